@@ -1,0 +1,42 @@
+// The built-in cases: every operator as a Tile IR v1 document (JSON text), by name.
+// Each builder takes the sizes R (rows) and C (columns); `buildCase` uses the defaults.
+
+import { rowSum, rowMinMax, softmax, layerNorm, layerNormAffine, rmsNorm } from "./reductions";
+import { sigmoidPair, geluPair, add, geluAdd } from "./elementwise";
+
+export { rowSum, rowMinMax, softmax, layerNorm, layerNormAffine, rmsNorm } from "./reductions";
+export { sigmoidPair, geluPair, add, geluAdd } from "./elementwise";
+
+/** Default rows (R) of every case. */
+export const DEFAULT_ROWS: i32 = 37;
+/** Default columns (C) of every case. */
+export const DEFAULT_COLS: i32 = 1537;
+
+/** The names of all cases, sorted by code unit. */
+export function caseNames(): Array<string> {
+  const names: Array<string> = [
+    "add", "gelu_add", "gelu_pair", "layernorm", "layernorm_affine", "minmax", "rmsnorm",
+    "sigmoid_pair", "softmax", "sum",
+  ];
+  return names;
+}
+
+/** The case `name` at the given sizes, or "" for an unknown name. */
+export function buildCaseSized(name: string, rows: i32, cols: i32): string {
+  if (name == "add") return add(rows, cols);
+  if (name == "gelu_add") return geluAdd(rows, cols);
+  if (name == "gelu_pair") return geluPair(rows, cols);
+  if (name == "layernorm") return layerNorm(rows, cols);
+  if (name == "layernorm_affine") return layerNormAffine(rows, cols);
+  if (name == "minmax") return rowMinMax(rows, cols);
+  if (name == "rmsnorm") return rmsNorm(rows, cols);
+  if (name == "sigmoid_pair") return sigmoidPair(rows, cols);
+  if (name == "softmax") return softmax(rows, cols);
+  if (name == "sum") return rowSum(rows, cols);
+  return "";
+}
+
+/** The case `name` at its default sizes (R = 37, C = 1537), or "" for an unknown name. */
+export function buildCase(name: string): string {
+  return buildCaseSized(name, DEFAULT_ROWS, DEFAULT_COLS);
+}

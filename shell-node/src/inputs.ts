@@ -1,0 +1,109 @@
+// Deterministic inputs for a Tile IR document: what the oracle and every validation run use.
+//
+// Generator: mulberry32 (Tommy Ettinger's 32-bit generator; state += 0x6D2B79F5, then two
+// xorshift-multiply rounds). Each param gets its own stream, seeded with
+// (seed ^ imul(index + 1, 0x9E3779B9)) >>> 0 where index is its position in `params`, so
+// resizing one buffer never changes the values of another. Elements are drawn row-major.
+//   - f32 params: k = next() >>> 8 (24 bits), value = -2 + k * 2^-22: uniform on [-2, 2), every
+//     value exactly representable in f32 (Math.fround is applied anyway).
+//   - i32 params: uniform integers in [0, bound), where bound is the smallest extent of every
+//     buffer dimension whose index expression (in a load or a store) contains a load of this
+//     buffer, directly or nested; 8 when the buffer is never used inside an index.
+
+export type InputBuffer = Float64Array | Int32Array;
+
+/** The sizes of a document, name to value. */
+export function sizesOf(doc: any): Record<string, number> {
+  const out: Record<string, number> = {};
+  const sizes = doc && typeof doc.sizes === "object" && doc.sizes !== null ? doc.sizes : {};
+  for (const name of Object.keys(sizes)) out[name] = sizes[name];
+  return out;
+}
+
+/** The shape of param `name` with sizes substituted. Throws for an unknown param or size. */
+export function shapeOf(doc: any, name: string): number[] {
+  const sizes = sizesOf(doc);
+  const params: any[] = Array.isArray(doc.params) ? doc.params : [];
+  const p = params.find((q) => q && q.name === name);
+  if (p === undefined) throw new Error("unknown param " + name);
+  return p.shape.map((d: unknown) => {
+    if (typeof d === "number") return d;
+    if (typeof d === "string" && Object.prototype.hasOwnProperty.call(sizes, d)) return sizes[d];
+    throw new Error("param " + name + ": unknown size " + String(d));
+  });
+}
+
+/** mulberry32: returns the next 32-bit output as an unsigned integer. */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return (t ^ (t >>> 14)) >>> 0;
+  };
+}
+
+/** Collects every buffer loaded anywhere inside expression `e` (nested loads included). */
+function loadsIn(e: unknown, out: Set<string>): void {
+  if (!Array.isArray(e)) return;
+  if (e[0] === "load" && typeof e[1] === "string") out.add(e[1]);
+  for (let i = 1; i < e.length; i++) loadsIn(e[i], out);
+}
+
+/** For every i32 buffer used inside an index: the smallest extent it indexes. */
+function indexBounds(doc: any, dims: Map<string, number[]>): Map<string, number> {
+  const bounds = new Map<string, number>();
+  const visitIndexList = (buf: unknown, at: unknown): void => {
+    if (typeof buf !== "string" || !Array.isArray(at)) return;
+    const shape = dims.get(buf);
+    if (shape === undefined) return;
+    at.forEach((ix, k) => {
+      const found = new Set<string>();
+      loadsIn(ix, found);
+      for (const name of found) {
+        const prev = bounds.get(name);
+        if (k < shape.length && (prev === undefined || shape[k] < prev)) bounds.set(name, shape[k]);
+      }
+    });
+  };
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) {
+      if (node[0] === "load") visitIndexList(node[1], node[2]);
+      for (const x of node) walk(x);
+    } else if (node !== null && typeof node === "object") {
+      const s = node as Record<string, unknown>;
+      if (typeof s.store === "string") visitIndexList(s.store, s.at);
+      for (const key of Object.keys(s)) walk(s[key]);
+    }
+  };
+  walk(doc.body);
+  return bounds;
+}
+
+/**
+ * Deterministic initial values for every param of `doc` (see the header for the scheme).
+ * The same document and seed always give the same values.
+ */
+export function makeInputs(doc: any, seed: number): Map<string, InputBuffer> {
+  const params: any[] = Array.isArray(doc.params) ? doc.params : [];
+  const dims = new Map<string, number[]>();
+  for (const p of params) dims.set(p.name, shapeOf(doc, p.name));
+  const bounds = indexBounds(doc, dims);
+  const out = new Map<string, InputBuffer>();
+  params.forEach((p, index) => {
+    const length = dims.get(p.name)!.reduce((a, b) => a * b, 1);
+    const next = mulberry32((seed ^ Math.imul(index + 1, 0x9e3779b9)) >>> 0);
+    if (p.dtype === "i32") {
+      const bound = bounds.get(p.name) ?? 8;
+      const data = new Int32Array(length);
+      for (let i = 0; i < length; i++) data[i] = Math.floor((next() / 4294967296) * bound);
+      out.set(p.name, data);
+    } else {
+      const data = new Float64Array(length);
+      for (let i = 0; i < length; i++) data[i] = Math.fround(-2 + (next() >>> 8) * 2 ** -22);
+      out.set(p.name, data);
+    }
+  });
+  return out;
+}

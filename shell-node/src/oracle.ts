@@ -1,0 +1,585 @@
+// The FP64 oracle: an independent reference evaluation of a Tile IR v1 document.
+//
+// It shares nothing with the core on purpose (no import from core/): a second, straightforward
+// reading of docs/spec tile-ir.md against which every generated kernel is checked.
+//
+// How it works: the document is compiled once into a tree of JavaScript closures (names are
+// resolved to slots, types are checked, operators are chosen at compile time), then the tree
+// runs. Values are JS numbers:
+//   - f32 values are held as doubles: an f32 literal is Math.fround(x) then exact; arithmetic,
+//     exp, log, tanh, sqrt and rsqrt (1 / Math.sqrt) run in double precision; a stored f32 is
+//     not rounded back to f32.
+//   - i32 values have i32 semantics: add, sub, neg and abs wrap ((a + b) | 0, Math.imul); div
+//     truncates toward zero; mod is floor modulo (the result has the sign of b); division or
+//     modulo by zero is an error.
+//   - bool values are 0 and 1.
+//   - cast f32 -> i32 truncates toward zero (values beyond the i32 range saturate, NaN gives
+//     0); cast i32 -> f32 rounds to the nearest f32 (Math.fround); bool casts to 0 or 1.
+//   - reductions combine in order of the axis, in double for f32 (identities 0, -inf, +inf;
+//     max and min propagate NaN) and with wrapping i32 arithmetic for i32 (identities 0,
+//     -2^31, 2^31 - 1).
+//   - `select` evaluates only the chosen operand (operands have no side effects, so the value
+//     is the same; an access in the unchosen operand is not bounds-checked).
+//   - a loop runs `extent` iterations v = min + k * step (none when extent <= 0); a step below 1
+//     is an error, and so is a parallel loop whose step is not 1.
+// Everything a document can get wrong that the oracle notices (unknown names, type
+// mismatches, shadowing, wrong index counts, out-of-bounds accesses at run time) throws an
+// OracleError whose message starts with the JSON pointer of the offending node.
+
+export type OracleBuffer = Float64Array | Int32Array;
+
+export interface OracleResult {
+  /** Final contents of every param, row-major (f32 params as doubles). */
+  buffers: Map<string, OracleBuffer>;
+  /** 1 where at least one store wrote the element, else 0. */
+  written: Map<string, Uint8Array>;
+}
+
+export class OracleError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "OracleError";
+  }
+}
+
+type DType = "f32" | "i32" | "bool";
+type Num = () => number;
+type Stmt = () => void;
+
+interface Expr {
+  fn: Num;
+  type: DType;
+}
+
+interface Binding {
+  type: DType;
+  /** A size's value; -1 for a slot-held name. */
+  constant: number;
+  slot: number;
+}
+
+interface Buf {
+  name: string;
+  dtype: "f32" | "i32";
+  dims: number[];
+  data: OracleBuffer;
+  written: Uint8Array;
+}
+
+type Scope = Map<string, Binding>;
+
+const I32_MIN = -2147483648;
+const I32_MAX = 2147483647;
+
+function fail(path: string, message: string): never {
+  throw new OracleError((path === "" ? "/" : path) + ": " + message);
+}
+
+function isObject(x: unknown): x is Record<string, any> {
+  return typeof x === "object" && x !== null && !Array.isArray(x);
+}
+
+function isInt(x: unknown): x is number {
+  return typeof x === "number" && Number.isInteger(x);
+}
+
+/** Sizes of a document: every entry a positive integer. */
+function readSizes(doc: any): Map<string, number> {
+  const sizes = new Map<string, number>();
+  if (doc.sizes === undefined) return sizes;
+  if (!isObject(doc.sizes)) fail("/sizes", "sizes must be an object of positive integers");
+  for (const name of Object.keys(doc.sizes)) {
+    const v = doc.sizes[name];
+    if (!isInt(v) || v <= 0 || v > I32_MAX) {
+      fail("/sizes/" + name, "size " + name + " must be a positive i32 integer, got " + String(v));
+    }
+    sizes.set(name, v);
+  }
+  return sizes;
+}
+
+class Compiler {
+  readonly sizes: Map<string, number>;
+  readonly buffers = new Map<string, Buf>();
+  /** Values of every loop variable, axis variable and bound scalar, by slot. */
+  readonly slots: number[] = [];
+  /** Scalar names bound by reduce and let anywhere in the document (they must be unique). */
+  readonly scalars = new Map<string, string>();
+
+  constructor(sizes: Map<string, number>) {
+    this.sizes = sizes;
+  }
+
+  newSlot(): number {
+    this.slots.push(0);
+    return this.slots.length - 1;
+  }
+
+  rootScope(): Scope {
+    const scope: Scope = new Map();
+    for (const [name, value] of this.sizes) {
+      scope.set(name, { type: "i32", constant: value, slot: -1 });
+    }
+    return scope;
+  }
+
+  /** Binds `name` in `scope`, refusing to shadow. */
+  bind(scope: Scope, name: unknown, type: DType, path: string, scalar: boolean): number {
+    if (typeof name !== "string" || name === "") fail(path, "a bound name must be a non-empty string");
+    if (scope.has(name)) fail(path, "name " + name + " shadows a name already in scope");
+    if (scalar) {
+      const first = this.scalars.get(name);
+      if (first !== undefined) fail(path, "scalar " + name + " is bound twice (first at " + first + ")");
+      this.scalars.set(name, path);
+    }
+    const slot = this.newSlot();
+    scope.set(name, { type, constant: -1, slot });
+    return slot;
+  }
+
+  // ---- statements --------------------------------------------------------------------------
+
+  block(list: unknown, outer: Scope, path: string): Stmt {
+    if (!Array.isArray(list)) fail(path, "a statement list must be an array");
+    const scope: Scope = new Map(outer);
+    const stmts: Stmt[] = [];
+    for (let i = 0; i < list.length; i++) stmts.push(this.statement(list[i], scope, path + "/" + i));
+    return sequence(stmts);
+  }
+
+  statement(s: unknown, scope: Scope, path: string): Stmt {
+    if (!isObject(s)) fail(path, "a statement must be an object");
+    if ("for" in s) return this.forStmt(s, scope, path);
+    if ("reduce" in s) return this.reduceStmt(s, scope, path);
+    if ("let" in s) return this.letStmt(s, scope, path);
+    if ("store" in s) return this.storeStmt(s, scope, path);
+    if ("if" in s) return this.ifStmt(s, scope, path);
+    return fail(path, "unknown statement (expected for, reduce, let, store or if)");
+  }
+
+  forStmt(s: Record<string, any>, scope: Scope, path: string): Stmt {
+    const range = s.in;
+    if (!Array.isArray(range) || range.length !== 2) fail(path + "/in", "in must be [min, extent]");
+    const kind = s.kind;
+    if (kind !== "parallel" && kind !== "serial") fail(path + "/kind", "kind must be parallel or serial");
+    const min = this.intExpr(range[0], scope, path + "/in/0");
+    const extent = this.intExpr(range[1], scope, path + "/in/1");
+    const step = s.step === undefined ? constant(1) : this.intExpr(s.step, scope, path + "/step");
+    const inner: Scope = new Map(scope);
+    const slot = this.bind(inner, s.for, "i32", path + "/for", false);
+    const body = this.block(s.body, inner, path + "/body");
+    const slots = this.slots;
+    const parallel = kind === "parallel";
+    return () => {
+      const lo = min();
+      const n = extent();
+      const st = step();
+      if (st < 1) fail(path + "/step", "step must be at least 1, got " + st);
+      if (parallel && st !== 1) fail(path + "/step", "a parallel loop must have step 1, got " + st);
+      for (let k = 0; k < n; k++) {
+        slots[slot] = lo + k * st;
+        body();
+      }
+    };
+  }
+
+  reduceStmt(s: Record<string, any>, scope: Scope, path: string): Stmt {
+    const over = s.over;
+    if (!Array.isArray(over) || over.length !== 3) fail(path + "/over", "over must be [v, min, extent]");
+    const min = this.intExpr(over[1], scope, path + "/over/1");
+    const extent = this.intExpr(over[2], scope, path + "/over/2");
+    const axisScope: Scope = new Map(scope);
+    const axis = this.bind(axisScope, over[0], "i32", path + "/over/0", false);
+    const value = this.expr(s.value, axisScope, path + "/value");
+    if (value.type === "bool") fail(path + "/value", "a reduction combines f32 or i32 values, not bool");
+    const combiner = s.combiner;
+    if (combiner !== "sum" && combiner !== "max" && combiner !== "min") {
+      fail(path + "/combiner", "unknown combiner " + String(combiner) + " (expected sum, max or min)");
+    }
+    const out = this.bind(scope, s.reduce, value.type, path + "/reduce", true);
+    const slots = this.slots;
+    const f = value.fn;
+    if (value.type === "f32") {
+      if (combiner === "sum") {
+        return () => {
+          const lo = min(), n = extent();
+          let acc = 0;
+          for (let k = 0; k < n; k++) { slots[axis] = lo + k; acc += f(); }
+          slots[out] = acc;
+        };
+      }
+      const isMax = combiner === "max";
+      return () => {
+        const lo = min(), n = extent();
+        let acc = isMax ? -Infinity : Infinity;
+        for (let k = 0; k < n; k++) {
+          slots[axis] = lo + k;
+          const v = f();
+          if (Number.isNaN(v)) acc = NaN;
+          else if (isMax ? v > acc : v < acc) acc = v;
+        }
+        slots[out] = acc;
+      };
+    }
+    const isSum = combiner === "sum", isMax = combiner === "max";
+    return () => {
+      const lo = min(), n = extent();
+      let acc = isSum ? 0 : isMax ? I32_MIN : I32_MAX;
+      for (let k = 0; k < n; k++) {
+        slots[axis] = lo + k;
+        const v = f();
+        if (isSum) acc = (acc + v) | 0;
+        else if (isMax ? v > acc : v < acc) acc = v;
+      }
+      slots[out] = acc;
+    };
+  }
+
+  letStmt(s: Record<string, any>, scope: Scope, path: string): Stmt {
+    const value = this.expr(s.value, scope, path + "/value");
+    const slot = this.bind(scope, s.let, value.type, path + "/let", true);
+    const slots = this.slots;
+    const f = value.fn;
+    return () => { slots[slot] = f(); };
+  }
+
+  storeStmt(s: Record<string, any>, scope: Scope, path: string): Stmt {
+    const buf = this.buffer(s.store, path + "/store");
+    const value = this.expr(s.value, scope, path + "/value");
+    if (value.type !== buf.dtype) {
+      fail(path + "/value", "stores a " + value.type + " value into " + buf.dtype + " buffer " + buf.name);
+    }
+    const offset = this.offset(buf, s.at, scope, path + "/at", "store");
+    const data = buf.data, written = buf.written, f = value.fn;
+    return () => {
+      const o = offset();
+      data[o] = f();
+      written[o] = 1;
+    };
+  }
+
+  ifStmt(s: Record<string, any>, scope: Scope, path: string): Stmt {
+    const cond = this.expr(s.if, scope, path + "/if");
+    if (cond.type !== "bool") fail(path + "/if", "the condition of if must be bool, got " + cond.type);
+    const then = this.block(s.then, scope, path + "/then");
+    const c = cond.fn;
+    if (s.else === undefined) return () => { if (c() !== 0) then(); };
+    const otherwise = this.block(s.else, scope, path + "/else");
+    return () => { if (c() !== 0) then(); else otherwise(); };
+  }
+
+  // ---- buffers and addresses ---------------------------------------------------------------
+
+  buffer(name: unknown, path: string): Buf {
+    const buf = typeof name === "string" ? this.buffers.get(name) : undefined;
+    if (buf === undefined) fail(path, "unknown buffer " + String(name));
+    return buf;
+  }
+
+  /** A closure computing the row-major offset of an index list, bounds-checked. */
+  offset(buf: Buf, at: unknown, scope: Scope, path: string, what: string): Num {
+    if (!Array.isArray(at)) fail(path, "an index list must be an array");
+    if (at.length !== buf.dims.length) {
+      fail(path, "buffer " + buf.name + " has " + buf.dims.length + " dimensions, indexed with " + at.length);
+    }
+    const idx = at.map((e, i) => this.intExpr(e, scope, path + "/" + i));
+    const dims = buf.dims;
+    const oob = (k: number, v: number): never => outOfBounds(path, what, buf, k, v);
+    if (idx.length === 1) {
+      const i0 = idx[0], d0 = dims[0];
+      return () => {
+        const a = i0();
+        if (!(a >= 0 && a < d0)) oob(0, a);
+        return a;
+      };
+    }
+    if (idx.length === 2) {
+      const i0 = idx[0], i1 = idx[1], d0 = dims[0], d1 = dims[1];
+      return () => {
+        const a = i0(), b = i1();
+        if (!(a >= 0 && a < d0)) oob(0, a);
+        if (!(b >= 0 && b < d1)) oob(1, b);
+        return a * d1 + b;
+      };
+    }
+    return () => {
+      let o = 0;
+      for (let k = 0; k < idx.length; k++) {
+        const v = idx[k]();
+        if (!(v >= 0 && v < dims[k])) oob(k, v);
+        o = o * dims[k] + v;
+      }
+      return o;
+    };
+  }
+
+  /** A closure loading one element; ranks 1 and 2 fused with their bounds checks for speed. */
+  load(buf: Buf, at: unknown, scope: Scope, path: string): Num {
+    const data = buf.data, dims = buf.dims;
+    if (Array.isArray(at) && at.length === dims.length && (at.length === 1 || at.length === 2)) {
+      const i0 = this.intExpr(at[0], scope, path + "/0"), d0 = dims[0];
+      const oob = (k: number, v: number): never => outOfBounds(path, "load", buf, k, v);
+      if (at.length === 1) {
+        return () => {
+          const a = i0();
+          if (!(a >= 0 && a < d0)) oob(0, a);
+          return data[a];
+        };
+      }
+      const i1 = this.intExpr(at[1], scope, path + "/1"), d1 = dims[1];
+      return () => {
+        const a = i0(), b = i1();
+        if (!(a >= 0 && a < d0)) oob(0, a);
+        if (!(b >= 0 && b < d1)) oob(1, b);
+        return data[a * d1 + b];
+      };
+    }
+    const offset = this.offset(buf, at, scope, path, "load");
+    return () => data[offset()];
+  }
+
+  // ---- expressions -------------------------------------------------------------------------
+
+  intExpr(e: unknown, scope: Scope, path: string): Num {
+    const x = this.expr(e, scope, path);
+    if (x.type !== "i32") fail(path, "expected an i32 expression, got " + x.type);
+    return x.fn;
+  }
+
+  expr(e: unknown, scope: Scope, path: string): Expr {
+    if (typeof e === "number") {
+      if (!Number.isInteger(e) || e < I32_MIN || e > I32_MAX) fail(path, "an i32 literal must be an integer in range, got " + e);
+      return { fn: constant(e), type: "i32" };
+    }
+    if (typeof e === "string") {
+      const b = scope.get(e);
+      if (b === undefined) fail(path, "unknown name " + e);
+      if (b.slot < 0) return { fn: constant(b.constant), type: b.type };
+      const slots = this.slots, slot = b.slot;
+      return { fn: () => slots[slot], type: b.type };
+    }
+    if (!Array.isArray(e) || e.length === 0 || typeof e[0] !== "string") {
+      fail(path, "an expression must be an integer, a name or an [operator, ...] array");
+    }
+    const op = e[0];
+    const arity = (n: number): void => {
+      if (e.length !== n + 1) fail(path, op + " takes " + n + " operand(s), got " + (e.length - 1));
+    };
+    const sub = (i: number): Expr => this.expr(e[i], scope, path + "/" + i);
+    switch (op) {
+      case "f32": {
+        arity(1);
+        if (typeof e[1] !== "number" || !Number.isFinite(e[1])) fail(path + "/1", "an f32 literal needs a finite number");
+        return { fn: constant(Math.fround(e[1])), type: "f32" };
+      }
+      case "load": {
+        arity(2);
+        const buf = this.buffer(e[1], path + "/1");
+        return { fn: this.load(buf, e[2], scope, path + "/2"), type: buf.dtype };
+      }
+      case "add": case "sub": case "mul": case "div": case "min": case "max": case "mod": {
+        arity(2);
+        const a = sub(1), b = sub(2);
+        sameNumeric(op, a, b, path);
+        if (op === "mod" && a.type !== "i32") fail(path, "mod is defined on i32 only");
+        return { fn: binary(op, a.type, a.fn, b.fn, path), type: a.type };
+      }
+      case "neg": case "abs": {
+        arity(1);
+        const a = sub(1);
+        if (a.type === "bool") fail(path, op + " needs an f32 or i32 operand");
+        const f = a.fn;
+        if (a.type === "i32") {
+          return { fn: op === "neg" ? () => (-f()) | 0 : () => Math.abs(f()) | 0, type: "i32" };
+        }
+        return { fn: op === "neg" ? () => -f() : () => Math.abs(f()), type: "f32" };
+      }
+      case "exp": case "log": case "sqrt": case "rsqrt": case "tanh": {
+        arity(1);
+        const a = sub(1);
+        if (a.type !== "f32") fail(path, op + " is defined on f32 only, got " + a.type);
+        const f = a.fn;
+        const fn: Num = op === "exp" ? () => Math.exp(f())
+          : op === "log" ? () => Math.log(f())
+          : op === "sqrt" ? () => Math.sqrt(f())
+          : op === "rsqrt" ? () => 1 / Math.sqrt(f())
+          : () => Math.tanh(f());
+        return { fn, type: "f32" };
+      }
+      case "lt": case "le": case "gt": case "ge": case "eq": case "ne": {
+        arity(2);
+        const a = sub(1), b = sub(2);
+        if (a.type !== b.type) fail(path, op + " compares " + a.type + " with " + b.type);
+        if (a.type === "bool" && op !== "eq" && op !== "ne") fail(path, op + " needs f32 or i32 operands");
+        const f = a.fn, g = b.fn;
+        const fn: Num = op === "lt" ? () => (f() < g() ? 1 : 0)
+          : op === "le" ? () => (f() <= g() ? 1 : 0)
+          : op === "gt" ? () => (f() > g() ? 1 : 0)
+          : op === "ge" ? () => (f() >= g() ? 1 : 0)
+          : op === "eq" ? () => (f() === g() ? 1 : 0)
+          : () => (f() !== g() ? 1 : 0);
+        return { fn, type: "bool" };
+      }
+      case "and": case "or": {
+        arity(2);
+        const a = sub(1), b = sub(2);
+        if (a.type !== "bool" || b.type !== "bool") fail(path, op + " needs bool operands");
+        const f = a.fn, g = b.fn;
+        return { fn: op === "and" ? () => (f() !== 0 && g() !== 0 ? 1 : 0) : () => (f() !== 0 || g() !== 0 ? 1 : 0), type: "bool" };
+      }
+      case "not": {
+        arity(1);
+        const a = sub(1);
+        if (a.type !== "bool") fail(path, "not needs a bool operand");
+        const f = a.fn;
+        return { fn: () => (f() !== 0 ? 0 : 1), type: "bool" };
+      }
+      case "select": {
+        arity(3);
+        const c = sub(1), a = sub(2), b = sub(3);
+        if (c.type !== "bool") fail(path + "/1", "the condition of select must be bool, got " + c.type);
+        if (a.type !== b.type) fail(path, "select chooses between " + a.type + " and " + b.type);
+        const fc = c.fn, fa = a.fn, fb = b.fn;
+        return { fn: () => (fc() !== 0 ? fa() : fb()), type: a.type };
+      }
+      case "cast": {
+        arity(2);
+        const to = e[1];
+        if (to !== "f32" && to !== "i32") fail(path + "/1", "cast target must be f32 or i32, got " + String(to));
+        const a = sub(2);
+        const f = a.fn;
+        if (to === a.type || a.type === "bool") return { fn: f, type: to };
+        if (to === "f32") return { fn: () => Math.fround(f()), type: "f32" };
+        return { fn: () => truncToI32(f()), type: "i32" };
+      }
+      default:
+        return fail(path, "unknown operator " + op);
+    }
+  }
+}
+
+function outOfBounds(path: string, what: string, buf: Buf, k: number, v: number): never {
+  return fail(path + "/" + k, what + " " + buf.name + ": index " + k + " is " + v +
+    ", outside [0, " + buf.dims[k] + ")");
+}
+
+function constant(v: number): Num {
+  return () => v;
+}
+
+function sequence(stmts: Stmt[]): Stmt {
+  if (stmts.length === 0) return () => {};
+  if (stmts.length === 1) return stmts[0];
+  if (stmts.length === 2) {
+    const a = stmts[0], b = stmts[1];
+    return () => { a(); b(); };
+  }
+  return () => {
+    for (let i = 0; i < stmts.length; i++) stmts[i]();
+  };
+}
+
+function sameNumeric(op: string, a: Expr, b: Expr, path: string): void {
+  if (a.type !== b.type) fail(path, op + " mixes " + a.type + " and " + b.type + " (no implicit conversions)");
+  if (a.type === "bool") fail(path, op + " needs f32 or i32 operands, got bool");
+}
+
+function truncToI32(v: number): number {
+  if (Number.isNaN(v)) return 0;
+  const t = Math.trunc(v);
+  if (t < I32_MIN) return I32_MIN;
+  if (t > I32_MAX) return I32_MAX;
+  return t;
+}
+
+/** i32 division truncating toward zero (wrapping for -2^31 / -1). */
+function idiv(a: number, b: number, path: string): number {
+  if (b === 0) fail(path, "i32 division by zero");
+  return (a / b) | 0;
+}
+
+/** i32 floor modulo: the result has the sign of b. */
+function imod(a: number, b: number, path: string): number {
+  if (b === 0) fail(path, "i32 modulo by zero");
+  const r = a % b;
+  return r !== 0 && (r < 0) !== (b < 0) ? r + b : r;
+}
+
+function binary(op: string, type: DType, f: Num, g: Num, path: string): Num {
+  if (type === "i32") {
+    switch (op) {
+      case "add": return () => (f() + g()) | 0;
+      case "sub": return () => (f() - g()) | 0;
+      case "mul": return () => Math.imul(f(), g());
+      case "div": return () => idiv(f(), g(), path);
+      case "mod": return () => imod(f(), g(), path);
+      case "min": return () => Math.min(f(), g());
+      default: return () => Math.max(f(), g());
+    }
+  }
+  switch (op) {
+    case "add": return () => f() + g();
+    case "sub": return () => f() - g();
+    case "mul": return () => f() * g();
+    case "div": return () => f() / g();
+    case "min": return () => Math.min(f(), g());
+    default: return () => Math.max(f(), g());
+  }
+}
+
+/** Resolves a shape entry (a size name or a positive integer literal). */
+function extentOf(d: unknown, sizes: Map<string, number>, path: string): number {
+  if (typeof d === "string") {
+    const v = sizes.get(d);
+    if (v === undefined) fail(path, "unknown size " + d);
+    return v;
+  }
+  if (isInt(d) && d > 0) return d;
+  return fail(path, "a shape entry must be a size name or a positive integer");
+}
+
+/**
+ * Evaluates `doc` (a parsed Tile IR v1 document) on `inputs` (an initial value for every
+ * param, row-major). Returns the final contents of every param and where stores happened.
+ * The inputs are copied, never modified. Throws OracleError on an invalid document or an
+ * out-of-bounds access.
+ */
+export function evaluate(doc: any, inputs: Map<string, Float64Array | Int32Array>): OracleResult {
+  if (!isObject(doc)) fail("", "a document must be an object");
+  if (doc.tile !== 1) fail("/tile", "unsupported version " + String(doc.tile) + " (expected 1)");
+  const sizes = readSizes(doc);
+  const compiler = new Compiler(sizes);
+  if (!Array.isArray(doc.params)) fail("/params", "params must be an array");
+  doc.params.forEach((p: any, i: number) => {
+    const path = "/params/" + i;
+    if (!isObject(p) || typeof p.name !== "string") fail(path, "a param needs a name");
+    if (p.dtype !== "f32" && p.dtype !== "i32") fail(path + "/dtype", "dtype must be f32 or i32");
+    if (!Array.isArray(p.shape)) fail(path + "/shape", "shape must be an array");
+    if (compiler.buffers.has(p.name)) fail(path + "/name", "buffer " + p.name + " is declared twice");
+    const dims = p.shape.map((d: unknown, k: number) => extentOf(d, sizes, path + "/shape/" + k));
+    const length = dims.reduce((a: number, b: number) => a * b, 1);
+    const given = inputs.get(p.name);
+    if (given === undefined) fail(path, "no input given for param " + p.name);
+    if (given.length !== length) {
+      fail(path, "input for " + p.name + " has " + given.length + " elements, its shape needs " + length);
+    }
+    let data: OracleBuffer;
+    if (p.dtype === "f32") {
+      if (given instanceof Int32Array) fail(path, "f32 param " + p.name + " needs Float64Array input");
+      data = Float64Array.from(given);
+    } else {
+      if (!(given instanceof Int32Array)) fail(path, "i32 param " + p.name + " needs Int32Array input");
+      data = Int32Array.from(given);
+    }
+    compiler.buffers.set(p.name, { name: p.name, dtype: p.dtype, dims, data, written: new Uint8Array(length) });
+  });
+  const run = compiler.block(doc.body, compiler.rootScope(), "/body");
+  run();
+  const buffers = new Map<string, OracleBuffer>();
+  const written = new Map<string, Uint8Array>();
+  for (const [name, buf] of compiler.buffers) {
+    buffers.set(name, buf.data);
+    written.set(name, buf.written);
+  }
+  return { buffers, written };
+}

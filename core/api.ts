@@ -1,5 +1,89 @@
+// The core's one entry point: a JSON request in, a JSON response out. Both builds expose it
+// (index-js.ts directly, index-wasm.ts over bytes). Requests:
+//   {"command": "version"}
+//   {"command": "validate",  "document": TEXT, "options": {...}}
+//   {"command": "canonical", "document": TEXT, "options": {...}}
+//   {"command": "cases"}                       every built-in case, canonical text
+// Every response is an object; failures are diagnostics, never exceptions.
+
+import { J_OBJ, J_STR, JsonValue, MAX_JSON_DEPTH, quote, readJson } from "./util/json";
+import { Text } from "./util/text";
+import { Diagnostic, diag, diagnosticsJson } from "./diag/diagnostic";
 import { targetName } from "./glue/wasm";
+import { readOptions } from "./options";
+import { loadDocument } from "./ir/load";
+import { printDoc } from "./ir/print";
+import { buildCase, caseNames } from "./builders/index";
+
+export const CORE_VERSION: string = "0.1.0";
+
+function errorResponse(d: Diagnostic): string {
+  const out = new Text();
+  const list = new Array<Diagnostic>();
+  list.push(d);
+  out.add("{\"ok\":false,\"diagnostics\":");
+  diagnosticsJson(out, list);
+  out.add("}");
+  return out.toString();
+}
+
+function field(obj: JsonValue, key: string): JsonValue | null {
+  const i = obj.find(key);
+  return i < 0 ? null : obj.items[i];
+}
 
 export function handle(request: string): string {
-  return "{\"engine\":\"" + targetName() + "\",\"echo\":" + request.length.toString() + "}";
+  const req = readJson(request, MAX_JSON_DEPTH);
+  if (!req.ok || req.value.kind != J_OBJ) {
+    return errorResponse(diag("TAPI01", "", "The request must be a JSON object with a \"command\"."));
+  }
+  const obj = req.value;
+  const cmdv = field(obj, "command");
+  if (cmdv === null || changetype<JsonValue>(cmdv).kind != J_STR) {
+    return errorResponse(diag("TAPI01", "/command", "The request needs a \"command\" string."));
+  }
+  const command = changetype<JsonValue>(cmdv).text;
+  if (command == "version") {
+    return "{\"ok\":true,\"core\":" + quote(CORE_VERSION) + ",\"engine\":" + quote(targetName()) + ",\"abi\":1}";
+  }
+  if (command == "cases") return casesResponse();
+  const docv = field(obj, "document");
+  if (docv === null || changetype<JsonValue>(docv).kind != J_STR) {
+    return errorResponse(diag("TAPI01", "/document", "The command \"" + command + "\" needs a \"document\" string holding Tile IR text."));
+  }
+  const text = changetype<JsonValue>(docv).text;
+  const opts = readOptions(field(obj, "options"));
+  if (opts.diags.length > 0) return errorResponse(opts.diags[0]);
+  if (command == "validate" || command == "canonical") {
+    const loaded = loadDocument(text, opts.options.sizeNames, opts.options.sizeValues);
+    const out = new Text();
+    out.add("{\"ok\":").add(loaded.ok ? "true" : "false");
+    out.add(",\"name\":").add(quote(loaded.doc.name));
+    out.add(",\"diagnostics\":");
+    diagnosticsJson(out, loaded.diags);
+    if (command == "canonical" && loaded.ok) out.add(",\"text\":").add(quote(printDoc(loaded.doc)));
+    out.add("}");
+    return out.toString();
+  }
+  return errorResponse(diag("TAPI01", "/command", "Unknown command \"" + command + "\"."));
+}
+
+function casesResponse(): string {
+  const names = caseNames();
+  const none = new Array<string>();
+  const noneV = new Array<i32>();
+  const out = new Text();
+  out.add("{\"ok\":true,\"cases\":[");
+  for (let i: i32 = 0; i < names.length; i++) {
+    if (i > 0) out.add(",");
+    const loaded = loadDocument(buildCase(names[i]), none, noneV);
+    out.add("{\"name\":").add(quote(names[i]));
+    out.add(",\"ok\":").add(loaded.ok ? "true" : "false");
+    out.add(",\"diagnostics\":");
+    diagnosticsJson(out, loaded.diags);
+    out.add(",\"text\":").add(quote(loaded.ok ? printDoc(loaded.doc) : buildCase(names[i])));
+    out.add("}");
+  }
+  out.add("]}");
+  return out.toString();
 }

@@ -1,1 +1,98 @@
-console.log("cli")
+// The `tile` command line: a thin shell over the core. Every command takes --json and --help.
+// Exit codes: 0 ok, 1 understood but failed (e.g. rejected), 2 bad usage or invalid document.
+import { Command, CommanderError, Option } from "commander";
+import { EngineName, loadEngine } from "./engine";
+import { EXIT_USAGE, UsageError, parseSizes } from "./io";
+import { validateCommand } from "./commands/validate";
+import { evalCommand } from "./commands/evaluate";
+import { casesCommand } from "./commands/cases";
+import { suiteCommand } from "./commands/suite";
+
+const collect = (value: string, previous: string[]): string[] => previous.concat([value]);
+
+function engineOption(): Option {
+  return new Option("--engine <engine>", "core build to use").choices(["js", "wasm"]).default("wasm");
+}
+
+function sizeOption(): Option {
+  return new Option("--size <K=V>", "override a size (repeatable)").argParser(collect).default([]);
+}
+
+function intArg(name: string) {
+  return (v: string): number => {
+    if (!/^\d+$/.test(v)) throw new UsageError(`${name} expects a non-negative integer, got "${v}"`);
+    return Number(v);
+  };
+}
+
+export function buildProgram(setExit: (code: number) => void): Command {
+  const program = new Command("tile")
+    .description("Tile: a portable planner and Metal emitter for GPU reductions")
+    .exitOverride()
+    .showHelpAfterError(false);
+
+  program
+    .command("validate")
+    .description("read, validate and type-check Tile IR documents")
+    .argument("<files...>")
+    .addOption(sizeOption())
+    .addOption(engineOption())
+    .option("--json", "print JSON")
+    .action(async (files: string[], o) => {
+      setExit(validateCommand(await loadEngine(o.engine as EngineName), files, parseSizes(o.size), !!o.json));
+    });
+
+  program
+    .command("eval")
+    .description("run the FP64 oracle on deterministic inputs and summarise the outputs")
+    .argument("<file>")
+    .option("--seed <n>", "input seed", intArg("--seed"), 1)
+    .addOption(sizeOption())
+    .addOption(engineOption())
+    .option("--json", "print JSON")
+    .action(async (file: string, o) => {
+      setExit(evalCommand(await loadEngine(o.engine as EngineName), file, parseSizes(o.size), o.seed, !!o.json));
+    });
+
+  program
+    .command("cases")
+    .description("list the built-in cases, or write them as canonical JSON files")
+    .option("--write <dir>", "write each case to DIR/<name>.json")
+    .addOption(engineOption())
+    .option("--json", "print JSON")
+    .action(async (o) => {
+      setExit(casesCommand(await loadEngine(o.engine as EngineName), o.write, !!o.json));
+    });
+
+  program
+    .command("suite")
+    .description("the main job: every built-in case validated and evaluated on both engines (npm start)")
+    .option("--seed <n>", "input seed", intArg("--seed"), 1)
+    .option("--json", "print JSON")
+    .action(async (o) => {
+      setExit(await suiteCommand(o.seed, !!o.json));
+    });
+
+  return program;
+}
+
+/** Runs the CLI and returns the exit code (never throws for user errors). */
+export async function main(argv: string[]): Promise<number> {
+  let code = 0;
+  const program = buildProgram((c) => (code = c));
+  try {
+    await program.parseAsync(argv, { from: "user" });
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (err.code === "commander.helpDisplayed" || err.code === "commander.version" || err.code === "commander.help") return 0;
+      return EXIT_USAGE;
+    }
+    if (err instanceof UsageError) {
+      process.stderr.write(`tile: ${err.message}\n`);
+      return EXIT_USAGE;
+    }
+    process.stderr.write(`tile: internal error: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 3;
+  }
+  return code;
+}

@@ -1,0 +1,61 @@
+// The one catalogue of diagnostic codes. Codes are stable: never renumber, only append.
+// Each entry: code, category ("error" | "warning"), short id, and what it means.
+// Factories in ./diagnostic.ts take a code from here plus a sentence and a JSON pointer.
+
+export const CODES: Array<string> = [
+  // Tile IR: reading and shape of the document
+  "TIR001", "error", "json-syntax", "The text is not well-formed JSON (line and column given).",
+  "TIR002", "error", "document-too-large", "The document is larger than the documented limit.",
+  "TIR003", "error", "nesting-too-deep", "Nesting is deeper than the documented limit.",
+  "TIR004", "error", "missing-field", "A required field is missing.",
+  "TIR005", "error", "unknown-field", "A field that the format does not define.",
+  "TIR006", "error", "wrong-json-type", "A field holds the wrong kind of JSON value.",
+  "TIR007", "error", "wrong-version", "The `tile` version is not 1.",
+  "TIR008", "error", "duplicate-key", "A key appears twice in one JSON object.",
+  // Tile IR: names and types
+  "TIR010", "error", "unknown-name", "A name that is not in scope.",
+  "TIR011", "error", "unknown-size", "A shape refers to a size that is not declared.",
+  "TIR012", "error", "unknown-buffer", "A load or store names a buffer that is not a parameter.",
+  "TIR013", "error", "unknown-combiner", "A reduce combiner other than sum, max, min.",
+  "TIR014", "error", "unknown-dtype", "A dtype other than f32 or i32.",
+  "TIR015", "error", "unknown-operator", "An expression operator the format does not define.",
+  "TIR016", "error", "name-bound-twice", "A binding shadows a name in scope, or a scalar name repeats.",
+  "TIR017", "error", "type-mismatch", "An operand or value has the wrong type.",
+  "TIR018", "error", "wrong-index-count", "An access has a different number of indices than the buffer has dimensions.",
+  "TIR019", "error", "wrong-operand-count", "An operator has the wrong number of operands.",
+  // Tile IR: sizes, loops, bounds
+  "TIR020", "error", "non-positive-size", "A size is zero, negative or not an integer.",
+  "TIR021", "error", "loop-bound-not-integer", "A loop or reduction min, extent or step is not an integer expression, or a step is not positive.",
+  "TIR022", "error", "parallel-step", "A parallel loop has a step other than 1.",
+  "TIR023", "error", "out-of-bounds", "An access is out of bounds for the given sizes.",
+  "TIR024", "error", "literal-out-of-range", "A literal cannot be represented (i32 range, finite f32).",
+  "TIR025", "error", "unknown-size-override", "A size override names a size the document does not declare.",
+  "TIR026", "error", "no-parallel-loop", "The document has no parallel loop, so there is nothing to map to threads.",
+  "TIR027", "error", "invalid-utf8", "The document bytes are not valid UTF-8.",
+  "TIR028", "error", "duplicate-parameter", "Two parameters have the same name.",
+  // Planning
+  "TPL001", "error", "write-conflict", "Two parallel iterations provably store to the same element.",
+  "TPL002", "error", "bad-option", "A plan option is out of range or inconsistent.",
+  "TPL003", "warning", "fallback", "The preferred realization was rejected; a safer one is used.",
+  "TPL004", "warning", "cache-fallback", "Cached input was requested but cannot be used; the input is read uncached.",
+  "TPL005", "error", "bad-device", "The device description is incomplete or invalid.",
+  // Requests to the core
+  "TAPI01", "error", "bad-request", "The request to the core is malformed.",
+];
+
+export const CODE_STRIDE: i32 = 4;
+
+/** The short id of a code ("json-syntax"), or "" if unknown. */
+export function codeId(code: string): string {
+  for (let i: i32 = 0; i < CODES.length; i += CODE_STRIDE) {
+    if (CODES[i] == code) return CODES[i + 2];
+  }
+  return "";
+}
+
+export function codeCategory(code: string): string {
+  for (let i: i32 = 0; i < CODES.length; i += CODE_STRIDE) {
+    if (CODES[i] == code) return CODES[i + 1];
+  }
+  return "error";
+}

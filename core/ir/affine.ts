@@ -1,0 +1,121 @@
+// Affine forms of integer index expressions over loop variables: c + sum(k_i * v_i).
+// Coefficients are f64 holding exact integers (|x| < 2^53); anything else is "not affine".
+
+import { Expr } from "./ast";
+
+export class Affine {
+  vars: Array<string> = new Array<string>();
+  coefs: Array<f64> = new Array<f64>();
+  c: f64 = 0.0;
+
+  coef(v: string): f64 {
+    const i = this.vars.indexOf(v);
+    return i < 0 ? 0.0 : this.coefs[i];
+  }
+
+  isConst(): bool {
+    for (let i: i32 = 0; i < this.coefs.length; i++) if (this.coefs[i] != 0.0) return false;
+    return true;
+  }
+
+  /** Variables with a nonzero coefficient. */
+  support(): Array<string> {
+    const out = new Array<string>();
+    for (let i: i32 = 0; i < this.vars.length; i++) if (this.coefs[i] != 0.0) out.push(this.vars[i]);
+    return out;
+  }
+}
+
+const LIMIT: f64 = 4503599627370496.0; // 2^52: beyond this, give up rather than lose exactness
+
+function inRange(x: f64): bool {
+  return x < LIMIT && x > -LIMIT;
+}
+
+function addScaled(a: Affine, b: Affine, k: f64): Affine | null {
+  const r = new Affine();
+  for (let i: i32 = 0; i < a.vars.length; i++) {
+    r.vars.push(a.vars[i]);
+    r.coefs.push(a.coefs[i]);
+  }
+  r.c = a.c + k * b.c;
+  if (!inRange(r.c)) return null;
+  for (let i: i32 = 0; i < b.vars.length; i++) {
+    const j = r.vars.indexOf(b.vars[i]);
+    const add: f64 = k * b.coefs[i];
+    if (j < 0) {
+      r.vars.push(b.vars[i]);
+      r.coefs.push(add);
+    } else {
+      r.coefs[j] = r.coefs[j] + add;
+      if (!inRange(r.coefs[j])) return null;
+    }
+  }
+  return r;
+}
+
+function scale(a: Affine, k: f64): Affine | null {
+  const zero = new Affine();
+  return addScaled(zero, a, k);
+}
+
+/** How names are resolved while building affine forms. */
+export class AffineEnv {
+  /** Names that are loop or axis variables (symbols). */
+  symbols: Array<string> = new Array<string>();
+  /** Names with a known constant value (sizes). */
+  constNames: Array<string> = new Array<string>();
+  constValues: Array<i32> = new Array<i32>();
+  /** Scalars bound by let to an expression that may itself be affine. */
+  letNames: Array<string> = new Array<string>();
+  letValues: Array<Expr> = new Array<Expr>();
+}
+
+/** The affine form of `e`, or null when `e` is not affine in the environment's symbols. */
+export function affineOf(e: Expr, env: AffineEnv, depth: i32): Affine | null {
+  if (depth > 64) return null;
+  if (e.op == "int") {
+    const a = new Affine();
+    a.c = <f64>e.ival;
+    return a;
+  }
+  if (e.op == "name") {
+    if (env.symbols.indexOf(e.name) >= 0) {
+      const a = new Affine();
+      a.vars.push(e.name);
+      a.coefs.push(1.0);
+      return a;
+    }
+    const ci = env.constNames.indexOf(e.name);
+    if (ci >= 0) {
+      const a = new Affine();
+      a.c = <f64>env.constValues[ci];
+      return a;
+    }
+    const li = env.letNames.lastIndexOf(e.name);
+    if (li >= 0) return affineOf(env.letValues[li], env, depth + 1);
+    return null;
+  }
+  if (e.op == "add" || e.op == "sub") {
+    const a = affineOf(e.args[0], env, depth + 1);
+    const b = affineOf(e.args[1], env, depth + 1);
+    if (a === null || b === null) return null;
+    return addScaled(changetype<Affine>(a), changetype<Affine>(b), e.op == "add" ? 1.0 : -1.0);
+  }
+  if (e.op == "neg") {
+    const a = affineOf(e.args[0], env, depth + 1);
+    if (a === null) return null;
+    return scale(changetype<Affine>(a), -1.0);
+  }
+  if (e.op == "mul") {
+    const a = affineOf(e.args[0], env, depth + 1);
+    const b = affineOf(e.args[1], env, depth + 1);
+    if (a === null || b === null) return null;
+    const aa = changetype<Affine>(a);
+    const bb = changetype<Affine>(b);
+    if (aa.isConst()) return scale(bb, aa.c);
+    if (bb.isConst()) return scale(aa, bb.c);
+    return null;
+  }
+  return null;
+}

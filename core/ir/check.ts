@@ -1,0 +1,380 @@
+// Tile IR checker: scopes, types, index counts, loop bounds and statically decidable bounds.
+// Runs on the AST from ./read.ts; assigns `ty` and `ref` to expression nodes as it builds the
+// verdict (the only writes to the AST after reading), and returns every diagnostic it finds.
+
+import { Diagnostic, diag, diagRelated } from "../diag/diagnostic";
+import { Doc, Expr, Stmt } from "./ast";
+import { isBinary } from "./read";
+import { Affine, AffineEnv, affineOf } from "./affine";
+import { formatF64Fixed } from "../util/num";
+
+class Binding {
+  name: string;
+  kind: string; // "size" | "loop" | "axis" | "scalar"
+  ty: string;
+  ptr: string;
+  /** Exact integer range of a loop/axis variable, when known. */
+  lo: f64 = 0.0;
+  hi: f64 = 0.0;
+  exact: bool = false;
+
+  constructor(name: string, kind: string, ty: string, ptr: string) {
+    this.name = name;
+    this.kind = kind;
+    this.ty = ty;
+    this.ptr = ptr;
+  }
+}
+
+class Checker {
+  doc: Doc;
+  diags: Array<Diagnostic> = new Array<Diagnostic>();
+  scope: Array<Binding> = new Array<Binding>();
+  scalarNames: Array<string> = new Array<string>();
+  scalarPtrs: Array<string> = new Array<string>();
+  /** Depth of enclosing `if` statements (accesses under a condition are not bounds-checked). */
+  guarded: i32 = 0;
+  sawParallel: bool = false;
+
+  constructor(doc: Doc) {
+    this.doc = doc;
+  }
+
+  err(code: string, ptr: string, msg: string): void {
+    this.diags.push(diag(code, ptr, msg));
+  }
+
+  lookup(name: string): Binding | null {
+    for (let i: i32 = this.scope.length - 1; i >= 0; i--) {
+      if (this.scope[i].name == name) return this.scope[i];
+    }
+    return null;
+  }
+
+  /** Binds a name, reporting shadowing and repeated scalar names. */
+  bind(b: Binding): void {
+    const prev = this.lookup(b.name);
+    if (prev !== null) {
+      const p = changetype<Binding>(prev);
+      this.diags.push(diagRelated("TIR016", b.ptr, "Rename \"" + b.name + "\": it would shadow the " + p.kind + " of that name in scope.", p.ptr));
+    } else if (b.kind == "scalar") {
+      const si = this.scalarNames.indexOf(b.name);
+      if (si >= 0) {
+        this.diags.push(diagRelated("TIR016", b.ptr, "Rename \"" + b.name + "\": scalar names bound by reduce and let must be unique in the document.", this.scalarPtrs[si]));
+      }
+    }
+    if (b.kind == "scalar") {
+      this.scalarNames.push(b.name);
+      this.scalarPtrs.push(b.ptr);
+    }
+    this.scope.push(b);
+  }
+
+  affineEnv(): AffineEnv {
+    const env = new AffineEnv();
+    for (let i: i32 = 0; i < this.scope.length; i++) {
+      const b = this.scope[i];
+      if (b.kind == "size") {
+        env.constNames.push(b.name);
+        env.constValues.push(this.doc.size(b.name));
+      } else if (b.kind == "loop" || b.kind == "axis") {
+        env.symbols.push(b.name);
+      }
+    }
+    return env;
+  }
+
+  /** Exact [lo, hi] of an affine form when every variable's range is exact. */
+  boundsOf(a: Affine, out: Array<f64>): bool {
+    let lo: f64 = a.c;
+    let hi: f64 = a.c;
+    for (let i: i32 = 0; i < a.vars.length; i++) {
+      const k: f64 = a.coefs[i];
+      if (k == 0.0) continue;
+      const bb = this.lookup(a.vars[i]);
+      if (bb === null) return false;
+      const b = changetype<Binding>(bb);
+      if (!b.exact) return false;
+      if (k > 0.0) {
+        lo += k * b.lo;
+        hi += k * b.hi;
+      } else {
+        lo += k * b.hi;
+        hi += k * b.lo;
+      }
+    }
+    out.push(lo);
+    out.push(hi);
+    return true;
+  }
+
+  run(): void {
+    const d = this.doc;
+    for (let i: i32 = 0; i < d.sizeNames.length; i++) {
+      this.scope.push(new Binding(d.sizeNames[i], "size", "i32", "/sizes/" + d.sizeNames[i]));
+    }
+    for (let i: i32 = 0; i < d.params.length; i++) {
+      const p = d.params[i];
+      for (let j: i32 = 0; j < i; j++) {
+        if (d.params[j].name == p.name) this.diags.push(diagRelated("TIR028", p.ptr + "/name", "Rename the parameter \"" + p.name + "\": parameter names must be unique.", d.params[j].ptr));
+      }
+      for (let k: i32 = 0; k < p.shape.length; k++) {
+        const e = p.shape[k];
+        if (e.op == "name" && d.sizeIndex(e.name) < 0) {
+          this.err("TIR011", e.ptr, "Declare the size \"" + e.name + "\" under \"sizes\" or use an integer extent.");
+        }
+      }
+    }
+    this.stmts(d.body);
+    if (!this.sawParallel && this.diags.length == 0) {
+      this.err("TIR026", "/body", "Mark the loop over independent rows or elements \"kind\": \"parallel\"; with no parallel loop there is nothing to map to threads.");
+    }
+  }
+
+  stmts(list: Array<Stmt>): void {
+    const mark = this.scope.length;
+    for (let i: i32 = 0; i < list.length; i++) this.stmt(list[i]);
+    this.scope.length = mark;
+  }
+
+  /** Checks a loop bound expression; returns its exact constant value range when known. */
+  boundExpr(e: Expr, what: string): void {
+    if (e.op == "none") return;
+    const t = this.expr(e);
+    if (t != "" && t != "i32") {
+      this.err("TIR021", e.ptr, "The loop " + what + " must be an integer expression of sizes and enclosing variables (found " + t + ").");
+      return;
+    }
+    if (this.containsLoadOrScalar(e)) {
+      this.err("TIR021", e.ptr, "The loop " + what + " must be an integer expression of sizes and enclosing loop variables, without loads or scalars.");
+    }
+  }
+
+  containsLoadOrScalar(e: Expr): bool {
+    if (e.op == "load") return true;
+    if (e.op == "name" && e.ref == "scalar") return true;
+    for (let i: i32 = 0; i < e.args.length; i++) if (this.containsLoadOrScalar(e.args[i])) return true;
+    return false;
+  }
+
+  /** Binds a loop or axis variable with its exact range when min, extent and step are constant. */
+  bindRange(name: string, kind: string, ptr: string, s: Stmt): void {
+    const b = new Binding(name, kind, "i32", ptr);
+    const env = this.affineEnv();
+    const mn = affineOf(s.min, env, 0);
+    const ex = affineOf(s.extent, env, 0);
+    const st = affineOf(s.step, env, 0);
+    if (mn !== null && ex !== null && st !== null) {
+      const mb = new Array<f64>();
+      const m = changetype<Affine>(mn);
+      const x = changetype<Affine>(ex);
+      const p = changetype<Affine>(st);
+      if (x.isConst() && p.isConst() && x.c >= 1.0 && p.c >= 1.0 && this.boundsOf(m, mb) && mb[0] == mb[1]) {
+        b.lo = mb[0];
+        b.hi = mb[0] + (x.c - 1.0) * p.c;
+        b.exact = true;
+      }
+    }
+    this.bind(b);
+  }
+
+  stmt(s: Stmt): void {
+    if (s.kind == "for") {
+      if (s.parallel) this.sawParallel = true;
+      this.boundExpr(s.min, "min");
+      this.boundExpr(s.extent, "extent");
+      this.boundExpr(s.step, "step");
+      const st = s.step;
+      if (st.op == "int" && st.ival <= 0) this.err("TIR021", st.ptr, "Give the loop a positive step.");
+      if (s.parallel && !(st.op == "int" && st.ival == 1)) this.err("TIR022", st.ptr, "Remove the step of the parallel loop \"" + s.name + "\" or make the loop serial: parallel loops step by 1.");
+      const mark = this.scope.length;
+      this.bindRange(s.name, "loop", s.ptr + "/for", s);
+      this.stmts(s.body);
+      this.scope.length = mark;
+      return;
+    }
+    if (s.kind == "reduce") {
+      this.boundExpr(s.min, "min");
+      this.boundExpr(s.extent, "extent");
+      const mark = this.scope.length;
+      this.bindRange(s.axis, "axis", s.ptr + "/over/0", s);
+      const t = this.expr(s.value);
+      if (t == "bool") this.err("TIR017", s.value.ptr, "A reduce combines numbers; the value is bool. Use select to turn a condition into 0 or 1.");
+      this.scope.length = mark;
+      this.bind(new Binding(s.name, "scalar", t == "bool" ? "" : t, s.ptr + "/reduce"));
+      return;
+    }
+    if (s.kind == "let") {
+      const t = this.expr(s.value);
+      this.bind(new Binding(s.name, "scalar", t, s.ptr + "/let"));
+      return;
+    }
+    if (s.kind == "store") {
+      const pi = this.doc.paramIndex(s.name);
+      if (pi < 0) {
+        this.err("TIR012", s.ptr + "/store", "Store into a declared parameter; \"" + s.name + "\" is not one.");
+        for (let i: i32 = 0; i < s.at.length; i++) this.expr(s.at[i]);
+        this.expr(s.value);
+        return;
+      }
+      this.access(pi, s.at, s.ptr + "/at", s.ptr);
+      const t = this.expr(s.value);
+      const want = this.doc.params[pi].dtype;
+      if (t != "" && want != "" && t != want) {
+        this.err("TIR017", s.value.ptr, "The buffer \"" + s.name + "\" holds " + want + " but the stored value is " + t + "; add a cast.");
+      }
+      return;
+    }
+    // if
+    const ct = this.expr(s.cond);
+    if (ct != "" && ct != "bool") this.err("TIR017", s.cond.ptr, "The condition of an if must be bool (a comparison), not " + ct + ".");
+    this.guarded++;
+    this.stmts(s.body);
+    this.stmts(s.orelse);
+    this.guarded--;
+  }
+
+  /** Checks the index list of an access to parameter `pi`. */
+  access(pi: i32, idx: Array<Expr>, listPtr: string, nodePtr: string): void {
+    const p = this.doc.params[pi];
+    for (let i: i32 = 0; i < idx.length; i++) {
+      const t = this.expr(idx[i]);
+      if (t != "" && t != "i32") this.err("TIR017", idx[i].ptr, "An index must be i32, not " + t + ".");
+    }
+    if (idx.length != p.shape.length) {
+      this.err("TIR018", listPtr, "The buffer \"" + p.name + "\" has " + p.shape.length.toString() + " dimension" + (p.shape.length == 1 ? "" : "s") + " but the access gives " + idx.length.toString() + " index" + (idx.length == 1 ? "" : "es") + ".");
+      return;
+    }
+    if (this.guarded > 0) return;
+    const env = this.affineEnv();
+    for (let i: i32 = 0; i < idx.length; i++) {
+      const a = affineOf(idx[i], env, 0);
+      if (a === null) continue;
+      const range = new Array<f64>();
+      if (!this.boundsOf(changetype<Affine>(a), range)) continue;
+      const extent: f64 = <f64>this.doc.dim(pi, i);
+      if (extent <= 0.0) continue;
+      if (range[0] < 0.0 || range[1] >= extent) {
+        this.err("TIR023", idx[i].ptr, "Index " + i.toString() + " of \"" + p.name + "\" ranges over [" + fmtInt(range[0]) + ", " + fmtInt(range[1]) + "] but the dimension has extent " + fmtInt(extent) + " (valid 0.." + fmtInt(extent - 1.0) + ").");
+      }
+    }
+  }
+
+  /** Types an expression; returns "" when ill-typed (already reported). */
+  expr(e: Expr): string {
+    const op = e.op;
+    if (op == "none") return "";
+    if (op == "int") {
+      e.ty = "i32";
+      return "i32";
+    }
+    if (op == "f32") {
+      e.ty = "f32";
+      return "f32";
+    }
+    if (op == "name") {
+      const bb = this.lookup(e.name);
+      if (bb === null) {
+        if (this.doc.paramIndex(e.name) >= 0) this.err("TIR010", e.ptr, "\"" + e.name + "\" is a buffer; read it with [\"load\", \"" + e.name + "\", [indices]].");
+        else this.err("TIR010", e.ptr, "The name \"" + e.name + "\" is not in scope here; bind it first or check its spelling.");
+        return "";
+      }
+      const b = changetype<Binding>(bb);
+      e.ref = b.kind;
+      e.ty = b.ty;
+      return b.ty;
+    }
+    if (op == "load") {
+      const pi = this.doc.paramIndex(e.name);
+      if (pi < 0) {
+        this.err("TIR012", e.ptr + "/1", "Load from a declared parameter; \"" + e.name + "\" is not one.");
+        for (let i: i32 = 0; i < e.args.length; i++) this.expr(e.args[i]);
+        return "";
+      }
+      this.access(pi, e.args, e.ptr + "/2", e.ptr);
+      const t = this.doc.params[pi].dtype;
+      e.ty = t == "f32" || t == "i32" ? t : "";
+      return e.ty;
+    }
+    if (op == "cast") {
+      const t = this.expr(e.args[0]);
+      if (t == "bool") {
+        this.err("TIR017", e.args[0].ptr, "Cast takes an f32 or i32 operand; turn a bool into a number with select.");
+        return "";
+      }
+      e.ty = e.name;
+      return e.ty;
+    }
+    if (op == "select") {
+      const c = this.expr(e.args[0]);
+      const a = this.expr(e.args[1]);
+      const b = this.expr(e.args[2]);
+      if (c != "" && c != "bool") this.err("TIR017", e.args[0].ptr, "The first operand of select must be bool, not " + c + ".");
+      if (a != "" && b != "" && a != b) {
+        this.err("TIR017", e.ptr, "Both choices of select must have one type (found " + a + " and " + b + ").");
+        return "";
+      }
+      e.ty = a == "" ? b : a;
+      return e.ty;
+    }
+    if (isBinary(op)) {
+      const a = this.expr(e.args[0]);
+      const b = this.expr(e.args[1]);
+      if (a == "" || b == "") return "";
+      if (op == "and" || op == "or") {
+        if (a != "bool" || b != "bool") {
+          this.err("TIR017", e.ptr, "\"" + op + "\" takes two bool operands (found " + a + " and " + b + ").");
+          return "";
+        }
+        e.ty = "bool";
+        return "bool";
+      }
+      if (a != b) {
+        this.err("TIR017", e.ptr, "Both operands of \"" + op + "\" must have one type (found " + a + " and " + b + "); add a cast.");
+        return "";
+      }
+      if (a == "bool") {
+        this.err("TIR017", e.ptr, "\"" + op + "\" takes numbers, not bool.");
+        return "";
+      }
+      if (op == "mod" && a != "i32") {
+        this.err("TIR017", e.ptr, "\"mod\" is defined on i32 only.");
+        return "";
+      }
+      e.ty = (op == "lt" || op == "le" || op == "gt" || op == "ge" || op == "eq" || op == "ne") ? "bool" : a;
+      return e.ty;
+    }
+    // unary
+    const a = this.expr(e.args[0]);
+    if (a == "") return "";
+    if (op == "not") {
+      if (a != "bool") {
+        this.err("TIR017", e.ptr, "\"not\" takes a bool operand, not " + a + ".");
+        return "";
+      }
+      e.ty = "bool";
+      return "bool";
+    }
+    if (a == "bool") {
+      this.err("TIR017", e.ptr, "\"" + op + "\" takes a number, not bool.");
+      return "";
+    }
+    if (op != "neg" && op != "abs" && a != "f32") {
+      this.err("TIR017", e.ptr, "\"" + op + "\" is defined on f32 only; cast the operand to f32.");
+      return "";
+    }
+    e.ty = a;
+    return a;
+  }
+}
+
+function fmtInt(x: f64): string {
+  return formatF64Fixed(x, 0);
+}
+
+/** Checks names, types, index counts, loop bounds and static bounds of a read document. */
+export function checkIr(doc: Doc): Array<Diagnostic> {
+  const c = new Checker(doc);
+  c.run();
+  return c.diags;
+}

@@ -1,0 +1,370 @@
+// A strict JSON reader for the core (RFC 8259, no extensions). It keeps number tokens as text
+// so that the IR reader can convert them exactly, reports line and column on error, rejects
+// duplicate keys, and enforces the documented size and depth limits.
+
+export const J_NULL: i32 = 0;
+export const J_BOOL: i32 = 1;
+export const J_NUM: i32 = 2;
+export const J_STR: i32 = 3;
+export const J_ARR: i32 = 4;
+export const J_OBJ: i32 = 5;
+
+/** Largest document accepted, in UTF-16 code units (about 4 MiB of ASCII). */
+export const MAX_DOCUMENT_CHARS: i32 = 4194304;
+/** Deepest nesting of arrays and objects accepted by the reader. */
+export const MAX_JSON_DEPTH: i32 = 256;
+
+export class JsonValue {
+  kind: i32;
+  flag: bool = false;
+  /** The raw token for numbers; the decoded value for strings. */
+  text: string = "";
+  items: Array<JsonValue> = new Array<JsonValue>();
+  keys: Array<string> = new Array<string>();
+  line: i32;
+  col: i32;
+
+  constructor(kind: i32, line: i32, col: i32) {
+    this.kind = kind;
+    this.line = line;
+    this.col = col;
+  }
+
+  /** Index of `key` in an object, or -1. */
+  find(key: string): i32 {
+    for (let i: i32 = 0; i < this.keys.length; i++) {
+      if (this.keys[i] == key) return i;
+    }
+    return -1;
+  }
+
+  isInteger(): bool {
+    if (this.kind != J_NUM) return false;
+    for (let i: i32 = 0; i < this.text.length; i++) {
+      const c: i32 = this.text.charCodeAt(i);
+      if (c == 46 || c == 101 || c == 69) return false; // . e E
+    }
+    return true;
+  }
+}
+
+export class JsonResult {
+  value: JsonValue;
+  ok: bool;
+  /** "syntax", "too-large", "too-deep" or "duplicate-key" when not ok. */
+  failure: string;
+  message: string;
+  line: i32;
+  col: i32;
+
+  constructor(value: JsonValue, ok: bool, failure: string, message: string, line: i32, col: i32) {
+    this.value = value;
+    this.ok = ok;
+    this.failure = failure;
+    this.message = message;
+    this.line = line;
+    this.col = col;
+  }
+}
+
+class Reader {
+  src: string;
+  pos: i32 = 0;
+  line: i32 = 1;
+  lineStart: i32 = 0;
+  failed: bool = false;
+  failure: string = "";
+  message: string = "";
+  errLine: i32 = 0;
+  errCol: i32 = 0;
+  maxDepth: i32;
+
+  constructor(src: string, maxDepth: i32) {
+    this.src = src;
+    this.maxDepth = maxDepth;
+  }
+
+  col(): i32 {
+    return this.pos - this.lineStart + 1;
+  }
+
+  fail(failure: string, message: string): JsonValue {
+    if (!this.failed) {
+      this.failed = true;
+      this.failure = failure;
+      this.message = message;
+      this.errLine = this.line;
+      this.errCol = this.col();
+    }
+    return new JsonValue(J_NULL, this.line, this.col());
+  }
+
+  peek(): i32 {
+    return this.pos < this.src.length ? this.src.charCodeAt(this.pos) : -1;
+  }
+
+  skipSpace(): void {
+    while (this.pos < this.src.length) {
+      const c: i32 = this.src.charCodeAt(this.pos);
+      if (c == 10) {
+        this.pos++;
+        this.line++;
+        this.lineStart = this.pos;
+      } else if (c == 32 || c == 9 || c == 13) {
+        this.pos++;
+      } else {
+        break;
+      }
+    }
+  }
+
+  describe(c: i32): string {
+    if (c < 0) return "the end of the document";
+    if (c < 32 || c > 126) return "character U+" + hex4(c);
+    return "'" + String.fromCharCode(c) + "'";
+  }
+
+  value(depth: i32): JsonValue {
+    this.skipSpace();
+    const c: i32 = this.peek();
+    if (c == 123) return this.object(depth);
+    if (c == 91) return this.array(depth);
+    if (c == 34) return this.string();
+    if (c == 45 || (c >= 48 && c <= 57)) return this.number();
+    if (c == 116) return this.literal("true", J_BOOL, true);
+    if (c == 102) return this.literal("false", J_BOOL, false);
+    if (c == 110) return this.literal("null", J_NULL, false);
+    return this.fail("syntax", "Expected a JSON value but found " + this.describe(c) + ".");
+  }
+
+  literal(word: string, kind: i32, flag: bool): JsonValue {
+    const v = new JsonValue(kind, this.line, this.col());
+    for (let i: i32 = 0; i < word.length; i++) {
+      if (this.peek() != word.charCodeAt(i)) {
+        return this.fail("syntax", "Expected '" + word + "' but found " + this.describe(this.peek()) + ".");
+      }
+      this.pos++;
+    }
+    v.flag = flag;
+    return v;
+  }
+
+  number(): JsonValue {
+    const v = new JsonValue(J_NUM, this.line, this.col());
+    const start: i32 = this.pos;
+    if (this.peek() == 45) this.pos++;
+    let c: i32 = this.peek();
+    if (c == 48) {
+      this.pos++;
+    } else if (c >= 49 && c <= 57) {
+      while (this.peek() >= 48 && this.peek() <= 57) this.pos++;
+    } else {
+      return this.fail("syntax", "Expected a digit but found " + this.describe(c) + ".");
+    }
+    if (this.peek() == 46) {
+      this.pos++;
+      if (!(this.peek() >= 48 && this.peek() <= 57)) {
+        return this.fail("syntax", "Expected a digit after the decimal point but found " + this.describe(this.peek()) + ".");
+      }
+      while (this.peek() >= 48 && this.peek() <= 57) this.pos++;
+    }
+    c = this.peek();
+    if (c == 101 || c == 69) {
+      this.pos++;
+      c = this.peek();
+      if (c == 43 || c == 45) this.pos++;
+      if (!(this.peek() >= 48 && this.peek() <= 57)) {
+        return this.fail("syntax", "Expected a digit in the exponent but found " + this.describe(this.peek()) + ".");
+      }
+      while (this.peek() >= 48 && this.peek() <= 57) this.pos++;
+    }
+    v.text = this.src.substring(start, this.pos);
+    return v;
+  }
+
+  string(): JsonValue {
+    const v = new JsonValue(J_STR, this.line, this.col());
+    this.pos++; // opening quote
+    const parts = new Array<string>();
+    let runStart: i32 = this.pos;
+    while (true) {
+      if (this.pos >= this.src.length) {
+        return this.fail("syntax", "The string is not closed before the end of the document.");
+      }
+      const c: i32 = this.src.charCodeAt(this.pos);
+      if (c == 34) {
+        parts.push(this.src.substring(runStart, this.pos));
+        this.pos++;
+        break;
+      }
+      if (c < 32) {
+        return this.fail("syntax", "Control character U+" + hex4(c) + " inside a string must be escaped.");
+      }
+      if (c == 92) {
+        parts.push(this.src.substring(runStart, this.pos));
+        this.pos++;
+        const e: i32 = this.peek();
+        if (e == 34) parts.push("\"");
+        else if (e == 92) parts.push("\\");
+        else if (e == 47) parts.push("/");
+        else if (e == 98) parts.push("\b");
+        else if (e == 102) parts.push("\f");
+        else if (e == 110) parts.push("\n");
+        else if (e == 114) parts.push("\r");
+        else if (e == 116) parts.push("\t");
+        else if (e == 117) {
+          let code: i32 = 0;
+          for (let k: i32 = 0; k < 4; k++) {
+            this.pos++;
+            const h: i32 = hexDigit(this.peek());
+            if (h < 0) return this.fail("syntax", "Expected four hex digits after \\u.");
+            code = code * 16 + h;
+          }
+          parts.push(String.fromCharCode(code));
+        } else {
+          return this.fail("syntax", "Unknown escape \\" + String.fromCharCode(e < 0 ? 63 : e) + " in a string.");
+        }
+        this.pos++;
+        runStart = this.pos;
+        continue;
+      }
+      this.pos++;
+    }
+    v.text = parts.length == 1 ? parts[0] : parts.join("");
+    return v;
+  }
+
+  array(depth: i32): JsonValue {
+    const v = new JsonValue(J_ARR, this.line, this.col());
+    if (depth >= this.maxDepth) return this.fail("too-deep", "Nesting is deeper than the limit of " + this.maxDepth.toString() + " levels.");
+    this.pos++;
+    this.skipSpace();
+    if (this.peek() == 93) {
+      this.pos++;
+      return v;
+    }
+    while (true) {
+      const item = this.value(depth + 1);
+      if (this.failed) return item;
+      v.items.push(item);
+      this.skipSpace();
+      const c: i32 = this.peek();
+      if (c == 44) {
+        this.pos++;
+        continue;
+      }
+      if (c == 93) {
+        this.pos++;
+        return v;
+      }
+      return this.fail("syntax", "Expected ',' or ']' in an array but found " + this.describe(c) + ".");
+    }
+  }
+
+  object(depth: i32): JsonValue {
+    const v = new JsonValue(J_OBJ, this.line, this.col());
+    if (depth >= this.maxDepth) return this.fail("too-deep", "Nesting is deeper than the limit of " + this.maxDepth.toString() + " levels.");
+    this.pos++;
+    this.skipSpace();
+    if (this.peek() == 125) {
+      this.pos++;
+      return v;
+    }
+    while (true) {
+      this.skipSpace();
+      if (this.peek() != 34) return this.fail("syntax", "Expected a quoted key in an object but found " + this.describe(this.peek()) + ".");
+      const keyLine: i32 = this.line;
+      const keyCol: i32 = this.col();
+      const key = this.string();
+      if (this.failed) return key;
+      if (v.find(key.text) >= 0) {
+        this.failed = true;
+        this.failure = "duplicate-key";
+        this.message = "The key \"" + key.text + "\" appears twice in one object.";
+        this.errLine = keyLine;
+        this.errCol = keyCol;
+        return v;
+      }
+      this.skipSpace();
+      if (this.peek() != 58) return this.fail("syntax", "Expected ':' after a key but found " + this.describe(this.peek()) + ".");
+      this.pos++;
+      const item = this.value(depth + 1);
+      if (this.failed) return item;
+      v.keys.push(key.text);
+      v.items.push(item);
+      this.skipSpace();
+      const c: i32 = this.peek();
+      if (c == 44) {
+        this.pos++;
+        continue;
+      }
+      if (c == 125) {
+        this.pos++;
+        return v;
+      }
+      return this.fail("syntax", "Expected ',' or '}' in an object but found " + this.describe(c) + ".");
+    }
+  }
+}
+
+function hexDigit(c: i32): i32 {
+  if (c >= 48 && c <= 57) return c - 48;
+  if (c >= 97 && c <= 102) return c - 87;
+  if (c >= 65 && c <= 70) return c - 55;
+  return -1;
+}
+
+const HEX: string = "0123456789ABCDEF";
+
+function hex4(c: i32): string {
+  let s = "";
+  for (let k: i32 = 12; k >= 0; k -= 4) s += HEX.charAt((c >> k) & 15);
+  return s;
+}
+
+/** Reads one JSON document. Never throws; a failure carries its kind, message, line and column. */
+export function readJson(src: string, maxDepth: i32): JsonResult {
+  if (src.length > MAX_DOCUMENT_CHARS) {
+    return new JsonResult(new JsonValue(J_NULL, 1, 1), false, "too-large",
+      "The document has " + src.length.toString() + " characters, more than the limit of " + MAX_DOCUMENT_CHARS.toString() + ".", 1, 1);
+  }
+  const r = new Reader(src, maxDepth);
+  r.skipSpace();
+  if (r.peek() == 0xfeff) {
+    r.pos++;
+  }
+  const v = r.value(0);
+  if (!r.failed) {
+    r.skipSpace();
+    if (r.pos < src.length) r.fail("syntax", "Unexpected " + r.describe(r.peek()) + " after the end of the JSON value.");
+  }
+  if (r.failed) return new JsonResult(v, false, r.failure, r.message, r.errLine, r.errCol);
+  return new JsonResult(v, true, "", "", 0, 0);
+}
+
+/** JSON string literal (with quotes) for `s`. */
+export function quote(s: string): string {
+  let needs = false;
+  for (let i: i32 = 0; i < s.length; i++) {
+    const c: i32 = s.charCodeAt(i);
+    if (c < 32 || c == 34 || c == 92) {
+      needs = true;
+      break;
+    }
+  }
+  if (!needs) return "\"" + s + "\"";
+  const parts = new Array<string>();
+  parts.push("\"");
+  for (let i: i32 = 0; i < s.length; i++) {
+    const c: i32 = s.charCodeAt(i);
+    if (c == 34) parts.push("\\\"");
+    else if (c == 92) parts.push("\\\\");
+    else if (c == 10) parts.push("\\n");
+    else if (c == 13) parts.push("\\r");
+    else if (c == 9) parts.push("\\t");
+    else if (c < 32) parts.push("\\u" + hex4(c).toLowerCase());
+    else parts.push(String.fromCharCode(c));
+  }
+  parts.push("\"");
+  return parts.join("");
+}

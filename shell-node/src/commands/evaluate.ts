@@ -1,0 +1,80 @@
+// tile eval FILE : runs the FP64 oracle on deterministic inputs and summarises the outputs.
+import { Engine } from "../engine";
+import { EXIT_OK, EXIT_USAGE, formatDiagnostic, printJson, readDocument, table } from "../io";
+import { evaluate } from "../oracle";
+import { makeInputs } from "../inputs";
+
+export interface OutputSummary {
+  name: string;
+  elements: number;
+  written: number;
+  min: number;
+  max: number;
+  mean: number;
+  sum: number;
+}
+
+/** Canonical document object (sizes applied) from the core, or diagnostics. */
+export function canonicalDocument(engine: Engine, text: string, sizes: Record<string, number>): { doc: any; response: any } {
+  const r = engine.call({ command: "canonical", document: text, options: { sizes } });
+  return { doc: r.ok ? JSON.parse(r.text) : null, response: r };
+}
+
+/** Buffers a document stores to, in parameter order. */
+export function writtenBuffers(doc: any): string[] {
+  const names = new Set<string>();
+  const walk = (list: any[]): void => {
+    for (const s of list) {
+      if ("store" in s) names.add(s.store);
+      if (s.body) walk(s.body);
+      if (s.then) walk(s.then);
+      if (s.else) walk(s.else);
+    }
+  };
+  walk(doc.body);
+  return doc.params.map((p: any) => p.name).filter((n: string) => names.has(n));
+}
+
+export function summarise(doc: any, seed: number): OutputSummary[] {
+  const result = evaluate(doc, makeInputs(doc, seed));
+  return writtenBuffers(doc).map((name) => {
+    const buf = result.buffers.get(name)!;
+    const mask = result.written.get(name)!;
+    let written = 0, min = Infinity, max = -Infinity, sum = 0;
+    for (let i = 0; i < buf.length; i++) {
+      if (!mask[i]) continue;
+      written++;
+      const v = buf[i];
+      if (v < min) min = v;
+      if (v > max) max = v;
+      sum += v;
+    }
+    return { name, elements: buf.length, written, min, max, mean: written ? sum / written : 0, sum };
+  });
+}
+
+export function evalCommand(engine: Engine, file: string, sizes: Record<string, number>, seed: number, json: boolean): number {
+  const src = readDocument(file);
+  if (src.text === null) {
+    if (json) printJson({ file, ok: false, diagnostics: [src.diagnostic] });
+    else process.stdout.write(formatDiagnostic(file, src.diagnostic!) + "\n");
+    return EXIT_USAGE;
+  }
+  const { doc, response } = canonicalDocument(engine, src.text, sizes);
+  if (doc === null) {
+    if (json) printJson({ file, ok: false, diagnostics: response.diagnostics });
+    else for (const d of response.diagnostics) process.stdout.write(formatDiagnostic(file, d) + "\n");
+    return EXIT_USAGE;
+  }
+  const outputs = summarise(doc, seed);
+  if (json) printJson({ file, ok: true, name: doc.name, seed, sizes: doc.sizes, outputs });
+  else {
+    process.stdout.write(`${doc.name}: FP64 oracle, seed ${seed}, sizes ${JSON.stringify(doc.sizes)}\n`);
+    const rows = [["output", "written", "min", "max", "mean", "sum"]];
+    for (const o of outputs) {
+      rows.push([o.name, `${o.written}/${o.elements}`, o.min.toPrecision(7), o.max.toPrecision(7), o.mean.toPrecision(7), o.sum.toPrecision(10)]);
+    }
+    process.stdout.write(table(rows) + "\n");
+  }
+  return EXIT_OK;
+}

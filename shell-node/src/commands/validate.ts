@@ -1,0 +1,30 @@
+// tile validate FILE... : reads, validates and type-checks documents.
+import { Engine } from "../engine";
+import { EXIT_OK, EXIT_USAGE, ShellDiagnostic, formatDiagnostic, printJson, readDocument } from "../io";
+
+export interface ValidateResult {
+  file: string;
+  ok: boolean;
+  name: string;
+  diagnostics: ShellDiagnostic[];
+}
+
+/** Validates one file through the core (or reports its bytes as not UTF-8). */
+export function validateFile(engine: Engine, file: string, sizes: Record<string, number>): ValidateResult {
+  const doc = readDocument(file);
+  if (doc.text === null) return { file, ok: false, name: "", diagnostics: [doc.diagnostic!] };
+  const r = engine.call({ command: "validate", document: doc.text, options: { sizes } });
+  return { file, ok: r.ok === true, name: r.name ?? "", diagnostics: r.diagnostics ?? [] };
+}
+
+export function validateCommand(engine: Engine, files: string[], sizes: Record<string, number>, json: boolean): number {
+  const results = files.map((f) => validateFile(engine, f, sizes));
+  if (json) printJson(files.length === 1 ? results[0] : results);
+  else {
+    for (const r of results) {
+      if (r.ok) process.stdout.write(`${r.file}: ok (${r.name})\n`);
+      for (const d of r.diagnostics) process.stdout.write(formatDiagnostic(r.file, d) + "\n");
+    }
+  }
+  return results.every((r) => r.ok) ? EXIT_OK : EXIT_USAGE;
+}

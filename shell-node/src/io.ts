@@ -1,0 +1,107 @@
+// Shell helpers: reading documents as a user hands them over, printing, and exit codes.
+import fs from "node:fs";
+
+/** Exit codes of the CLI: 0 ok, 1 understood but failed (e.g. rejected), 2 bad usage or invalid document. */
+export const EXIT_OK = 0;
+export const EXIT_FAILED = 1;
+export const EXIT_USAGE = 2;
+
+export class UsageError extends Error {}
+
+export interface ShellDiagnostic {
+  code: string;
+  id?: string;
+  severity: string;
+  message: string;
+  pointer: string;
+  line?: number;
+  column?: number;
+  related?: string;
+}
+
+export interface DocumentText {
+  file: string;
+  text: string | null;
+  /** A diagnostic produced before the core saw the text (bytes that are not UTF-8). */
+  diagnostic: ShellDiagnostic | null;
+}
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** Reads a document file. Missing files and directories are usage errors; bad UTF-8 is a diagnostic. */
+export function readDocument(file: string): DocumentText {
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(file);
+  } catch {
+    throw new UsageError(`cannot read ${file}: no such file`);
+  }
+  if (stat.isDirectory()) throw new UsageError(`${file} is a directory; give a Tile IR JSON file`);
+  const bytes = fs.readFileSync(file);
+  const bad = firstInvalidUtf8(bytes);
+  if (bad < 0) return { file, text: strictUtf8.decode(bytes), diagnostic: null };
+  return {
+    file,
+    text: null,
+    diagnostic: {
+      code: "TIR027",
+      id: "invalid-utf8",
+      severity: "error",
+      message: `The file is not valid UTF-8 (first bad byte at offset ${bad}); save it as UTF-8.`,
+      pointer: "",
+    },
+  };
+}
+
+/** Offset of the first byte that breaks UTF-8 (RFC 3629), or -1. */
+export function firstInvalidUtf8(b: Uint8Array): number {
+  let i = 0;
+  while (i < b.length) {
+    const c = b[i];
+    let n = 0;
+    let min = 0;
+    if (c < 0x80) { i++; continue; }
+    else if (c >= 0xc2 && c <= 0xdf) { n = 1; min = 0x80; }
+    else if (c >= 0xe0 && c <= 0xef) { n = 2; min = 0x800; }
+    else if (c >= 0xf0 && c <= 0xf4) { n = 3; min = 0x10000; }
+    else return i;
+    let cp = c & (0x3f >> n);
+    for (let k = 1; k <= n; k++) {
+      const x = b[i + k];
+      if (x === undefined || (x & 0xc0) !== 0x80) return i;
+      cp = (cp << 6) | (x & 0x3f);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return i;
+    i += n + 1;
+  }
+  return -1;
+}
+
+/** Parses repeated `--size K=V` values into an object. */
+export function parseSizes(list: string[] | undefined): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const item of list ?? []) {
+    const m = /^([A-Za-z_][A-Za-z0-9_]*)=(\d+)$/.exec(item);
+    if (!m) throw new UsageError(`--size expects NAME=POSITIVE_INTEGER, got "${item}"`);
+    const v = Number(m[2]);
+    if (!(v > 0 && v <= 2147483647)) throw new UsageError(`--size ${m[1]} must be a positive 32-bit integer`);
+    out[m[1]] = v;
+  }
+  return out;
+}
+
+export function formatDiagnostic(file: string, d: ShellDiagnostic): string {
+  const where = d.line ? `${file}:${d.line}:${d.column}` : `${file}${d.pointer ? "#" + d.pointer : ""}`;
+  return `${where}: ${d.severity} ${d.code}${d.id ? " (" + d.id + ")" : ""}: ${d.message}`;
+}
+
+export function printJson(value: unknown): void {
+  process.stdout.write(JSON.stringify(value, null, 2) + "\n");
+}
+
+/** Left-aligned text table. */
+export function table(rows: string[][]): string {
+  const widths: number[] = [];
+  for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, c.length)));
+  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i])).join("  ").trimEnd()).join("\n");
+}

@@ -1,7 +1,7 @@
 // The built-in cases (core/builders) and the FP64 oracle (shell-node/src/oracle.ts):
 // hand-computed values, agreement with plain loops, semantics spot checks, input generation.
 import { describe, expect, it } from "vitest";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildCase, caseNames } from "../core/builders/index";
 import { evaluate, OracleError } from "../shell-node/src/oracle";
@@ -101,10 +101,12 @@ describe("builders", () => {
   });
 
   it("builds softmax exactly as the example of tile-ir.md", () => {
-    const spec = readFileSync("/work/shared/spec/tile-ir.md", "utf8");
-    const m = /```json\n([\s\S]*?)```/.exec(spec);
-    if (m === null) return; // the spec is outside the repository; nothing to compare without it
-    expect(JSON.parse(buildCase("softmax"))).toEqual(JSON.parse(m[1]));
+    // The spec lives outside the repository; where it is absent, compare with nothing.
+    const specPath = "/work/shared/spec/tile-ir.md";
+    if (!existsSync(specPath)) return;
+    const m = /```json\n([\s\S]*?)```/.exec(readFileSync(specPath, "utf8"));
+    expect(m).not.toBeNull();
+    expect(JSON.parse(buildCase("softmax"))).toEqual(JSON.parse(m![1]));
   });
 
   it("keeps cases/*.json in step with the builders", () => {

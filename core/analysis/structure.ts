@@ -1,0 +1,134 @@
+// Family recognition, from the structure of the IR alone (never a name):
+//  - reduction family: the single top-level statement is a parallel loop (the program loop) whose
+//    body holds at least one `reduce`, directly or inside serial wrapper loops; one logical
+//    program per iteration.
+//  - element family: nested parallel loops whose bodies hold only parallel loops, let, if and
+//    store (several sibling nests are allowed; the fusion rule same-domain decides whether they
+//    share one grid). `domainLoops` is the first nest, outermost first.
+//  - otherwise the serial program-per-worker fallback (one worker per iteration of the top-level
+//    parallel loop, or a single worker when the top level is not one parallel loop).
+
+import { Doc, Expr, Stmt } from "../ir/ast";
+
+export class Structure {
+  /** "reduction", "element" or "serial". */
+  family: string = "serial";
+  /** Why the document is not in a packable family (empty when it is). */
+  why: string = "";
+  /** The top-level parallel loop, or null when the top level is not a single parallel loop. */
+  programLoop: Stmt | null = null;
+  /** Reduction family: every reduce under the program loop, in program order. */
+  reduces: Array<Stmt> = new Array<Stmt>();
+  /** Reduction family: serial loops between the program loop and a reduce (each listed once). */
+  wrappers: Array<Stmt> = new Array<Stmt>();
+  /** Element family: the first chain of nested parallel loops, outermost first. */
+  domainLoops: Array<Stmt> = new Array<Stmt>();
+  /** Element family: the body of the innermost loop of that chain. */
+  leaf: Array<Stmt> = new Array<Stmt>();
+  /** Buffers stored anywhere in the document, in first-store order. */
+  outputs: Array<string> = new Array<string>();
+  /** Buffers loaded anywhere in the document, in first-load order. */
+  inputs: Array<string> = new Array<string>();
+}
+
+function collectExprBuffers(e: Expr, out: Array<string>): void {
+  if (e.op == "load" && out.indexOf(e.name) < 0) out.push(e.name);
+  for (let i: i32 = 0; i < e.args.length; i++) collectExprBuffers(e.args[i], out);
+}
+
+function collectBuffers(list: Array<Stmt>, outputs: Array<string>, inputs: Array<string>): void {
+  for (let i: i32 = 0; i < list.length; i++) {
+    const s = list[i];
+    if (s.kind == "store" && outputs.indexOf(s.name) < 0) outputs.push(s.name);
+    collectExprBuffers(s.min, inputs);
+    collectExprBuffers(s.extent, inputs);
+    collectExprBuffers(s.step, inputs);
+    collectExprBuffers(s.value, inputs);
+    collectExprBuffers(s.cond, inputs);
+    for (let k: i32 = 0; k < s.at.length; k++) collectExprBuffers(s.at[k], inputs);
+    collectBuffers(s.body, outputs, inputs);
+    collectBuffers(s.orelse, outputs, inputs);
+  }
+}
+
+/** True when the list and everything nested in it holds a reduce. */
+export function containsReduce(list: Array<Stmt>): bool {
+  for (let i: i32 = 0; i < list.length; i++) {
+    const s = list[i];
+    if (s.kind == "reduce") return true;
+    if (containsReduce(s.body) || containsReduce(s.orelse)) return true;
+  }
+  return false;
+}
+
+/** Collects reduces reachable through serial loops only; returns false if one hides elsewhere. */
+function reducesThroughSerial(list: Array<Stmt>, st: Structure): bool {
+  let ok = true;
+  for (let i: i32 = 0; i < list.length; i++) {
+    const s = list[i];
+    if (s.kind == "reduce") st.reduces.push(s);
+    else if (s.kind == "for" && !s.parallel && containsReduce(s.body)) {
+      st.wrappers.push(s);
+      if (!reducesThroughSerial(s.body, st)) ok = false;
+    } else if ((s.kind == "for" || s.kind == "if") && (containsReduce(s.body) || containsReduce(s.orelse))) {
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+/** Element-family bodies: parallel loops, let, if and store only (no reduce, no serial loop). */
+function onlyParallelLetIfStore(list: Array<Stmt>): bool {
+  for (let i: i32 = 0; i < list.length; i++) {
+    const s = list[i];
+    if (s.kind == "let" || s.kind == "store") continue;
+    if (s.kind == "if" && onlyParallelLetIfStore(s.body) && onlyParallelLetIfStore(s.orelse)) continue;
+    if (s.kind == "for" && s.parallel && onlyParallelLetIfStore(s.body)) continue;
+    return false;
+  }
+  return true;
+}
+
+/** The first parallel loop directly in `list`, or null. */
+function firstParallelLoop(list: Array<Stmt>): Stmt | null {
+  for (let i: i32 = 0; i < list.length; i++) {
+    if (list[i].kind == "for" && list[i].parallel) return list[i];
+  }
+  return null;
+}
+
+export function recognize(doc: Doc): Structure {
+  const st = new Structure();
+  collectBuffers(doc.body, st.outputs, st.inputs);
+  if (doc.body.length != 1 || doc.body[0].kind != "for" || !doc.body[0].parallel) {
+    st.why = "the top level is not a single parallel loop, so the whole body runs as one serial program";
+    return st;
+  }
+  const top = doc.body[0];
+  st.programLoop = top;
+  if (containsReduce(top.body)) {
+    if (reducesThroughSerial(top.body, st)) {
+      st.family = "reduction";
+    } else {
+      st.why = "a reduce sits inside a parallel loop or a conditional below the program loop";
+      st.reduces = new Array<Stmt>();
+      st.wrappers = new Array<Stmt>();
+    }
+    return st;
+  }
+  if (onlyParallelLetIfStore(top.body)) {
+    st.family = "element";
+    let loop = top;
+    st.domainLoops.push(loop);
+    while (true) {
+      const inner = firstParallelLoop(loop.body);
+      if (inner === null) break;
+      loop = changetype<Stmt>(inner);
+      st.domainLoops.push(loop);
+    }
+    st.leaf = loop.body;
+  } else {
+    st.why = "a serial loop sits below the top-level parallel loop of a program without reductions";
+  }
+  return st;
+}

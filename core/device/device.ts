@@ -1,0 +1,128 @@
+// The device as data. The legality rules, the solver and the cost model read only this record.
+
+import { J_ARR, J_NUM, J_OBJ, JsonValue } from "../util/json";
+import { Diagnostic, diag } from "../diag/diagnostic";
+import { isI32Text, parseI32 } from "../util/num";
+import { Text } from "../util/text";
+import { quote } from "../util/json";
+
+export class Device {
+  name: string = "Apple M1 Max";
+  /** Lanes per SIMD group. */
+  simdWidth: i32 = 32;
+  /** Maximum threads per threadgroup. */
+  maxThreadsPerGroup: i32 = 1024;
+  /** Threadgroup memory per group, in bytes. */
+  threadgroupMemoryBytes: i32 = 32768;
+  /** Vector widths a worker may load at once. */
+  vectorWidths: Array<i32> = [1, 4, 8];
+  /** Private (register) budget for a cached stripe, in scalars per worker. */
+  privateBudget: i32 = 64;
+  /** GPU cores (M1 Max: 32). */
+  gpuCores: i32 = 32;
+  /** Resident threads per core (Apple GPUs: 1024 per core for full occupancy at this budget). */
+  maxThreadsPerCore: i32 = 1024;
+  /** Threadgroup memory per core, bytes (bounds how many groups a core holds). */
+  threadgroupMemoryPerCore: i32 = 65536;
+  /** Maximum resident groups per core. */
+  maxGroupsPerCore: i32 = 24;
+  /** Memory bandwidth in bytes per nanosecond (GB/s); M1 Max: 400. */
+  bandwidthBytesPerNs: i32 = 400;
+  /** Core clock in MHz (M1 Max GPU: 1296). */
+  clockMhz: i32 = 1296;
+  /** Scalar FP32 lanes per core (M1 Max: 128 ALUs per core). */
+  lanesPerCore: i32 = 128;
+}
+
+const INT_FIELDS: Array<string> = [
+  "simdWidth", "maxThreadsPerGroup", "threadgroupMemoryBytes", "privateBudget", "gpuCores",
+  "maxThreadsPerCore", "threadgroupMemoryPerCore", "maxGroupsPerCore", "bandwidthBytesPerNs", "clockMhz", "lanesPerCore",
+];
+
+function setInt(d: Device, key: string, v: i32): void {
+  if (key == "simdWidth") d.simdWidth = v;
+  else if (key == "maxThreadsPerGroup") d.maxThreadsPerGroup = v;
+  else if (key == "threadgroupMemoryBytes") d.threadgroupMemoryBytes = v;
+  else if (key == "privateBudget") d.privateBudget = v;
+  else if (key == "gpuCores") d.gpuCores = v;
+  else if (key == "maxThreadsPerCore") d.maxThreadsPerCore = v;
+  else if (key == "threadgroupMemoryPerCore") d.threadgroupMemoryPerCore = v;
+  else if (key == "maxGroupsPerCore") d.maxGroupsPerCore = v;
+  else if (key == "bandwidthBytesPerNs") d.bandwidthBytesPerNs = v;
+  else if (key == "clockMhz") d.clockMhz = v;
+  else d.lanesPerCore = v;
+}
+
+export class DeviceResult {
+  device: Device;
+  diags: Array<Diagnostic>;
+
+  constructor(device: Device, diags: Array<Diagnostic>) {
+    this.device = device;
+    this.diags = diags;
+  }
+}
+
+/** A device from a JSON description; fields not given keep the M1 Max defaults. */
+export function readDevice(v: JsonValue | null): DeviceResult {
+  const d = new Device();
+  const diags = new Array<Diagnostic>();
+  if (v === null) return new DeviceResult(d, diags);
+  const obj = changetype<JsonValue>(v);
+  if (obj.kind != J_OBJ) {
+    diags.push(diag("TPL005", "/options/device", "The device description must be a JSON object."));
+    return new DeviceResult(d, diags);
+  }
+  for (let i: i32 = 0; i < obj.keys.length; i++) {
+    const k = obj.keys[i];
+    const x = obj.items[i];
+    const p = "/options/device/" + k;
+    if (k == "name") {
+      d.name = x.text;
+    } else if (k == "vectorWidths") {
+      if (x.kind != J_ARR || x.items.length == 0) {
+        diags.push(diag("TPL005", p, "vectorWidths must be a non-empty array such as [1, 4, 8]."));
+        continue;
+      }
+      const ws = new Array<i32>();
+      for (let j: i32 = 0; j < x.items.length; j++) {
+        const w = x.items[j];
+        if (w.kind != J_NUM || !isI32Text(w.text) || parseI32(w.text) <= 0) {
+          diags.push(diag("TPL005", p + "/" + j.toString(), "Each vector width must be a positive integer."));
+        } else ws.push(parseI32(w.text));
+      }
+      d.vectorWidths = ws;
+    } else if (INT_FIELDS.indexOf(k) >= 0) {
+      if (x.kind != J_NUM || !isI32Text(x.text) || parseI32(x.text) <= 0) {
+        diags.push(diag("TPL005", p, "The device field " + k + " must be a positive integer."));
+        continue;
+      }
+      setInt(d, k, parseI32(x.text));
+    } else {
+      diags.push(diag("TPL005", p, "Unknown device field \"" + k + "\"; see the device description in ARCHITECTURE.md."));
+    }
+  }
+  if (d.simdWidth != 32) diags.push(diag("TPL005", "/options/device/simdWidth", "The emitter targets 32-lane SIMD groups (Apple GPUs); simdWidth must be 32."));
+  return new DeviceResult(d, diags);
+}
+
+export function deviceJson(d: Device, out: Text): void {
+  out.add("{\"name\":").add(quote(d.name));
+  out.add(",\"simdWidth\":").add(d.simdWidth.toString());
+  out.add(",\"maxThreadsPerGroup\":").add(d.maxThreadsPerGroup.toString());
+  out.add(",\"threadgroupMemoryBytes\":").add(d.threadgroupMemoryBytes.toString());
+  out.add(",\"vectorWidths\":[");
+  for (let i: i32 = 0; i < d.vectorWidths.length; i++) {
+    if (i > 0) out.add(",");
+    out.add(d.vectorWidths[i].toString());
+  }
+  out.add("],\"privateBudget\":").add(d.privateBudget.toString());
+  out.add(",\"gpuCores\":").add(d.gpuCores.toString());
+  out.add(",\"maxThreadsPerCore\":").add(d.maxThreadsPerCore.toString());
+  out.add(",\"threadgroupMemoryPerCore\":").add(d.threadgroupMemoryPerCore.toString());
+  out.add(",\"maxGroupsPerCore\":").add(d.maxGroupsPerCore.toString());
+  out.add(",\"bandwidthBytesPerNs\":").add(d.bandwidthBytesPerNs.toString());
+  out.add(",\"clockMhz\":").add(d.clockMhz.toString());
+  out.add(",\"lanesPerCore\":").add(d.lanesPerCore.toString());
+  out.add("}");
+}

@@ -1,0 +1,152 @@
+// The plan: which realization, which widths, which rules held or failed and why, at what cost.
+// Produced by core/pipeline.ts from the legality report, the solver and the cost model; read by
+// the emitter (which needs nothing else besides the document) and printed as JSON.
+
+import { Diagnostic } from "../diag/diagnostic";
+import { Stmt } from "../ir/ast";
+
+export const REALIZATION_COOPERATIVE: string = "cooperative-reduction";
+export const REALIZATION_FUSED: string = "fused-elementwise";
+export const REALIZATION_SERIAL: string = "serial-program";
+
+export const VERDICT_HOLDS: string = "holds";
+export const VERDICT_FAILS: string = "fails";
+export const VERDICT_UNKNOWN: string = "unknown";
+
+/** One thing a rule could not prove, with the node it is about. */
+export class Violation {
+  reason: string;
+  pointer: string;
+
+  constructor(reason: string, pointer: string) {
+    this.reason = reason;
+    this.pointer = pointer;
+  }
+}
+
+/** A rule's verdict. `fails` and `unknown` carry every violation found; `holds` carries why. */
+export class RuleResult {
+  id: string;
+  verdict: string;
+  /** For "holds": the argument that proved it. */
+  proof: string;
+  violations: Array<Violation> = new Array<Violation>();
+
+  constructor(id: string, verdict: string, proof: string) {
+    this.id = id;
+    this.verdict = verdict;
+    this.proof = proof;
+  }
+
+  holds(): bool {
+    return this.verdict == VERDICT_HOLDS;
+  }
+}
+
+export class Rejection {
+  realization: string;
+  failed: Array<string>;
+  message: string;
+
+  constructor(realization: string, failed: Array<string>, message: string) {
+    this.realization = realization;
+    this.failed = failed;
+    this.message = message;
+  }
+}
+
+/** Widths and grid of one realization. Fields that do not apply are 0 / false. */
+export class Mapping {
+  /** Programs per group, SIMD groups per program, workers per program, threads per group. */
+  P: i32 = 0;
+  S: i32 = 0;
+  W: i32 = 0;
+  T: i32 = 0;
+  /** Vector width and unroll of the per-worker stripes. */
+  V: i32 = 1;
+  U: i32 = 1;
+  /** Physical threadgroups dispatched (1-D grid). */
+  groups: i32 = 0;
+  cached: bool = false;
+  /** Buffers whose stripes are held in registers (cached input). */
+  cacheBuffers: Array<string> = new Array<string>();
+  /** Scalars per worker held in registers for cached stripes. */
+  cacheScalars: i32 = 0;
+  /** Logical programs (rows) and the program loop's first coordinate. */
+  programs: i32 = 0;
+  programMin: i32 = 0;
+  /** Element grid: elements per block (1 x 256), blocks per row, rows of the flattened domain. */
+  block: i32 = 0;
+  blocksPerRow: i32 = 0;
+  domainRows: i32 = 0;
+  domainCols: i32 = 0;
+  /** Threadgroup memory bytes per reduction allocation. */
+  partialBytes: i32 = 0;
+}
+
+export class CostTerm {
+  name: string;
+  value: f64;
+
+  constructor(name: string, value: f64) {
+    this.name = name;
+    this.value = value;
+  }
+}
+
+export class Cost {
+  total: f64 = 0.0;
+  terms: Array<CostTerm> = new Array<CostTerm>();
+}
+
+export class Candidate {
+  mapping: Mapping;
+  cost: Cost;
+  /** Rule ids this candidate failed (mapping-dependent rules), empty when admissible. */
+  failed: Array<string>;
+  note: string;
+
+  constructor(mapping: Mapping, cost: Cost, failed: Array<string>, note: string) {
+    this.mapping = mapping;
+    this.cost = cost;
+    this.failed = failed;
+    this.note = note;
+  }
+}
+
+/** Kernel parameter binding: one per buffer, then one threadgroup allocation per reduction. */
+export class Binding {
+  kind: string; // "buffer" | "threadgroup"
+  index: i32;
+  name: string;
+  /** Buffers: "read", "write" or "readwrite"; threadgroup: "partials". */
+  access: string;
+  bytes: i32;
+
+  constructor(kind: string, index: i32, name: string, access: string, bytes: i32) {
+    this.kind = kind;
+    this.index = index;
+    this.name = name;
+    this.access = access;
+    this.bytes = bytes;
+  }
+}
+
+export class Plan {
+  realization: string = REALIZATION_SERIAL;
+  family: string = "serial";
+  kernelName: string = "";
+  mapping: Mapping = new Mapping();
+  rules: Array<RuleResult> = new Array<RuleResult>();
+  rejections: Array<Rejection> = new Array<Rejection>();
+  cost: Cost = new Cost();
+  candidates: Array<Candidate> = new Array<Candidate>();
+  bindings: Array<Binding> = new Array<Binding>();
+  diags: Array<Diagnostic> = new Array<Diagnostic>();
+  /** The top-level parallel loop (null for a single-worker serial program). */
+  programLoop: Stmt | null = null;
+  /** Element family: the nested parallel loops, outermost first, and the leaf body. */
+  domainLoops: Array<Stmt> = new Array<Stmt>();
+  /** Reduction family: the reduces, in program order (each owns one threadgroup allocation). */
+  reduces: Array<Stmt> = new Array<Stmt>();
+}

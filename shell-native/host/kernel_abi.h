@@ -1,0 +1,66 @@
+/*
+ * kernel_abi.h: the interface between the host runtime and a compiled kernel unit (.so).
+ *
+ * Included by the runtime and embedded, verbatim, at the top of every compiled kernel unit
+ * (build.mjs inlines it into the shim text). Plain C, no includes.
+ *
+ * A kernel unit exports, with default visibility:
+ *   int  tile_kernel_init(const tile_rt_table *rt);            returns TILE_KERNEL_ABI
+ *   void tile_entry_<name>(const tile_thread *t);              one per `kernel void <name>(`
+ * The runtime gives each unit its function table at load time, so units share no globals.
+ */
+#ifndef TILE_KERNEL_ABI_H
+#define TILE_KERNEL_ABI_H
+
+#define TILE_KERNEL_ABI 3
+
+/* Collective operations (tile_rt_table.simd). */
+enum {
+  TILE_SIMD_SUM = 0,
+  TILE_SIMD_PRODUCT,
+  TILE_SIMD_MAX,
+  TILE_SIMD_MIN,
+  TILE_SIMD_AND,
+  TILE_SIMD_OR,
+  TILE_SIMD_XOR,
+  TILE_SIMD_BROADCAST,       /* arg = source lane */
+  TILE_SIMD_BROADCAST_FIRST, /* value of the lowest existing lane */
+  TILE_SIMD_SHUFFLE,         /* arg = source lane */
+  TILE_SIMD_SHUFFLE_DOWN,    /* arg = delta; out-of-range keeps own value */
+  TILE_SIMD_SHUFFLE_UP,      /* arg = delta; out-of-range keeps own value */
+  TILE_SIMD_SHUFFLE_XOR,     /* arg = mask */
+  TILE_SIMD_PREFIX_INCLUSIVE_SUM,
+  TILE_SIMD_PREFIX_EXCLUSIVE_SUM,
+  TILE_SIMD_ALL,
+  TILE_SIMD_ANY,
+  TILE_SIMD_BARRIER, /* simdgroup_barrier: rendezvous of the lanes, value unused */
+  TILE_SIMD_OP_COUNT
+};
+
+/* Element types carried in the 32 low bits of a collective's value. */
+enum { TILE_T_F32 = 0, TILE_T_I32 = 1, TILE_T_U32 = 2 };
+
+typedef struct tile_rt_table {
+  int abi;
+  /* threadgroup_barrier: rendezvous of every thread of the group. */
+  void (*barrier)(int mem_flags, int line);
+  /* SIMD collective: rendezvous of the existing lanes of the caller's SIMD group. */
+  unsigned (*simd)(int op, int type, unsigned bits, int arg, int line);
+} tile_rt_table;
+
+/* Per-thread arguments handed to tile_entry_<name>. */
+typedef struct tile_thread {
+  void *const *buffers;     /* [[buffer(i)]] base pointers */
+  void *const *tg;          /* [[threadgroup(j)]] base pointers for this group */
+  unsigned pos[3];          /* thread_position_in_threadgroup */
+  unsigned index;           /* thread_index_in_threadgroup */
+  unsigned group[3];        /* threadgroup_position_in_grid */
+  unsigned group_size[3];   /* threads_per_threadgroup */
+  unsigned groups[3];       /* threadgroups_per_grid */
+  unsigned lane;            /* thread_index_in_simdgroup */
+  unsigned simd_group;      /* simdgroup_index_in_threadgroup */
+  unsigned simd_groups;     /* simdgroups_per_threadgroup */
+  unsigned simd_width;      /* threads_per_simdgroup */
+} tile_thread;
+
+#endif /* TILE_KERNEL_ABI_H */

@@ -1,0 +1,95 @@
+/*
+ * tile_native.h: the one C ABI of Tile's native runtimes.
+ *
+ * Two implementations export exactly these symbols:
+ *   - libtile_metal (macOS): compiles MSL with Metal and dispatches on the GPU;
+ *   - libtile_host  (any OS): runs the very same MSL text on the CPU (shell-native/host/).
+ *
+ * Conventions: every function returning int returns TILE_OK (0) or a nonzero TILE_E_* code.
+ * After a failure, tile_last_error(dev) returns the message (for tile_compile: the compiler log).
+ * Handles are opaque; every handle has a free function; freeing NULL is a no-op.
+ * Nothing here aborts the process on bad input.
+ */
+#ifndef TILE_NATIVE_H
+#define TILE_NATIVE_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Limits shared by the compiler's device description, the host runtime and the Metal runtime. */
+#define TILE_ABI_VERSION 1
+#define TILE_MAX_THREADS_PER_GROUP 1024
+#define TILE_SIMD_WIDTH 32
+#define TILE_MAX_THREADGROUP_MEMORY 32768 /* bytes, summed over all [[threadgroup(j)]] */
+#define TILE_MAX_BUFFERS 31               /* [[buffer(0..30)]] */
+#define TILE_MAX_THREADGROUP_BINDINGS 31  /* [[threadgroup(0..30)]] */
+#define TILE_THREADGROUP_MEMORY_ALIGN 16  /* allocation lengths are rounded up to this */
+
+/* Status codes. */
+#define TILE_OK 0
+#define TILE_E_ARG 1         /* bad argument (null handle, out-of-range size, ...) */
+#define TILE_E_NO_DEVICE 2   /* no device could be opened */
+#define TILE_E_COMPILE 3     /* source rejected; tile_last_error holds the compiler log */
+#define TILE_E_NO_ENTRY 4    /* no kernel with that name */
+#define TILE_E_ALLOC 5       /* out of memory */
+#define TILE_E_DISPATCH 6    /* dispatch rejected or failed (limits, command buffer error) */
+#define TILE_E_DIVERGENCE 7  /* host: barrier/collective not reached by all threads/lanes */
+#define TILE_E_BOUNDS 8      /* buffer access out of range (write/read API, host redzones) */
+#define TILE_E_INTERNAL 9
+
+typedef struct tile_device tile_device;
+typedef struct tile_library tile_library;
+/* No typedef for the pipeline: `tile_pipeline` is also the function that makes one, so the
+ * type is always spelled `struct tile_pipeline`. */
+struct tile_pipeline;
+typedef struct tile_buffer tile_buffer;
+
+/* Device. */
+int tile_open(tile_device **out);
+void tile_close(tile_device *dev);
+const char *tile_device_name(tile_device *dev); /* "host-cpu (g++)" or the Metal device name */
+const char *tile_runtime_kind(tile_device *dev); /* "host" or "metal" */
+/* Message of the last failed call on this device; "" if none. Valid until the next call. */
+const char *tile_last_error(tile_device *dev);
+
+/* Compile MSL source text to a library. On TILE_E_COMPILE the log is in tile_last_error. */
+int tile_compile(tile_device *dev, const char *src, tile_library **out);
+void tile_library_free(tile_library *lib);
+/* How many times this device invoked an external compiler (host: g++; Metal: the number of
+ * newLibraryWithSource calls). A compile served from the host cache does not count. */
+int tile_compiler_invocations(tile_device *dev);
+
+/* Pipeline for one kernel entry point. */
+int tile_pipeline(tile_library *lib, const char *entry, struct tile_pipeline **out,
+                  int *max_threads_per_group);
+void tile_pipeline_free(struct tile_pipeline *pipe);
+
+/* Buffers: shared CPU/GPU memory, zero-filled on creation. */
+int tile_buffer_new(tile_device *dev, size_t bytes, tile_buffer **out);
+int tile_buffer_write(tile_buffer *buf, size_t offset, const void *src, size_t len);
+int tile_buffer_read(tile_buffer *buf, size_t offset, void *dst, size_t len);
+size_t tile_buffer_size(tile_buffer *buf);
+void tile_buffer_free(tile_buffer *buf);
+
+/*
+ * Runs `repeat` dispatches of the same grid with the same bindings in ONE command buffer and
+ * waits for completion. buffers[i] binds [[buffer(i)]]; threadgroup_bytes[j] is the length of
+ * [[threadgroup(j)]] (rounded up to TILE_THREADGROUP_MEMORY_ALIGN).
+ */
+int tile_dispatch(struct tile_pipeline *pipe, tile_buffer **buffers, int n_buffers,
+                  const int *threadgroup_bytes, int n_threadgroup, int groups_x, int groups_y,
+                  int groups_z, int threads_x, int threads_y, int threads_z, int repeat);
+
+/* Times of the last successful dispatch, in seconds. Metal: GPUStartTime/GPUEndTime of its
+ * command buffer. Host: wall clock around the dispatch call; tile_times_are_gpu says which. */
+int tile_last_times(tile_device *dev, double *start_s, double *end_s);
+int tile_times_are_gpu(tile_device *dev); /* 1 on Metal, 0 on host */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TILE_NATIVE_H */

@@ -1,0 +1,237 @@
+// native.ts: the koffi binding of shell-native/tile_native.h (host CPU or Metal runtime).
+//
+// openRuntime("host" | "metal" | "auto") loads build/native/libtile_<kind>.{so,dylib} from the
+// repository root (found by walking up from this file to the package.json named "tile"), so it
+// works from shell-node/src/native.ts (vitest) and from dist/tile-shell.mjs (bundled).
+// Every nonzero native status becomes a JS Error carrying tile_last_error's message.
+import koffi from "koffi";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+export type RuntimeKind = "metal" | "host";
+
+/** Opaque native handles (koffi externals). */
+export interface Library { readonly handle: unknown; }
+export interface Pipeline { readonly handle: unknown; readonly maxThreads: number; readonly entry: string; }
+export interface DeviceBuffer { readonly handle: unknown; readonly bytes: number; }
+
+export interface Times { start: number; end: number; gpu: boolean; }
+
+export interface Runtime {
+  readonly kind: RuntimeKind;
+  readonly deviceName: string;
+  readonly libraryPath: string;
+  compile(src: string): Library;
+  pipeline(lib: Library, entry: string): Pipeline;
+  buffer(bytes: number): DeviceBuffer;
+  write(buf: DeviceBuffer, data: Float32Array | Int32Array | Uint32Array | Uint8Array, offsetBytes?: number): void;
+  read(buf: DeviceBuffer, bytes?: number, offsetBytes?: number): ArrayBuffer;
+  dispatch(pipe: Pipeline, buffers: DeviceBuffer[], threadgroupBytes: number[], groups: [number, number, number],
+    threads: [number, number, number], repeat?: number): void;
+  lastTimes(): Times;
+  /** How many times the runtime invoked its compiler (host: g++ runs; cache hits do not count). */
+  compilerInvocations(): number;
+  freeLibrary(lib: Library): void;
+  freePipeline(pipe: Pipeline): void;
+  freeBuffer(buf: DeviceBuffer): void;
+  close(): void;
+}
+
+/** The repository root: the nearest ancestor folder whose package.json is named "tile". */
+export function repoRoot(from: string = path.dirname(fileURLToPath(import.meta.url))): string {
+  let dir = from;
+  for (;;) {
+    const pkg = path.join(dir, "package.json");
+    if (fs.existsSync(pkg)) {
+      try {
+        if (JSON.parse(fs.readFileSync(pkg, "utf8")).name === "tile") return dir;
+      } catch {
+        // not ours; keep walking
+      }
+    }
+    const up = path.dirname(dir);
+    if (up === dir) throw new Error(`tile: cannot find the repository root above ${from}`);
+    dir = up;
+  }
+}
+
+export function nativeLibraryPath(kind: RuntimeKind): string {
+  const ext = process.platform === "darwin" ? "dylib" : process.platform === "win32" ? "dll" : "so";
+  return path.join(repoRoot(), "build", "native", `libtile_${kind}.${ext}`);
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type NativeFn = (...args: any[]) => any;
+
+interface Api {
+  open: NativeFn; close: NativeFn; name: NativeFn;
+  kind: NativeFn; lastError: NativeFn; compile: NativeFn;
+  libraryFree: NativeFn; invocations: NativeFn; pipeline: NativeFn;
+  pipelineFree: NativeFn; bufferNew: NativeFn; bufferWrite: NativeFn;
+  bufferRead: NativeFn; bufferFree: NativeFn; dispatch: NativeFn;
+  lastTimes: NativeFn; timesAreGpu: NativeFn;
+}
+
+const apis = new Map<string, Api>();
+let typesDeclared = false;
+
+function declareTypes(): void {
+  if (typesDeclared) return;
+  for (const name of ["tile_device", "tile_library", "tile_pipeline", "tile_buffer"]) {
+    try {
+      koffi.opaque(name);
+    } catch {
+      // already declared by an earlier evaluation of this module in the same process
+    }
+  }
+  typesDeclared = true;
+}
+
+function loadApi(file: string): Api {
+  const cached = apis.get(file);
+  if (cached) return cached;
+  declareTypes();
+  const lib = koffi.load(file);
+  const api: Api = {
+    open: lib.func("int tile_open(_Out_ tile_device **out)"),
+    close: lib.func("void tile_close(tile_device *dev)"),
+    name: lib.func("const char *tile_device_name(tile_device *dev)"),
+    kind: lib.func("const char *tile_runtime_kind(tile_device *dev)"),
+    lastError: lib.func("const char *tile_last_error(tile_device *dev)"),
+    compile: lib.func("int tile_compile(tile_device *dev, const char *src, _Out_ tile_library **out)"),
+    libraryFree: lib.func("void tile_library_free(tile_library *lib)"),
+    invocations: lib.func("int tile_compiler_invocations(tile_device *dev)"),
+    pipeline: lib.func("int tile_pipeline(tile_library *lib, const char *entry, _Out_ tile_pipeline **out, _Out_ int *maxThreads)"),
+    pipelineFree: lib.func("void tile_pipeline_free(tile_pipeline *pipe)"),
+    bufferNew: lib.func("int tile_buffer_new(tile_device *dev, size_t bytes, _Out_ tile_buffer **out)"),
+    bufferWrite: lib.func("int tile_buffer_write(tile_buffer *buf, size_t offset, const void *src, size_t len)"),
+    bufferRead: lib.func("int tile_buffer_read(tile_buffer *buf, size_t offset, _Out_ void *dst, size_t len)"),
+    bufferFree: lib.func("void tile_buffer_free(tile_buffer *buf)"),
+    dispatch: lib.func("int tile_dispatch(tile_pipeline *pipe, tile_buffer **buffers, int nBuffers, const int *tgBytes, int nTg, int gx, int gy, int gz, int tx, int ty, int tz, int repeat)"),
+    lastTimes: lib.func("int tile_last_times(tile_device *dev, _Out_ double *start, _Out_ double *end)"),
+    timesAreGpu: lib.func("int tile_times_are_gpu(tile_device *dev)"),
+  };
+  apis.set(file, api);
+  return api;
+}
+
+class NativeRuntime implements Runtime {
+  readonly kind: RuntimeKind;
+  readonly deviceName: string;
+  readonly libraryPath: string;
+  private dev: unknown;
+  private api: Api;
+
+  constructor(kind: RuntimeKind, file: string) {
+    this.api = loadApi(file);
+    this.libraryPath = file;
+    const out: unknown[] = [null];
+    const rc = this.api.open(out) as number;
+    if (rc !== 0 || out[0] === null) throw new Error(`tile: cannot open the ${kind} runtime (status ${rc})`);
+    this.dev = out[0];
+    this.kind = this.api.kind(this.dev) as RuntimeKind;
+    this.deviceName = this.api.name(this.dev) as string;
+  }
+
+  private live(): unknown {
+    if (this.dev === null) throw new Error("tile: runtime is closed");
+    return this.dev;
+  }
+
+  private check(rc: number, what: string): void {
+    if (rc === 0) return;
+    const msg = this.api.lastError(this.dev) as string;
+    throw new Error(`tile ${this.kind}: ${what} failed (status ${rc}): ${msg}`);
+  }
+
+  compile(src: string): Library {
+    const out: unknown[] = [null];
+    this.check(this.api.compile(this.live(), src, out) as number, "compile");
+    return { handle: out[0] };
+  }
+
+  pipeline(lib: Library, entry: string): Pipeline {
+    this.live();
+    const out: unknown[] = [null];
+    const max = [0];
+    this.check(this.api.pipeline(lib.handle, entry, out, max) as number, `pipeline '${entry}'`);
+    return { handle: out[0], maxThreads: max[0], entry };
+  }
+
+  buffer(bytes: number): DeviceBuffer {
+    const out: unknown[] = [null];
+    this.check(this.api.bufferNew(this.live(), bytes, out) as number, `buffer(${bytes})`);
+    return { handle: out[0], bytes };
+  }
+
+  write(buf: DeviceBuffer, data: Float32Array | Int32Array | Uint32Array | Uint8Array, offsetBytes = 0): void {
+    this.live();
+    this.check(this.api.bufferWrite(buf.handle, offsetBytes, data, data.byteLength) as number, "write");
+  }
+
+  read(buf: DeviceBuffer, bytes: number = buf.bytes, offsetBytes = 0): ArrayBuffer {
+    this.live();
+    const dst = new Uint8Array(bytes);
+    this.check(this.api.bufferRead(buf.handle, offsetBytes, dst, bytes) as number, "read");
+    return dst.buffer;
+  }
+
+  dispatch(pipe: Pipeline, buffers: DeviceBuffer[], threadgroupBytes: number[], groups: [number, number, number],
+    threads: [number, number, number], repeat = 1): void {
+    this.live();
+    const handles = buffers.map((b) => b.handle);
+    const tg = Int32Array.from(threadgroupBytes);
+    const rc = this.api.dispatch(pipe.handle, handles.length ? handles : null, handles.length,
+      tg.length ? tg : null, tg.length, groups[0], groups[1], groups[2], threads[0], threads[1], threads[2],
+      repeat) as number;
+    this.check(rc, `dispatch '${pipe.entry}'`);
+  }
+
+  lastTimes(): Times {
+    const s = [0];
+    const e = [0];
+    this.check(this.api.lastTimes(this.live(), s, e) as number, "lastTimes");
+    return { start: s[0], end: e[0], gpu: (this.api.timesAreGpu(this.dev) as number) === 1 };
+  }
+
+  compilerInvocations(): number {
+    return this.api.invocations(this.live()) as number;
+  }
+
+  freeLibrary(lib: Library): void { this.api.libraryFree(lib.handle); }
+  freePipeline(pipe: Pipeline): void { this.api.pipelineFree(pipe.handle); }
+  freeBuffer(buf: DeviceBuffer): void { this.api.bufferFree(buf.handle); }
+
+  close(): void {
+    if (this.dev === null) return;
+    this.api.close(this.dev);
+    this.dev = null;
+  }
+}
+
+/**
+ * Opens a runtime. "auto" picks Metal when its library exists and a device opens, else host.
+ * Handles stay valid after close() until freed (the native side reference-counts the device).
+ */
+export function openRuntime(kind: "metal" | "host" | "auto" = "auto"): Runtime {
+  if (kind === "auto") {
+    const metal = nativeLibraryPath("metal");
+    if (fs.existsSync(metal)) {
+      try {
+        return new NativeRuntime("metal", metal);
+      } catch {
+        // no usable Metal device: fall back to the host runtime
+      }
+    }
+    return openRuntime("host");
+  }
+  const file = nativeLibraryPath(kind);
+  if (!fs.existsSync(file)) {
+    const hint = kind === "metal" && process.platform !== "darwin"
+      ? "the Metal runtime exists only on macOS"
+      : "run `npm run build:native`";
+    throw new Error(`tile: ${kind} runtime library not found at ${file} (${hint})`);
+  }
+  return new NativeRuntime(kind, file);
+}

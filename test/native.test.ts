@@ -207,6 +207,17 @@ describe("host runtime: kernels against references", () => {
     expect(Array.from(new Uint32Array(rt.read(Y)))).toEqual(ref);
   });
 
+  it("threadgroup arrays declared in a kernel body are shared by the group", () => {
+    const lib = rt.compile(kernel("repeat_add.metal"));
+    const pipe = rt.pipeline(lib, "tg_local_reverse");
+    const x = data(128, 4);
+    const X = rt.buffer(x.byteLength), Y = rt.buffer(x.byteLength);
+    rt.write(X, x);
+    rt.dispatch(pipe, [X, Y], [], [2, 1, 1], [64, 1, 1]);
+    const ref = Array.from(x, (_, i) => x[Math.floor(i / 64) * 64 + 63 - (i % 64)]);
+    expect(Array.from(f32(Y))).toEqual(ref);
+  });
+
   it("uninitialized threadgroup memory reads as NaN", () => {
     const lib = rt.compile(kernel("repeat_add.metal"));
     const pipe = rt.pipeline(lib, "uninit_read");

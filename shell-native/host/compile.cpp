@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -26,7 +27,12 @@
 
 #include "host_internal.h"
 
+#ifdef __APPLE__
+#include <crt_externs.h>
+#define environ (*_NSGetEnviron()) // a dylib cannot reference `environ` directly on macOS
+#else
 extern char **environ;
+#endif
 
 namespace tile_host {
 
@@ -35,9 +41,13 @@ namespace tile_host {
 
 namespace {
 
+// Bump when the unit generator (rewrites, trampolines, #line layout) changes: it is in the key.
+const char *kGeneratorVersion = "tile-host-unit-2";
+
 #ifdef __APPLE__
+// clang has no -fsingle-precision-constant: unsuffixed literals stay double in host units on macOS.
 const char *kFlags[] = {"-std=c++17", "-O1", "-shared", "-fPIC", "-fno-exceptions", "-fno-rtti",
-                        "-fvisibility=hidden", "-undefined", "dynamic_lookup"};
+                        "-fvisibility=hidden"};
 #else
 const char *kFlags[] = {"-std=c++17", "-O1", "-shared", "-fPIC", "-fno-exceptions", "-fno-rtti",
                         "-fvisibility=hidden", "-fsingle-precision-constant"};
@@ -92,6 +102,24 @@ std::string blank_attributes(const std::string &s) {
   return o;
 }
 
+// `threadgroup T name[N];` declared in a kernel body (paren depth 0) becomes a function-local
+// `static`: one instance shared by the fibers of the group, as threadgroup memory is (groups run
+// one after another). Same length, so columns in compiler messages hold.
+void rewrite_threadgroup_locals(const std::string &clean, std::string *unit_src) {
+  int depth = 0;
+  for (size_t i = 0; i < clean.size(); ++i) {
+    char c = clean[i];
+    if (c == '(') ++depth;
+    else if (c == ')') --depth;
+    else if (depth == 0 && clean.compare(i, 11, "threadgroup") == 0 &&
+             (i == 0 || !(std::isalnum((unsigned char)clean[i - 1]) || clean[i - 1] == '_')) &&
+             (i + 11 >= clean.size() || !(std::isalnum((unsigned char)clean[i + 11]) || clean[i + 11] == '_'))) {
+      unit_src->replace(i, 11, "static     ");
+      i += 10;
+    }
+  }
+}
+
 struct Rule {
   const char *pattern;
   const char *message;
@@ -130,20 +158,20 @@ struct Builtin {
   const char *x, *y, *z;
 };
 const Builtin kBuiltins[] = {
-    {"thread_index_in_threadgroup", "t->index", "0u", "0u"},
-    {"thread_position_in_threadgroup", "t->pos[0]", "t->pos[1]", "t->pos[2]"},
-    {"threadgroup_position_in_grid", "t->group[0]", "t->group[1]", "t->group[2]"},
-    {"thread_position_in_grid", "t->group[0] * t->group_size[0] + t->pos[0]",
-     "t->group[1] * t->group_size[1] + t->pos[1]", "t->group[2] * t->group_size[2] + t->pos[2]"},
-    {"threads_per_threadgroup", "t->group_size[0]", "t->group_size[1]", "t->group_size[2]"},
-    {"dispatch_threads_per_threadgroup", "t->group_size[0]", "t->group_size[1]", "t->group_size[2]"},
-    {"threadgroups_per_grid", "t->groups[0]", "t->groups[1]", "t->groups[2]"},
-    {"threads_per_grid", "t->groups[0] * t->group_size[0]", "t->groups[1] * t->group_size[1]",
-     "t->groups[2] * t->group_size[2]"},
-    {"thread_index_in_simdgroup", "t->lane", "0u", "0u"},
-    {"simdgroup_index_in_threadgroup", "t->simd_group", "0u", "0u"},
-    {"simdgroups_per_threadgroup", "t->simd_groups", "0u", "0u"},
-    {"threads_per_simdgroup", "t->simd_width", "0u", "0u"},
+    {"thread_index_in_threadgroup", "__tile_t->index", "0u", "0u"},
+    {"thread_position_in_threadgroup", "__tile_t->pos[0]", "__tile_t->pos[1]", "__tile_t->pos[2]"},
+    {"threadgroup_position_in_grid", "__tile_t->group[0]", "__tile_t->group[1]", "__tile_t->group[2]"},
+    {"thread_position_in_grid", "__tile_t->group[0] * __tile_t->group_size[0] + __tile_t->pos[0]",
+     "__tile_t->group[1] * __tile_t->group_size[1] + __tile_t->pos[1]", "__tile_t->group[2] * __tile_t->group_size[2] + __tile_t->pos[2]"},
+    {"threads_per_threadgroup", "__tile_t->group_size[0]", "__tile_t->group_size[1]", "__tile_t->group_size[2]"},
+    {"dispatch_threads_per_threadgroup", "__tile_t->group_size[0]", "__tile_t->group_size[1]", "__tile_t->group_size[2]"},
+    {"threadgroups_per_grid", "__tile_t->groups[0]", "__tile_t->groups[1]", "__tile_t->groups[2]"},
+    {"threads_per_grid", "__tile_t->groups[0] * __tile_t->group_size[0]", "__tile_t->groups[1] * __tile_t->group_size[1]",
+     "__tile_t->groups[2] * __tile_t->group_size[2]"},
+    {"thread_index_in_simdgroup", "__tile_t->lane", "0u", "0u"},
+    {"simdgroup_index_in_threadgroup", "__tile_t->simd_group", "0u", "0u"},
+    {"simdgroups_per_threadgroup", "__tile_t->simd_groups", "0u", "0u"},
+    {"threads_per_simdgroup", "__tile_t->simd_width", "0u", "0u"},
 };
 
 const Builtin *find_builtin(const std::string &a) {
@@ -249,12 +277,12 @@ std::vector<KernelSig> parse_kernels(const std::string &clean, const std::string
 std::string trampoline(const KernelSig &k) {
   std::ostringstream o;
   o << "extern \"C\" __attribute__((visibility(\"default\"))) void tile_entry_" << k.name
-    << "(const tile_thread *t) {\n  " << k.name << "(";
+    << "(const tile_thread *__tile_t) {\n  " << k.name << "(";
   for (size_t i = 0; i < k.params.size(); ++i) {
     const KernelParam &p = k.params[i];
     o << (i ? ",\n    " : "\n    ");
-    std::string ptr = p.kind == KernelParam::Buffer ? "t->buffers[" + std::to_string(p.index) + "]"
-                                                    : "t->tg[" + std::to_string(p.index) + "]";
+    std::string ptr = p.kind == KernelParam::Buffer ? "__tile_t->buffers[" + std::to_string(p.index) + "]"
+                                                    : "__tile_t->tg[" + std::to_string(p.index) + "]";
     if (p.kind == KernelParam::Builtin) {
       const Builtin *b = find_builtin(p.attr);
       char last = p.type.empty() ? ' ' : p.type.back();
@@ -384,19 +412,24 @@ int compile_library(tile_device *dev, const char *src_c, tile_library **out) {
   std::vector<std::string> flags(std::begin(kFlags), std::end(kFlags));
   std::string flag_text;
   for (auto &f : flags) flag_text += f + " ";
-  const std::string key = hash_key({kShimText, src, dev->cxx, flag_text});
+  const std::string clean = blank_comments(src);
   const std::string dir = dev->cache_dir;
-  const std::string metal_path = dir + "/" + key + ".metal";
+  // Messages name the source by its hash, the cache key by everything that makes the unit.
+  const std::string metal_path = dir + "/" + hash_key({src}) + ".metal";
+  if (!mkdirs(dir + "/include"))
+    return fail(dev, TILE_E_COMPILE, "cannot create the kernel cache directory " + dir);
+  if (!file_exists(metal_path) && !write_file(metal_path, src))
+    return fail(dev, TILE_E_COMPILE, "cannot write to the kernel cache directory " + dir);
 
   // 1. checks, 2. signatures
-  const std::string clean = blank_comments(src);
   std::string log = check_source(clean, metal_path);
   std::vector<KernelSig> kernels = parse_kernels(clean, metal_path, &log);
   if (kernels.empty() && log.empty()) log = metal_path + ":1: error: no `kernel void name(...)` function in the source\n";
   if (!log.empty()) return fail(dev, TILE_E_COMPILE, log);
+  std::string entries;
+  for (const KernelSig &k : kernels) entries += trampoline(k);
+  const std::string key = hash_key({kGeneratorVersion, kShimText, src, entries, dev->cxx, flag_text});
 
-  if (!mkdirs(dir + "/include"))
-    return fail(dev, TILE_E_COMPILE, "cannot create the kernel cache directory " + dir);
   const std::string so_path = dir + "/" + key + ".so";
 
   // 3.-4. compile unless cached
@@ -404,14 +437,16 @@ int compile_library(tile_device *dev, const char *src_c, tile_library **out) {
     const std::string stdlib = dir + "/include/metal_stdlib";
     if (!file_exists(stdlib)) write_file(stdlib, "// the Tile shim is prepended to each unit\n");
     std::ostringstream unit;
-    unit << kShimText << "\n#line 1 \"" << metal_path << "\"\n" << blank_attributes(src)
+    std::string body = blank_attributes(src);
+    rewrite_threadgroup_locals(clean, &body);
+    unit << kShimText << "\n#line 1 \"" << metal_path << "\"\n" << body
          << "\n#line 1 \"" << dir << "/" << key << ".entry.cpp\"\n";
-    for (const KernelSig &k : kernels) unit << trampoline(k);
+    unit << entries;
     const std::string tag = std::to_string(getpid()) + "-" + std::to_string(dev->compiler_invocations);
     const std::string cpp_path = dir + "/" + key + ".cpp";
     const std::string tmp_so = dir + "/" + key + "." + tag + ".so.tmp";
     const std::string log_path = dir + "/" + key + "." + tag + ".log";
-    if (!write_file(metal_path, src) || !write_file(cpp_path, unit.str()))
+    if (!write_file(cpp_path, unit.str()))
       return fail(dev, TILE_E_COMPILE, "cannot write to the kernel cache directory " + dir);
     std::vector<std::string> argv = {dev->cxx};
     argv.insert(argv.end(), flags.begin(), flags.end());

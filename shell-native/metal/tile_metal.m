@@ -93,7 +93,13 @@ int tile_compile(tile_device *dev, const char *src, tile_library **out) {
     NSString *text = [NSString stringWithUTF8String:src];
     if (!text) return fail(dev, TILE_E_ARG, @"tile_compile: source is not UTF-8");
     MTLCompileOptions *options = [MTLCompileOptions new];
-    options.fastMathEnabled = NO; // the host runtime is IEEE too; results must compare
+    // IEEE math by default, like the host runtime, so results compare under one tolerance;
+    // TILE_METAL_FAST_MATH=1 restores Metal's default fast math.
+    const char *fast = getenv("TILE_METAL_FAST_MATH");
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wdeprecated-declarations"
+    options.fastMathEnabled = (fast && fast[0] == '1') ? YES : NO;
+#pragma clang diagnostic pop
     NSError *error = nil;
     dev->compiler_invocations++;
     id<MTLLibrary> library = [dev->device newLibraryWithSource:text options:options error:&error];

@@ -29,3 +29,17 @@ kernel void uninit_read(
   float total = simd_sum(tg0[lane]);
   if (lane == 0u && sg == 0u) { Y[0] = total; }
 }
+
+// A threadgroup array declared in the kernel body: shared by the group, reversed through it.
+kernel void tg_local_reverse(
+    device const float* X [[buffer(0)]],
+    device float* Y [[buffer(1)]],
+    uint tid [[thread_index_in_threadgroup]],
+    uint gtid [[thread_position_in_grid]],
+    uint ntg [[threads_per_threadgroup]])
+{
+  threadgroup float sh[64];
+  sh[tid] = X[gtid];
+  threadgroup_barrier(mem_flags::mem_threadgroup);
+  Y[gtid] = sh[ntg - 1u - tid];
+}

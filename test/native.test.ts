@@ -60,6 +60,25 @@ describe("host runtime: device", () => {
     expect(rt.kind).toBe("host");
     expect(rt.deviceName).toMatch(/^host-cpu \(/);
   });
+
+  it.skipIf(process.platform === "darwin")("auto falls back to host where Metal does not exist", () => {
+    const auto = openRuntime("auto");
+    expect(auto.kind).toBe("host");
+    auto.close();
+    expect(() => openRuntime("metal")).toThrow(/metal runtime library not found .*only on macOS/);
+  });
+
+  it("handles outlive close() and are freed afterwards", () => {
+    const other = openRuntime("host");
+    const lib = other.compile(kernel("repeat_add.metal"));
+    const pipe = other.pipeline(lib, "repeat_add");
+    const buf = other.buffer(64);
+    other.close();
+    expect(() => other.buffer(4)).toThrow(/closed/);
+    other.freePipeline(pipe);
+    other.freeLibrary(lib);
+    other.freeBuffer(buf);
+  });
 });
 
 describe("host runtime: kernels against references", () => {
@@ -285,6 +304,11 @@ describe("host runtime: negative controls", () => {
     expect(() => rt.dispatch(pipe, [X], [], [1, 1, 1], [32, 1, 1])).toThrow(/\[\[buffer\(1\)\]\] \(Y\) is not bound/);
     expect(() => rt.dispatch(pipe, [X, X, X], [], [1, 1, 1], [1056, 1, 1])).toThrow(/1056 threads per group exceed/);
     expect(() => rt.read(X, 8, 3996)).toThrow(/outside buffer of 4000 bytes/);
+    const sum = rt.pipeline(rt.compile(kernel("row_sum.metal")), "row_sum");
+    expect(() => rt.dispatch(sum, [X, X], [20000, 20000], [1, 1, 1], [64, 1, 1])).toThrow(
+      /40000 bytes of threadgroup memory exceed the limit of 32768/,
+    );
+    expect(() => rt.dispatch(sum, [X, X], [], [1, 1, 1], [64, 1, 1])).toThrow(/\[\[threadgroup\(0\)\]\] \(tg0\) has no memory/);
   });
 
   it("a barrier under a divergent condition is reported, not a hang", () => {

@@ -71,7 +71,8 @@ int tile_open(tile_device **out) {
     dev->refs = 1;
     dev->device = device;
     dev->queue = queue;
-    dev->name = strdup([[device name] UTF8String]);
+    const char *name = [[device name] UTF8String];
+    dev->name = strdup(name ? name : "Metal device");
     dev->error = strdup("");
     *out = dev;
   }

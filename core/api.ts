@@ -6,7 +6,7 @@
 //   {"command": "cases"}                       every built-in case, canonical text
 // Every response is an object; failures are diagnostics, never exceptions.
 
-import { J_OBJ, J_STR, JsonValue, MAX_JSON_DEPTH, quote, readJson } from "./util/json";
+import { J_OBJ, J_STR, JsonValue, MAX_JSON_DEPTH, MAX_REQUEST_CHARS, quote, readJsonWithin } from "./util/json";
 import { Text } from "./util/text";
 import { Diagnostic, diag, diagnosticsJson } from "./diag/diagnostic";
 import { targetName } from "./glue/wasm";
@@ -33,7 +33,7 @@ function field(obj: JsonValue, key: string): JsonValue | null {
 }
 
 export function handle(request: string): string {
-  const req = readJson(request, MAX_JSON_DEPTH);
+  const req = readJsonWithin(request, MAX_JSON_DEPTH, MAX_REQUEST_CHARS);
   if (!req.ok || req.value.kind != J_OBJ) {
     return errorResponse(diag("TAPI01", "", "The request must be a JSON object with a \"command\"."));
   }

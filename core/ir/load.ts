@@ -37,7 +37,8 @@ export function loadDocument(text: string, sizeNames: Array<string>, sizeValues:
   for (let i: i32 = 0; i < sizeNames.length; i++) {
     const k = doc.sizeIndex(sizeNames[i]);
     if (k < 0) {
-      diags.push(diag("TIR025", "/sizes", "The document declares no size \"" + sizeNames[i] + "\" to override; it has " + doc.sizeNames.join(", ") + "."));
+      const has = doc.sizeNames.length == 0 ? "it declares no sizes." : "it has " + doc.sizeNames.join(", ") + ".";
+      diags.push(diag("TIR025", "/sizes", "The document declares no size \"" + sizeNames[i] + "\" to override; " + has));
     } else {
       doc.sizeValues[k] = sizeValues[i];
     }

@@ -13,6 +13,10 @@ export const J_OBJ: i32 = 5;
 export const MAX_DOCUMENT_CHARS: i32 = 4194304;
 /** Deepest nesting of arrays and objects accepted by the reader. */
 export const MAX_JSON_DEPTH: i32 = 256;
+/** Largest request to the core's API, in UTF-16 code units: room for a document just over
+ *  MAX_DOCUMENT_CHARS even when escaped, so that it is reported as too large (TIR002) rather
+ *  than as a malformed request. */
+export const MAX_REQUEST_CHARS: i32 = 33554432;
 
 export class JsonValue {
   kind: i32;
@@ -324,9 +328,14 @@ function hex4(c: i32): string {
 
 /** Reads one JSON document. Never throws; a failure carries its kind, message, line and column. */
 export function readJson(src: string, maxDepth: i32): JsonResult {
-  if (src.length > MAX_DOCUMENT_CHARS) {
+  return readJsonWithin(src, maxDepth, MAX_DOCUMENT_CHARS);
+}
+
+/** Reads one JSON text of at most `maxChars` UTF-16 code units (readJson uses MAX_DOCUMENT_CHARS). */
+export function readJsonWithin(src: string, maxDepth: i32, maxChars: i32): JsonResult {
+  if (src.length > maxChars) {
     return new JsonResult(new JsonValue(J_NULL, 1, 1), false, "too-large",
-      "The document has " + src.length.toString() + " characters, more than the limit of " + MAX_DOCUMENT_CHARS.toString() + ".", 1, 1);
+      "The document has " + src.length.toString() + " characters, more than the limit of " + maxChars.toString() + ".", 1, 1);
   }
   const r = new Reader(src, maxDepth);
   r.skipSpace();
@@ -347,7 +356,7 @@ export function quote(s: string): string {
   let needs = false;
   for (let i: i32 = 0; i < s.length; i++) {
     const c: i32 = s.charCodeAt(i);
-    if (c < 32 || c == 34 || c == 92) {
+    if (c < 32 || c == 34 || c == 92 || (c >= 0xd800 && c <= 0xdfff)) {
       needs = true;
       break;
     }
@@ -363,7 +372,13 @@ export function quote(s: string): string {
     else if (c == 13) parts.push("\\r");
     else if (c == 9) parts.push("\\t");
     else if (c < 32) parts.push("\\u" + hex4(c).toLowerCase());
-    else parts.push(String.fromCharCode(c));
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) == 0xdc00) {
+      parts.push(s.substring(i, i + 2)); // a surrogate pair: one character, kept as is
+      i++;
+    } else if (c >= 0xd800 && c <= 0xdfff) {
+      // A lone surrogate has no UTF-8 form: escape it, so the response is valid UTF-8 in both builds.
+      parts.push("\\u" + hex4(c).toLowerCase());
+    } else parts.push(String.fromCharCode(c));
   }
   parts.push("\"");
   return parts.join("");

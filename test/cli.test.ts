@@ -1,0 +1,273 @@
+// The `tile` command line, run as a user runs it: `node shell-node/bin/tile.mjs ...` in a child
+// process (needs the bundles in dist/: npm run build). Exit codes: 0 ok, 1 understood but
+// failed, 2 bad usage or invalid document.
+import { describe, expect, it, beforeAll, afterAll } from "vitest";
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { ROOT, VALIDATE_DIR, caseFiles } from "./helpers/files";
+import { firstInvalidUtf8 } from "../shell-node/src/io";
+import { Rng } from "./helpers/random";
+
+const BIN = path.join(ROOT, "shell-node", "bin", "tile.mjs");
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function tile(...args: string[]): Run {
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: "utf8", timeout: 60000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** No JavaScript stack trace leaks to the user. */
+function noStack(r: Run): void {
+  expect(r.stdout + r.stderr).not.toMatch(/^\s+at /m);
+  expect(r.stderr).not.toContain("internal error");
+}
+
+let tmp = "";
+beforeAll(() => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), "tile-cli-"));
+});
+afterAll(() => {
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+const sum = path.join("cases", "sum.json");
+const fixture = (name: string): string => path.relative(ROOT, path.join(VALIDATE_DIR, name + ".json"));
+
+describe("exit codes", () => {
+  it("0 for a valid case", () => {
+    const r = tile("validate", sum);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`${sum}: ok (sum)\n`);
+    noStack(r);
+  });
+
+  it("2 for an invalid document, with the diagnostic printed", () => {
+    const r = tile("validate", fixture("TIR023-out-of-bounds"));
+    expect(r.code).toBe(2);
+    expect(r.stdout).toContain(`${fixture("TIR023-out-of-bounds")}#/body/0/body/0/body/0/value/1/2/1: error TIR023 (out-of-bounds): `);
+    noStack(r);
+  });
+
+  it("2 for malformed JSON, printed as file:line:column", () => {
+    const r = tile("validate", fixture("TIR001-trailing-comma"));
+    expect(r.code).toBe(2);
+    expect(r.stdout).toMatch(new RegExp(`^${fixture("TIR001-trailing-comma").replace(/[.]/g, "\\.")}:9:3: error TIR001 \\(json-syntax\\): `));
+    noStack(r);
+  });
+
+  it("2 for a document over the size limit (TIR002)", () => {
+    const big = path.join(tmp, "big.json");
+    const text = fs.readFileSync(path.join(VALIDATE_DIR, "ok-rowsum.json"), "utf8");
+    fs.writeFileSync(big, text + " ".repeat(4194305 - text.length));
+    const r = tile("validate", big);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toContain("error TIR002 (document-too-large)");
+    noStack(r);
+  });
+
+  it("2 for a missing file", () => {
+    const r = tile("validate", "no/such/file.json");
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("no/such/file.json");
+    noStack(r);
+  });
+
+  it("2 for a directory", () => {
+    const r = tile("validate", "cases");
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("directory");
+    noStack(r);
+  });
+
+  it("2 for a file that is not UTF-8 (TIR027, from the shell)", () => {
+    const bad = path.join(tmp, "latin1.json");
+    fs.writeFileSync(bad, Buffer.concat([Buffer.from('{"tile": 1, "name": "gr'), Buffer.from([0xf6]), Buffer.from('\u00dfe"}')]));
+    const r = tile("validate", bad);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toContain("error TIR027 (invalid-utf8)");
+    expect(r.stdout).toContain("offset 23");
+    noStack(r);
+    const j = tile("validate", bad, "--json");
+    expect(j.code).toBe(2);
+    expect(JSON.parse(j.stdout)).toMatchObject({ file: bad, ok: false, diagnostics: [{ code: "TIR027", pointer: "" }] });
+    const e = tile("eval", bad);
+    expect(e.code).toBe(2);
+    expect(e.stdout).toContain("TIR027");
+  });
+
+  it("2 for an unknown flag", () => {
+    const r = tile("validate", "--frobnicate", sum);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("--frobnicate");
+    noStack(r);
+  });
+
+  it("2 for an unknown engine", () => {
+    expect(tile("validate", "--engine", "gpu", sum).code).toBe(2);
+  });
+
+  for (const bad of ["C=0", "C=-3", "C=abc", "=4", "C", "C=99999999999"]) {
+    it(`2 for a bad --size ${bad}`, () => {
+      const r = tile("validate", "--size", bad, sum);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/^tile: --size/);
+      noStack(r);
+    });
+  }
+
+  it("2 for a --size naming a size the document does not declare (TIR025)", () => {
+    const r = tile("validate", "--size", "K=4", sum);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toContain("error TIR025 (unknown-size-override)");
+  });
+
+  it("--help of each command exits 0 and prints usage", () => {
+    for (const args of [["--help"], ["validate", "--help"], ["eval", "--help"], ["cases", "--help"], ["suite", "--help"]]) {
+      const r = tile(...args);
+      expect(r.code, args.join(" ")).toBe(0);
+      expect(r.stdout, args.join(" ")).toMatch(/^Usage: tile/);
+    }
+  });
+});
+
+describe("--json output", () => {
+  it("validate: one object for one file, an array for several", () => {
+    const one = tile("validate", sum, "--json");
+    expect(one.code).toBe(0);
+    expect(JSON.parse(one.stdout)).toEqual({ file: sum, ok: true, name: "sum", diagnostics: [] });
+    const bad = fixture("TIR016-shadowing");
+    const two = tile("validate", sum, bad, "--json");
+    expect(two.code).toBe(2);
+    const list = JSON.parse(two.stdout);
+    expect(list).toHaveLength(2);
+    expect(list[0]).toEqual({ file: sum, ok: true, name: "sum", diagnostics: [] });
+    expect(list[1]).toMatchObject({ file: bad, ok: false, name: "rowsum" });
+    expect(list[1].diagnostics).toHaveLength(1);
+    expect(list[1].diagnostics[0]).toEqual({
+      code: "TIR016", id: "name-bound-twice", severity: "error", message: expect.stringMatching(/^Rename "r"/),
+      pointer: "/body/0/body/0/over/0", related: "/body/0/for",
+    });
+  });
+
+  it("eval: the outputs of the FP64 oracle", () => {
+    const r = tile("eval", sum, "--json", "--size", "R=5", "--size", "C=7");
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out).toMatchObject({ file: sum, ok: true, name: "sum", seed: 1, sizes: { R: 5, C: 7 } });
+    expect(out.outputs).toHaveLength(1);
+    const y = out.outputs[0];
+    expect(Object.keys(y)).toEqual(["name", "elements", "written", "min", "max", "mean", "sum"]);
+    expect([y.name, y.elements, y.written]).toEqual(["Y", 5, 5]);
+    expect(y.min).toBeLessThanOrEqual(y.mean);
+    expect(y.mean).toBeLessThanOrEqual(y.max);
+    expect(y.sum).toBeCloseTo(y.mean * 5, 9);
+  });
+
+  it("eval of an invalid document: exit 2 and its diagnostics", () => {
+    const r = tile("eval", fixture("TIR012-unknown-buffer"), "--json");
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stdout)).toMatchObject({ ok: false, diagnostics: [{ code: "TIR012", pointer: "/body/0/body/1/store" }] });
+  });
+
+  it("cases: name, ok and file of each built-in case", () => {
+    const r = tile("cases", "--json");
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual(caseFiles().map((c) => ({ name: c.name, ok: true, file: null })));
+  });
+});
+
+describe("commands", () => {
+  it("cases --write DIR writes the 10 cases as files that validate", () => {
+    const dir = path.join(tmp, "written");
+    const r = tile("cases", "--write", dir);
+    expect(r.code).toBe(0);
+    const files = fs.readdirSync(dir).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    expect(files).toEqual(caseFiles().map((c) => c.name + ".json"));
+    const v = tile("validate", "--json", ...files.map((f) => path.join(dir, f)));
+    expect(v.code).toBe(0);
+    const results = JSON.parse(v.stdout);
+    expect(results).toHaveLength(10);
+    for (const x of results) expect([x.ok, x.diagnostics]).toEqual([true, []]);
+    // Written canonical: each file is a document with the case's name.
+    for (const f of files) expect(JSON.parse(fs.readFileSync(path.join(dir, f), "utf8")).name + ".json").toBe(f);
+  });
+
+  it("eval --seed is deterministic: the same seed gives the same output, another seed another", () => {
+    const a = tile("eval", "cases/softmax.json", "--seed", "7", "--json");
+    const b = tile("eval", "cases/softmax.json", "--seed", "7", "--json");
+    const c = tile("eval", "cases/softmax.json", "--seed", "8", "--json");
+    expect(a.code).toBe(0);
+    expect(b.stdout).toBe(a.stdout);
+    expect(c.code).toBe(0);
+    expect(c.stdout).not.toBe(a.stdout);
+    expect(JSON.parse(c.stdout).seed).toBe(8);
+    // Text output too.
+    expect(tile("eval", "cases/layernorm.json", "--seed", "3").stdout).toBe(tile("eval", "cases/layernorm.json", "--seed", "3").stdout);
+  });
+
+  it("eval --seed rejects a non-integer seed", () => {
+    const r = tile("eval", sum, "--seed", "1.5");
+    expect(r.code).toBe(2);
+    noStack(r);
+  });
+
+  it("--engine js and --engine wasm give identical --json output", () => {
+    const runs: string[][] = [
+      ["validate", sum, fixture("TIR001-trailing-comma"), fixture("TIR023-out-of-bounds"), "--json"],
+      ["validate", "--size", "C=33", "cases/softmax.json", "--json"],
+      ["eval", "cases/gelu_add.json", "--seed", "5", "--json"],
+      ["cases", "--json"],
+    ];
+    for (const args of runs) {
+      const js = tile(...args, "--engine", "js");
+      const wasm = tile(...args, "--engine", "wasm");
+      expect(js.code, args.join(" ")).toBe(wasm.code);
+      expect(js.stdout, args.join(" ")).toBe(wasm.stdout);
+      expect(js.stdout.length).toBeGreaterThan(10);
+    }
+  });
+});
+
+describe("the shell's UTF-8 check (TIR027)", () => {
+  const at = (...bytes: number[]): number => firstInvalidUtf8(Uint8Array.from(bytes));
+  it("accepts every well-formed sequence length", () => {
+    expect(at()).toBe(-1);
+    expect(at(0x41, 0xc3, 0xa9, 0xe4, 0xb8, 0xad, 0xf0, 0x9f, 0x98, 0x80)).toBe(-1); // A é 中 😀
+    expect(at(0xef, 0xbb, 0xbf, 0x7b, 0x7d)).toBe(-1); // a byte order mark
+    expect(at(0xf4, 0x8f, 0xbf, 0xbf)).toBe(-1); // U+10FFFF
+  });
+  it("finds the first bad byte", () => {
+    expect(at(0x41, 0x80)).toBe(1); // a lone continuation byte
+    expect(at(0x41, 0x42, 0xc0, 0x80)).toBe(2); // overlong NUL
+    expect(at(0xe0, 0x80, 0x80)).toBe(0); // overlong
+    expect(at(0xed, 0xa0, 0x80)).toBe(0); // an encoded surrogate
+    expect(at(0xf4, 0x90, 0x80, 0x80)).toBe(0); // above U+10FFFF
+    expect(at(0x41, 0xe2, 0x82)).toBe(1); // truncated
+    expect(at(0xf8, 0x88, 0x80, 0x80, 0x80)).toBe(0); // five-byte form
+    expect(at(0xc3, 0x41)).toBe(0); // a lead byte without its continuation
+  });
+  it("agrees with a strict TextDecoder on random bytes", () => {
+    const strict = new TextDecoder("utf-8", { fatal: true });
+    const rng = new Rng(99);
+    for (let i = 0; i < 3000; i++) {
+      const n = 1 + rng.below(8);
+      const bytes = new Uint8Array(n);
+      // Mostly bytes that start or continue multi-byte sequences.
+      for (let k = 0; k < n; k++) bytes[k] = rng.below(3) === 0 ? rng.below(256) : 0x80 + rng.below(128);
+      let decodes = true;
+      try {
+        strict.decode(bytes);
+      } catch {
+        decodes = false;
+      }
+      expect(firstInvalidUtf8(bytes) < 0, Array.from(bytes).join(",")).toBe(decodes);
+    }
+  });
+});

@@ -1,0 +1,427 @@
+// Packing rules (reduction family, cooperative packed realization). Each check is a pure
+// function of the context; see RULES.md for what each proves and why that suffices.
+//
+// Realization model the rules assume: W = 32*S workers cooperate on one logical program (one
+// iteration of the program loop); P programs share a threadgroup; empty slots of a partial last
+// group replay the last valid program (reads and computation only, stores predicated off). At
+// program level, the first parallel loop met (and every reduce axis) is distributed over the W
+// workers in stripes that depend only on the loop's [min, extent]; loops nested in it run per
+// worker. Program-level lets run redundantly on every worker; program-level stores (outside a
+// distributed loop) are done by worker 0.
+
+import { Stmt } from "../ir/ast";
+import { Affine } from "../ir/affine";
+import { RuleResult } from "../plan/plan";
+import { LegalityContext } from "./context";
+import { LoopInfo, Site, addRanges, affineEqual, affineRange, affineSub, renameApart } from "./facts";
+import { Verdict, num, quoted } from "./verdict";
+
+function notReduction(ctx: LegalityContext, id: string): RuleResult {
+  const v = new Verdict(id);
+  v.unknown("The document is not in the reduction family (" + (ctx.structure.why.length > 0 ? ctx.structure.why : "family " + ctx.structure.family) + "), so no cooperative program exists to check.", "/body");
+  return v.result("");
+}
+
+function programVar(ctx: LegalityContext): string {
+  const pl = ctx.structure.programLoop;
+  return pl === null ? "" : changetype<Stmt>(pl).name;
+}
+
+function programPtr(ctx: LegalityContext): string {
+  const pl = ctx.structure.programLoop;
+  return pl === null ? "" : changetype<Stmt>(pl).ptr;
+}
+
+/** `a` without its `v` term. */
+function without(a: Affine, v: string): Affine {
+  const r = new Affine();
+  r.c = a.c;
+  for (let i: i32 = 0; i < a.vars.length; i++) {
+    if (a.vars[i] == v) continue;
+    r.vars.push(a.vars[i]);
+    r.coefs.push(a.coefs[i]);
+  }
+  return r;
+}
+
+/** True when every variable with a nonzero coefficient is `pv`. */
+function onlyProgramVar(a: Affine, pv: string): bool {
+  const sup = a.support();
+  for (let i: i32 = 0; i < sup.length; i++) if (sup[i] != pv) return false;
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// noalias (shared with fusion)
+
+export function checkNoalias(ctx: LegalityContext): RuleResult {
+  const v = new Verdict("noalias");
+  if (!ctx.doc.noalias) {
+    v.fail("The document does not state \"attrs\": {\"noalias\": true}, so two parameters may share memory and no access can be proven independent of another.", "/attrs");
+  }
+  return v.result("The document states attrs.noalias = true: no two parameters share memory.");
+}
+
+// ---------------------------------------------------------------------------------------------
+// pure-expression
+
+const PAIR_OK: i32 = 0;
+const PAIR_UNKNOWN: i32 = 1;
+const PAIR_FAILS: i32 = 2;
+
+/**
+ * Whether access `l` (a load, or a store) and store `s` of one buffer may touch one element from
+ * two different workers of the same program. Both accesses may be the same store statement (two
+ * of its iterations).
+ */
+function classifyPair(l: Site, s: Site, pv: string): i32 {
+  const n = l.forms.length < s.forms.length ? l.forms.length : s.forms.length;
+  // 0. Two program-level stores: worker 0 does both, in program order.
+  if (l.kind == "store" && l.dist === null && s.dist === null) return PAIR_OK;
+  // 1. The same element, read and written by one store statement (same worker, same iteration).
+  if (l.kind == "load" && l.store !== null && l.store === s.store && l.allAffine() && s.allAffine()) {
+    let same = true;
+    for (let d: i32 = 0; d < n; d++) {
+      if (!affineEqual(changetype<Affine>(l.forms[d]), changetype<Affine>(s.forms[d]))) same = false;
+    }
+    if (same) return PAIR_OK;
+  }
+  // 2. Disjoint: in some dimension the two index sets never meet within one program.
+  const names = new Array<string>();
+  const los = new Array<f64>();
+  const his = new Array<f64>();
+  addRanges(l, "l:", pv, names, los, his);
+  addRanges(s, "s:", pv, names, los, his);
+  for (let d: i32 = 0; d < n; d++) {
+    const lf = l.forms[d];
+    const sf = s.forms[d];
+    if (lf === null || sf === null) continue;
+    const diff = affineSub(renameApart(changetype<Affine>(lf), "l:", pv), renameApart(changetype<Affine>(sf), "s:", pv));
+    const r = new Array<f64>();
+    if (affineRange(diff, names, los, his, r) && (r[0] > 0.0 || r[1] < 0.0)) return PAIR_OK;
+  }
+  // 3. Owner-local: both distributed over identical ranges, and one dimension pins the
+  //    distributed variable (a*v + g with the same a != 0 and the same program-uniform g).
+  const ld = l.dist;
+  const sd = s.dist;
+  if (ld !== null && sd !== null) {
+    const lv = changetype<LoopInfo>(ld);
+    const sv = changetype<LoopInfo>(sd);
+    if (lv.sameRange(sv)) {
+      for (let d: i32 = 0; d < n; d++) {
+        const lf = l.forms[d];
+        const sf = s.forms[d];
+        if (lf === null || sf === null) continue;
+        const la = changetype<Affine>(lf);
+        const sa = changetype<Affine>(sf);
+        const a: f64 = la.coef(lv.name);
+        if (a == 0.0 || a != sa.coef(sv.name)) continue;
+        const lg = without(la, lv.name);
+        const sg = without(sa, sv.name);
+        if (onlyProgramVar(lg, pv) && onlyProgramVar(sg, pv) && affineEqual(lg, sg)) return PAIR_OK;
+      }
+    }
+  }
+  if (!l.allAffine() || !s.allAffine()) return PAIR_UNKNOWN;
+  return PAIR_FAILS;
+}
+
+export function checkPureExpression(ctx: LegalityContext): RuleResult {
+  if (ctx.structure.family != "reduction") return notReduction(ctx, "pure-expression");
+  const v = new Verdict("pure-expression");
+  const f = ctx.facts();
+  for (let i: i32 = 0; i < f.impure.length; i++) {
+    v.unknown("The operator \"" + f.impureOps[i] + "\" is not a pure Tile IR v1 operator, so its value may depend on when or by which worker it runs.", f.impure[i]);
+  }
+  const pv = programVar(ctx);
+  let readsWritten = false;
+  for (let i: i32 = 0; i < f.loads.length; i++) {
+    const l = f.loads[i];
+    if (!l.inProgram) continue;
+    const stores = f.storesTo(l.buffer);
+    for (let j: i32 = 0; j < stores.length; j++) {
+      const s = stores[j];
+      if (!s.inProgram) continue;
+      readsWritten = true;
+      const k = classifyPair(l, s, pv);
+      if (k == PAIR_OK) continue;
+      if (k == PAIR_UNKNOWN) {
+        v.unknown("The load of " + quoted(l.buffer) + " and the store at " + s.ptr + " use an index that is not affine in the loop variables, so it cannot be shown that the same worker writes and reads each element.", l.ptr);
+      } else if (s.dist === null) {
+        v.fail("The load of " + quoted(l.buffer) + " reads a buffer that the program-level store at " + s.ptr + " writes; that store is done by worker 0 alone, so other workers would read it without a device fence (a cross-worker hand-off).", l.ptr);
+      } else if (l.dist === null) {
+        v.fail("The load of " + quoted(l.buffer) + " runs on every worker at program level, but the store at " + s.ptr + " is spread over the workers, so a worker may read an element another worker writes.", l.ptr);
+      } else {
+        v.fail("The load of " + quoted(l.buffer) + " may read an element that another worker writes by the store at " + s.ptr + " (the distributed loops differ in range or the indices do not pin the same distributed iteration).", l.ptr);
+      }
+    }
+  }
+  if (readsWritten) {
+    return v.result("Every expression uses pure Tile IR operators, and every read of a buffer the program writes is of an element that only the same worker writes (same distributed iteration) or that no store of the program can write.");
+  }
+  return v.result("Every expression uses pure Tile IR operators, and no buffer written inside a program is read inside it, so no worker can read another worker's write.");
+}
+
+// ---------------------------------------------------------------------------------------------
+// independent-store
+
+/**
+ * Programs r1 != r2 never write one element through stores `a` and `b` (possibly the same
+ * statement): some dimension is k*r + g in both with the same k != 0 and |g_a - g_b| < |k| over
+ * all iterations, so equal indices would need |k*(r1 - r2)| < |k|.
+ */
+function separatesPrograms(a: Site, b: Site, pv: string): bool {
+  const names = new Array<string>();
+  const los = new Array<f64>();
+  const his = new Array<f64>();
+  addRanges(a, "a:", "", names, los, his);
+  addRanges(b, "b:", "", names, los, his);
+  for (let d: i32 = 0; d < a.forms.length && d < b.forms.length; d++) {
+    const fa = a.forms[d];
+    const fb = b.forms[d];
+    if (fa === null || fb === null) continue;
+    const x = changetype<Affine>(fa);
+    const y = changetype<Affine>(fb);
+    const k: f64 = x.coef(pv);
+    if (k == 0.0 || y.coef(pv) != k) continue;
+    const diff = affineSub(renameApart(without(x, pv), "a:", ""), renameApart(without(y, pv), "b:", ""));
+    const r = new Array<f64>();
+    if (affineRange(diff, names, los, his, r) && r[0] > -Math.abs(k) && r[1] < Math.abs(k)) return true;
+  }
+  return false;
+}
+
+function dependsOn(s: Site, pv: string): bool {
+  for (let d: i32 = 0; d < s.forms.length; d++) {
+    const fd = s.forms[d];
+    if (fd !== null && changetype<Affine>(fd).coef(pv) != 0.0) return true;
+  }
+  return false;
+}
+
+export function checkIndependentStore(ctx: LegalityContext): RuleResult {
+  if (ctx.structure.family != "reduction") return notReduction(ctx, "independent-store");
+  const v = new Verdict("independent-store");
+  const f = ctx.facts();
+  const pv = programVar(ctx);
+  // Across programs: no two programs write one element (skipped when there is one program).
+  for (let i: i32 = 0; i < f.stores.length && ctx.programs != 1; i++) {
+    const a = f.stores[i];
+    if (!a.inProgram) continue;
+    if (!dependsOn(a, pv) && a.allAffine()) {
+      v.fail("The store to " + quoted(a.buffer) + " has no index that depends on the program variable " + quoted(pv) + ", so every program writes the same elements.", a.ptr);
+      continue;
+    }
+    for (let j: i32 = 0; j <= i; j++) {
+      const b = f.stores[j];
+      if (!b.inProgram || b.buffer != a.buffer) continue;
+      if (j < i && !dependsOn(b, pv) && b.allAffine()) continue; // reported for b itself
+      if (separatesPrograms(a, b, pv)) continue;
+      const what = i == j ? "the store to " + quoted(a.buffer) : "this store and the store at " + b.ptr;
+      if (!a.allAffine() || !b.allAffine()) {
+        v.unknown("For " + what + ", an index is not affine in the loop variables (for example an address loaded from memory), so it cannot be shown that different programs write different elements.", a.ptr);
+      } else {
+        v.unknown("For " + what + ", no index separates programs: no dimension is k*" + pv + " + g in both with the other terms g differing by less than |k| (or a loop range is not constant).", a.ptr);
+      }
+    }
+  }
+  // Within one program: no two workers write one element (write-write between stripes).
+  for (let i: i32 = 0; i < f.stores.length; i++) {
+    const a = f.stores[i];
+    if (!a.inProgram) continue;
+    for (let j: i32 = 0; j <= i; j++) {
+      const b = f.stores[j];
+      if (!b.inProgram || b.buffer != a.buffer) continue;
+      const k = classifyPair(a, b, pv);
+      if (k == PAIR_OK) continue;
+      const what = i == j ? "two iterations of this store" : "this store and the store at " + b.ptr;
+      if (k == PAIR_UNKNOWN) {
+        v.unknown("Within one program, " + what + " have an index that is not affine, so it cannot be shown that two workers never write one element of " + quoted(a.buffer) + ".", a.ptr);
+      } else {
+        v.fail("Within one program, " + what + " may write one element of " + quoted(a.buffer) + " from two different workers (the index does not pin one distributed iteration), so the final value would depend on timing.", a.ptr);
+      }
+    }
+  }
+  const across = ctx.programs == 1
+    ? "There is one logical program, so no two programs can write one element"
+    : "For every pair of stores to one buffer (a store with itself included) some index is k*" + pv + " + g in both, with g differing by less than |k|, so distinct programs write distinct elements";
+  return v.result(across + "; within a program each element is written by one worker only (its stripe owner, or worker 0 in program order).");
+}
+
+// ---------------------------------------------------------------------------------------------
+// private-ownership
+
+export function checkPrivateOwnership(ctx: LegalityContext): RuleResult {
+  const v = new Verdict("private-ownership");
+  if (ctx.cacheBuffers.length == 0) return v.result("No buffer is kept in registers, so there is no private stripe to protect.");
+  if (ctx.structure.family != "reduction") return notReduction(ctx, "private-ownership");
+  const f = ctx.facts();
+  const pv = programVar(ctx);
+  for (let b: i32 = 0; b < ctx.cacheBuffers.length; b++) {
+    const name = ctx.cacheBuffers[b];
+    if (ctx.doc.paramIndex(name) < 0) {
+      v.fail("The cached buffer " + quoted(name) + " is not a parameter of the document.", "/params");
+      continue;
+    }
+    const stores = f.storesTo(name);
+    for (let i: i32 = 0; i < stores.length; i++) {
+      v.fail("The cached buffer " + quoted(name) + " is written here, so a register copy of its stripe would go stale.", stores[i].ptr);
+    }
+    const loads = f.loadsOf(name);
+    let ref: Site | null = null;
+    for (let i: i32 = 0; i < loads.length; i++) {
+      const l = loads[i];
+      const dd = l.dist;
+      if (dd === null) {
+        v.fail("This read of the cached buffer " + quoted(name) + " runs on every worker at program level, so it is not confined to one worker's stripe.", l.ptr);
+        continue;
+      }
+      const dv = changetype<LoopInfo>(dd);
+      if (!l.allAffine()) {
+        v.unknown("This read of the cached buffer " + quoted(name) + " has an index that is not affine, so its owner cannot be determined.", l.ptr);
+        continue;
+      }
+      const nd = l.forms.length;
+      let shaped = nd > 0;
+      for (let d: i32 = 0; d < nd && shaped; d++) {
+        const a = changetype<Affine>(l.forms[d]);
+        const want: f64 = d == nd - 1 ? 1.0 : 0.0;
+        if (a.coef(dv.name) != want || !onlyProgramVar(without(a, dv.name), pv)) shaped = false;
+      }
+      if (!shaped) {
+        v.fail("This read of the cached buffer " + quoted(name) + " is not of the form [program-uniform indices..., " + dv.name + " + program-uniform offset] with the distributed variable " + quoted(dv.name) + " (coefficient 1) in the last dimension only.", l.ptr);
+        continue;
+      }
+      if (ref === null) {
+        if (!dv.minConst || !dv.extentConst) {
+          v.unknown("The range of " + quoted(dv.name) + " is not constant, so the stripe a worker holds cannot be shown to be the same in every stage.", l.ptr);
+          continue;
+        }
+        ref = l;
+        continue;
+      }
+      const r = changetype<Site>(ref);
+      const rv = changetype<LoopInfo>(r.dist);
+      let same = dv.sameRange(rv);
+      for (let d: i32 = 0; d < nd && same; d++) {
+        const a = without(changetype<Affine>(l.forms[d]), dv.name);
+        const c = without(changetype<Affine>(r.forms[d]), rv.name);
+        if (!affineEqual(a, c)) same = false;
+      }
+      if (!same) {
+        v.fail("This read of the cached buffer " + quoted(name) + " covers a different stripe than the read at " + r.ptr + " (another range of the distributed variable or other indices), so a worker would need columns it does not own.", l.ptr);
+      }
+    }
+  }
+  return v.result("Every cached buffer is never written and is read only as [program-uniform..., v + offset] with v distributed over one identical constant range, so worker w always holds and reads the same elements.");
+}
+
+// ---------------------------------------------------------------------------------------------
+// reduction-loop-shape
+
+function dependsText(a: Affine): string {
+  const sup = a.support();
+  return sup.join(", ");
+}
+
+export function checkReductionLoopShape(ctx: LegalityContext): RuleResult {
+  if (ctx.structure.family != "reduction") return notReduction(ctx, "reduction-loop-shape");
+  const v = new Verdict("reduction-loop-shape");
+  const f = ctx.facts();
+  const ws = ctx.structure.wrappers;
+  for (let i: i32 = 0; i < ws.length; i++) {
+    const w = ws[i];
+    const lr = f.loopFor(w);
+    if (lr === null) {
+      v.unknown("The loop enclosing a reduce was not analysed.", w.ptr);
+      continue;
+    }
+    const li = changetype<LoopInfo>(lr);
+    if (li.extentConst) {
+      if (li.extent != 1.0) {
+        v.fail("The loop " + quoted(w.name) + " around a reduce runs " + num(li.extent) + " times; a repeated reduce would reuse its threadgroup partials without a read-before-next-write fence proof. Only a single-iteration wrapper is packed.", w.extent.ptr);
+      }
+    } else if (li.extentForm !== null) {
+      v.fail("The extent of the loop " + quoted(w.name) + " around a reduce depends on " + dependsText(changetype<Affine>(li.extentForm)) + ", so it varies between programs (row-varying) and the collectives would not be uniform.", w.extent.ptr);
+    } else {
+      v.unknown("The extent of the loop " + quoted(w.name) + " around a reduce is not an affine expression, so it cannot be shown to be the constant 1.", w.extent.ptr);
+    }
+    if (!li.minConst) {
+      if (li.minForm !== null) v.fail("The minimum of the loop " + quoted(w.name) + " around a reduce depends on " + dependsText(changetype<Affine>(li.minForm)) + "; it must be a constant.", w.min.ptr);
+      else v.unknown("The minimum of the loop " + quoted(w.name) + " around a reduce is not an affine expression, so it cannot be shown to be constant.", w.min.ptr);
+    }
+    if (!li.stepConst || li.step != 1.0) {
+      v.fail("The loop " + quoted(w.name) + " around a reduce must step by 1.", w.hasStep ? w.step.ptr : w.ptr);
+    }
+  }
+  if (ws.length == 0) return v.result("Every reduce sits directly in the program body; no loop encloses one inside the program.");
+  return v.result("Every loop enclosing a reduce runs exactly once (constant extent 1, constant minimum, step 1), so each reduce runs once per program with uniform control flow.");
+}
+
+// ---------------------------------------------------------------------------------------------
+// tail-read-write
+
+export function checkTailReadWrite(ctx: LegalityContext): RuleResult {
+  const v = new Verdict("tail-read-write");
+  if (ctx.P <= 0) {
+    v.fail("The mapping has " + ctx.P.toString() + " programs per group; it must be positive.", programPtr(ctx));
+    return v.result("");
+  }
+  if (ctx.programs <= 0) {
+    v.unknown("The number of logical programs is not a known constant, so it cannot be shown that the last group is full.", programPtr(ctx));
+    return v.result("");
+  }
+  const rem: i32 = ctx.programs % ctx.P;
+  if (rem == 0) {
+    return v.result(ctx.programs.toString() + " programs fill groups of " + ctx.P.toString() + " exactly, so no slot replays a program.");
+  }
+  const f = ctx.facts();
+  const st = ctx.structure;
+  for (let i: i32 = 0; i < st.outputs.length; i++) {
+    const b = st.outputs[i];
+    if (st.inputs.indexOf(b) < 0) continue;
+    const stores = f.storesTo(b);
+    const loads = f.loadsOf(b);
+    const at = stores.length > 0 ? stores[0].ptr : programPtr(ctx);
+    v.fail("The last group holds " + rem.toString() + " of " + ctx.P.toString() + " programs; its replaying slots read " + quoted(b) + (loads.length > 0 ? " (at " + loads[0].ptr + ")" : "") + " while the last real program writes it here.", at);
+  }
+  return v.result("The last group is partial (" + rem.toString() + " of " + ctx.P.toString() + " slots), but no buffer is both read and written, so replayed reads see only data no program changes.");
+}
+
+// ---------------------------------------------------------------------------------------------
+// thread-limit
+
+export function checkThreadLimit(ctx: LegalityContext): RuleResult {
+  const v = new Verdict("thread-limit");
+  const dev = ctx.device;
+  const at = programPtr(ctx);
+  const want: f64 = <f64>dev.simdWidth * <f64>ctx.S * <f64>ctx.P;
+  if (ctx.T <= 0 || ctx.S <= 0 || ctx.P <= 0) {
+    v.fail("The mapping needs positive T, S and P (T = " + ctx.T.toString() + ", S = " + ctx.S.toString() + ", P = " + ctx.P.toString() + ").", at);
+  } else if (<f64>ctx.T != want) {
+    v.fail("T = " + ctx.T.toString() + " is not " + dev.simdWidth.toString() + " * S * P = " + num(want) + ".", at);
+  }
+  if (ctx.T > dev.maxThreadsPerGroup) {
+    v.fail(ctx.T.toString() + " threads per group exceed the device limit of " + dev.maxThreadsPerGroup.toString() + ".", at);
+  }
+  if (ctx.maxThreads > 0 && ctx.T > ctx.maxThreads) {
+    v.fail(ctx.T.toString() + " threads per group exceed the requested cap of " + ctx.maxThreads.toString() + ".", at);
+  }
+  let limit: i32 = dev.maxThreadsPerGroup;
+  if (ctx.maxThreads > 0 && ctx.maxThreads < limit) limit = ctx.maxThreads;
+  return v.result("T = " + ctx.T.toString() + " = " + dev.simdWidth.toString() + " * S * P is within the limit of " + limit.toString() + " threads per group.");
+}
+
+// ---------------------------------------------------------------------------------------------
+// threadgroup-memory
+
+export function checkThreadgroupMemory(ctx: LegalityContext): RuleResult {
+  const v = new Verdict("threadgroup-memory");
+  const n: i32 = ctx.structure.reduces.length;
+  const bytes: f64 = <f64>n * <f64>ctx.P * <f64>ctx.S * 4.0;
+  const cap: i32 = ctx.device.threadgroupMemoryBytes;
+  if (bytes > <f64>cap) {
+    v.fail(n.toString() + " reductions * P * S partials of 4 bytes need " + num(bytes) + " bytes of threadgroup memory; the device has " + cap.toString() + ".", programPtr(ctx));
+  }
+  return v.result(n.toString() + " reductions * P * S partials of 4 bytes need " + num(bytes) + " bytes, within the device's " + cap.toString() + " bytes of threadgroup memory.");
+}

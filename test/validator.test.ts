@@ -364,6 +364,17 @@ describe("loops and bounds", () => {
     expect(codes(text)).toEqual([["TIR021", "/body/0/body/0/in/1"], ["TIR021", "/body/0/body/2/in/0"]]);
   });
 
+  it("a computed step that can be below 1 is TIR021, where its range is known", () => {
+    const stepped = (step: unknown): string => doc(rows([{ for: "k", in: [0, 2], kind: "serial", step, body: [] }]));
+    expect(codes(stepped(["sub", 1, 2]))).toEqual([["TIR021", "/body/0/body/0/step"]]);
+    expect(codes(stepped(["sub", "C", 8]))).toEqual([["TIR021", "/body/0/body/0/step"]]);
+    expect(validate(stepped("r")).diagnostics[0].message).toContain("can be 0");
+    expect(codes(stepped(["add", "r", 1]))).toEqual([]);
+    expect(codes(stepped("C"))).toEqual([]);
+    expect(codes(stepped(["sub", "C", 8]), { C: 9 })).toEqual([]);
+    expect(codes(stepped(["load", "I", ["r"]]))).toEqual([["TIR021", "/body/0/body/0/step"]]); // a load, not a bound
+  });
+
   it("a reduction bound must be an integer expression too", () => {
     const text = doc(rows([{ reduce: "s", combiner: "sum", over: ["c", 0, ["f32", 8]], value: x("r", "c") }]));
     expect(codes(text)).toEqual([["TIR021", "/body/0/body/0/over/2"]]);

@@ -178,6 +178,15 @@ class Checker {
     this.bind(b);
   }
 
+  /** Reports a computed step that can be below 1, where its range is known exactly. */
+  stepPositive(st: Expr): void {
+    const a = affineOf(st, this.affineEnv(), 0);
+    if (a === null) return;
+    const range = new Array<f64>();
+    if (!this.boundsOf(changetype<Affine>(a), range)) return;
+    if (range[0] < 1.0) this.err("TIR021", st.ptr, "Give the loop a positive step; this one can be " + fmtInt(range[0]) + ".");
+  }
+
   stmt(s: Stmt): void {
     if (s.kind == "for") {
       if (s.parallel) this.sawParallel = true;
@@ -186,6 +195,7 @@ class Checker {
       this.boundExpr(s.step, "step");
       const st = s.step;
       if (st.op == "int" && st.ival <= 0) this.err("TIR021", st.ptr, "Give the loop a positive step.");
+      else if (st.op != "int") this.stepPositive(st);
       if (s.parallel && !(st.op == "int" && st.ival == 1)) this.err("TIR022", st.ptr, "Remove the step of the parallel loop \"" + s.name + "\" or make the loop serial: parallel loops step by 1.");
       const mark = this.scope.length;
       this.bindRange(s.name, "loop", s.ptr + "/for", s);

@@ -4,6 +4,9 @@
 //   {"command": "validate",  "document": TEXT, "options": {...}}
 //   {"command": "canonical", "document": TEXT, "options": {...}}
 //   {"command": "cases"}                       every built-in case, canonical text
+//   {"command": "plan",      "document": TEXT, "options": {...}}   the plan (see plan/json.ts)
+//   {"command": "emit",      "document": TEXT, "options": {...}}   {plan, msl, audit}
+//   {"command": "audit-msl", "msl": TEXT, "realization": R, "barriers": N}
 // Every response is an object; failures are diagnostics, never exceptions.
 
 import { J_OBJ, J_STR, JsonValue, MAX_JSON_DEPTH, MAX_REQUEST_CHARS, quote, readJsonWithin } from "./util/json";
@@ -14,6 +17,10 @@ import { readOptions } from "./options";
 import { loadDocument } from "./ir/load";
 import { printDoc } from "./ir/print";
 import { buildCase, caseNames } from "./builders/index";
+import { compile } from "./pipeline";
+import { planJson } from "./plan/json";
+import { auditMsl } from "./audit/audit";
+import { isI32Text, parseI32 } from "./util/num";
 
 export const CORE_VERSION: string = "0.1.0";
 
@@ -47,6 +54,7 @@ export function handle(request: string): string {
     return "{\"ok\":true,\"core\":" + quote(CORE_VERSION) + ",\"engine\":" + quote(targetName()) + ",\"abi\":1}";
   }
   if (command == "cases") return casesResponse();
+  if (command == "audit-msl") return auditResponse(obj);
   const docv = field(obj, "document");
   if (docv === null || changetype<JsonValue>(docv).kind != J_STR) {
     return errorResponse(diag("TAPI01", "/document", "The command \"" + command + "\" needs a \"document\" string holding Tile IR text."));
@@ -65,7 +73,43 @@ export function handle(request: string): string {
     out.add("}");
     return out.toString();
   }
+  if (command == "plan" || command == "emit") {
+    const c = compile(text, opts.options, command == "emit");
+    const out = new Text();
+    if (command == "plan") {
+      planJson(c.doc.name, c.ok, c.plan, opts.options.candidates, c.diags, out);
+      return out.toString();
+    }
+    out.add("{\"ok\":").add(c.ok ? "true" : "false");
+    out.add(",\"failedAt\":").add(quote(c.failedAt));
+    out.add(",\"plan\":");
+    planJson(c.doc.name, c.ok, c.plan, opts.options.candidates, c.diags, out);
+    out.add(",\"msl\":").add(quote(c.msl));
+    out.add(",\"audit\":");
+    const a = c.audit;
+    if (a === null) out.add("null");
+    else a.toJson(out);
+    out.add(",\"diagnostics\":");
+    diagnosticsJson(out, c.diags);
+    out.add("}");
+    return out.toString();
+  }
   return errorResponse(diag("TAPI01", "/command", "Unknown command \"" + command + "\"."));
+}
+
+function auditResponse(obj: JsonValue): string {
+  const mv = field(obj, "msl");
+  if (mv === null || changetype<JsonValue>(mv).kind != J_STR) {
+    return errorResponse(diag("TAPI01", "/msl", "The command \"audit-msl\" needs an \"msl\" string."));
+  }
+  const rv = field(obj, "realization");
+  const realization = rv === null ? "" : changetype<JsonValue>(rv).text;
+  const bv = field(obj, "barriers");
+  let barriers: i32 = -1;
+  if (bv !== null && isI32Text(changetype<JsonValue>(bv).text)) barriers = parseI32(changetype<JsonValue>(bv).text);
+  const out = new Text();
+  auditMsl(changetype<JsonValue>(mv).text, realization, barriers).toJson(out);
+  return out.toString();
 }
 
 function casesResponse(): string {

@@ -72,6 +72,9 @@ int tile_buffer_new(tile_device *dev, size_t bytes, tile_buffer **out);
 int tile_buffer_write(tile_buffer *buf, size_t offset, const void *src, size_t len);
 int tile_buffer_read(tile_buffer *buf, size_t offset, void *dst, size_t len);
 size_t tile_buffer_size(tile_buffer *buf);
+/* Byte offset at which the buffer is bound by later dispatches (default 0; a multiple of 4 and
+ * at most the size). Callers use it to keep guard regions before the kernel's view. */
+int tile_buffer_bind_offset(tile_buffer *buf, size_t offset);
 void tile_buffer_free(tile_buffer *buf);
 
 /*

@@ -143,6 +143,8 @@ export class Plan {
   candidates: Array<Candidate> = new Array<Candidate>();
   bindings: Array<Binding> = new Array<Binding>();
   diags: Array<Diagnostic> = new Array<Diagnostic>();
+  /** Plain-language notes (why the family is what it is). */
+  notes: Array<string> = new Array<string>();
   /** The top-level parallel loop (null for a single-worker serial program). */
   programLoop: Stmt | null = null;
   /** Element family: the nested parallel loops, outermost first, and the leaf body. */

@@ -67,6 +67,7 @@ struct tile_buffer {
   unsigned char *alloc = nullptr; // [redzone | data | redzone]
   unsigned char *data = nullptr;
   size_t size = 0;
+  size_t bind_offset = 0;
 };
 
 namespace tile_host {

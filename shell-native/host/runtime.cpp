@@ -161,6 +161,13 @@ int tile_buffer_read(tile_buffer *b, size_t offset, void *dst, size_t len) {
 
 size_t tile_buffer_size(tile_buffer *b) { return b ? b->size : 0; }
 
+int tile_buffer_bind_offset(tile_buffer *b, size_t offset) {
+  if (!b) return TILE_E_ARG;
+  if (offset > b->size || offset % 4 != 0) return fail(b->dev, TILE_E_ARG, "bind offset must be a multiple of 4 within the buffer");
+  b->bind_offset = offset;
+  return TILE_OK;
+}
+
 void tile_buffer_free(tile_buffer *b) {
   if (!b) return;
   std::free(b->alloc);
@@ -186,7 +193,7 @@ int tile_dispatch(struct tile_pipeline *p, tile_buffer **buffers, int n_buffers,
     return fail(dev, TILE_E_DISPATCH, who + std::to_string(threads) + " threads per group exceed the limit of " +
                                           std::to_string(TILE_MAX_THREADS_PER_GROUP));
   std::vector<void *> bufs(TILE_MAX_BUFFERS, nullptr);
-  for (int i = 0; i < n_buffers; ++i) bufs[i] = buffers[i] ? buffers[i]->data : nullptr;
+  for (int i = 0; i < n_buffers; ++i) bufs[i] = buffers[i] ? buffers[i]->data + buffers[i]->bind_offset : nullptr;
   for (const KernelParam &prm : k.params)
     if (prm.kind == KernelParam::Buffer && (prm.index >= n_buffers || !bufs[prm.index]))
       return fail(dev, TILE_E_ARG, who + "[[buffer(" + std::to_string(prm.index) + ")]] (" + prm.name + ") is not bound");

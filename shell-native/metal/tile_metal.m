@@ -36,6 +36,7 @@ struct tile_buffer {
   tile_device *dev;
   __strong id<MTLBuffer> buffer;
   size_t size;
+  size_t bind_offset;
 };
 
 static void set_error(tile_device *dev, const char *msg) {
@@ -211,6 +212,16 @@ int tile_buffer_read(tile_buffer *b, size_t offset, void *dst, size_t len) {
 
 size_t tile_buffer_size(tile_buffer *b) { return b ? b->size : 0; }
 
+int tile_buffer_bind_offset(tile_buffer *b, size_t offset) {
+  if (!b) return TILE_E_ARG;
+  if (offset > b->size || offset % 4 != 0) {
+    set_error(b->dev, "bind offset must be a multiple of 4 within the buffer");
+    return TILE_E_ARG;
+  }
+  b->bind_offset = offset;
+  return TILE_OK;
+}
+
 void tile_buffer_free(tile_buffer *b) {
   if (!b) return;
   tile_device *dev = b->dev;
@@ -257,7 +268,7 @@ int tile_dispatch(struct tile_pipeline *p, tile_buffer **buffers, int n_buffers,
     id<MTLComputeCommandEncoder> enc = [cb computeCommandEncoder];
     if (!enc) return fail(dev, TILE_E_DISPATCH, @"dispatch: cannot create a compute encoder");
     [enc setComputePipelineState:p->state];
-    for (int i = 0; i < n_buffers; ++i) [enc setBuffer:buffers[i]->buffer offset:0 atIndex:(NSUInteger)i];
+    for (int i = 0; i < n_buffers; ++i) [enc setBuffer:buffers[i]->buffer offset:buffers[i]->bind_offset atIndex:(NSUInteger)i];
     for (int j = 0; j < n_tg; ++j)
       if (tg_len[j] > 0) [enc setThreadgroupMemoryLength:tg_len[j] atIndex:(NSUInteger)j];
     MTLSize groups = MTLSizeMake((NSUInteger)gx, (NSUInteger)gy, (NSUInteger)gz);

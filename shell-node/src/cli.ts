@@ -7,6 +7,10 @@ import { validateCommand } from "./commands/validate";
 import { evalCommand } from "./commands/evaluate";
 import { casesCommand } from "./commands/cases";
 import { suiteCommand } from "./commands/suite";
+import { planCommand } from "./commands/plan";
+import { auditMslCommand, emitCommand } from "./commands/emit";
+import { addPlanOptions, planOptionsFrom } from "./options";
+import { runCommand } from "./commands/run";
 
 const collect = (value: string, previous: string[]): string[] => previous.concat([value]);
 
@@ -64,13 +68,67 @@ export function buildProgram(setExit: (code: number) => void): Command {
       setExit(casesCommand(await loadEngine(o.engine as EngineName), o.write, !!o.json));
     });
 
+  addPlanOptions(
+    program
+      .command("plan")
+      .description("prove which realizations are legal, solve the widths and score the candidates")
+      .argument("<files...>"),
+  )
+    .option("--candidates", "list every candidate the solver scored")
+    .option("--json", "print JSON (one object per document; an array for several files)")
+    .action(async (files: string[], o) => {
+      setExit(planCommand(await loadEngine(o.engine as EngineName), files, planOptionsFrom(o), !!o.json));
+    });
+
+  addPlanOptions(
+    program
+      .command("emit")
+      .description("plan a document and print (or write) its Metal Shading Language")
+      .argument("<file>"),
+  )
+    .option("-o, --out <file>", "write the MSL to a file")
+    .option("--candidates", "include every scored candidate in the --json plan")
+    .option("--json", "print {plan, msl, audit}")
+    .action(async (file: string, o) => {
+      setExit(emitCommand(await loadEngine(o.engine as EngineName), file, planOptionsFrom(o), o.out, !!o.json));
+    });
+
+  addPlanOptions(
+    program
+      .command("run")
+      .description("plan, emit, compile and run a document's MSL, then validate it against the FP64 oracle")
+      .argument("<file>"),
+  )
+    .addOption(new Option("--runtime <runtime>", "metal or host (default: metal where present, else host)").choices(["metal", "host", "auto"]).default("auto"))
+    .option("--seed <n>", "input seed", intArg("--seed"), 1)
+    .option("--dump <dir>", "write every input and output as raw little-endian binaries plus a manifest")
+    .option("--json", "print JSON")
+    .action(async (file: string, o) => {
+      setExit(runCommand(await loadEngine(o.engine as EngineName), file, planOptionsFrom(o), o.runtime, o.seed, o.dump, !!o.json));
+    });
+
+  program
+    .command("audit-msl")
+    .description("audit MSL text: barrier count and placement, uniform collectives, predicated replay stores, no double")
+    .argument("<file>")
+    .option("--realization <name>", "cooperative-reduction, fused-elementwise or serial-program (default: from the header comment)")
+    .option("--barriers <n>", "expected threadgroup_barrier count (default: from the header comment)", intArg("--barriers"))
+    .addOption(engineOption())
+    .option("--json", "print JSON")
+    .action(async (file: string, o) => {
+      setExit(auditMslCommand(await loadEngine(o.engine as EngineName), file, o.realization, o.barriers, !!o.json));
+    });
+
   program
     .command("suite")
-    .description("the main job: every built-in case validated and evaluated on both engines (npm start)")
+    .description("the main job (npm start): built-in cases and the validation matrix, planned, emitted, run and validated")
     .option("--seed <n>", "input seed", intArg("--seed"), 1)
+    .option("--full", "include the 4096x4096 element cases")
+    .addOption(new Option("--runtime <runtime>", "metal or host (default: metal where present, else host)").choices(["metal", "host", "auto"]).default("auto"))
+    .option("--filter <text>", "only rows whose id contains TEXT")
     .option("--json", "print JSON")
     .action(async (o) => {
-      setExit(await suiteCommand(o.seed, !!o.json));
+      setExit(await suiteCommand(o.seed, !!o.json, !!o.full, o.runtime, o.filter));
     });
 
   return program;
@@ -96,3 +154,4 @@ export async function main(argv: string[]): Promise<number> {
   }
   return code;
 }
+export { loadEngine, wasmPath } from "./engine";

@@ -25,6 +25,8 @@ export interface Runtime {
   compile(src: string): Library;
   pipeline(lib: Library, entry: string): Pipeline;
   buffer(bytes: number): DeviceBuffer;
+  /** Later dispatches bind the buffer from this byte offset (guard regions before the view). */
+  bindOffset(buf: DeviceBuffer, offsetBytes: number): void;
   write(buf: DeviceBuffer, data: Float32Array | Int32Array | Uint32Array | Uint8Array, offsetBytes?: number): void;
   read(buf: DeviceBuffer, bytes?: number, offsetBytes?: number): ArrayBuffer;
   dispatch(pipe: Pipeline, buffers: DeviceBuffer[], threadgroupBytes: number[], groups: [number, number, number],
@@ -69,7 +71,7 @@ interface Api {
   kind: NativeFn; lastError: NativeFn; compile: NativeFn;
   libraryFree: NativeFn; invocations: NativeFn; pipeline: NativeFn;
   pipelineFree: NativeFn; bufferNew: NativeFn; bufferWrite: NativeFn;
-  bufferRead: NativeFn; bufferFree: NativeFn; dispatch: NativeFn;
+  bufferRead: NativeFn; bufferFree: NativeFn; dispatch: NativeFn; bindOffset: NativeFn;
   lastTimes: NativeFn; timesAreGpu: NativeFn;
 }
 
@@ -108,6 +110,7 @@ function loadApi(file: string): Api {
     bufferWrite: lib.func("int tile_buffer_write(tile_buffer *buf, size_t offset, const void *src, size_t len)"),
     bufferRead: lib.func("int tile_buffer_read(tile_buffer *buf, size_t offset, _Out_ void *dst, size_t len)"),
     bufferFree: lib.func("void tile_buffer_free(tile_buffer *buf)"),
+    bindOffset: lib.func("int tile_buffer_bind_offset(tile_buffer *buf, size_t offset)"),
     dispatch: lib.func("int tile_dispatch(tile_pipeline *pipe, tile_buffer **buffers, int nBuffers, const int *tgBytes, int nTg, int gx, int gy, int gz, int tx, int ty, int tz, int repeat)"),
     lastTimes: lib.func("int tile_last_times(tile_device *dev, _Out_ double *start, _Out_ double *end)"),
     timesAreGpu: lib.func("int tile_times_are_gpu(tile_device *dev)"),
@@ -202,6 +205,10 @@ class NativeRuntime implements Runtime {
   freeLibrary(lib: Library): void { this.api.libraryFree(lib.handle); }
   freePipeline(pipe: Pipeline): void { this.api.pipelineFree(pipe.handle); }
   freeBuffer(buf: DeviceBuffer): void { this.api.bufferFree(buf.handle); }
+
+  bindOffset(buf: DeviceBuffer, offsetBytes: number): void {
+    this.check(this.api.bindOffset(buf.handle, offsetBytes) as number, "bind offset");
+  }
 
   close(): void {
     if (this.dev === null) return;

@@ -1,47 +1,73 @@
-// The main job (`npm start`): every built-in case through both engines of the core, checked
-// against the FP64 oracle. Later stages (plan, emit, run) extend the table as they land.
+// The main job (`npm start`): the built-in cases and the validation matrix, each planned and
+// emitted by both engines of the core (which must agree byte for byte), run on the best
+// runtime present (Metal where present, else the host runtime), and validated against the FP64
+// oracle with guard regions. One table; exit 1 if any row fails.
 import { loadEngine } from "../engine";
+import { openRuntime } from "../native";
 import { EXIT_FAILED, EXIT_OK, printJson, table } from "../io";
-import { builtinCases } from "./cases";
-import { summarise } from "./evaluate";
+import { builtinEntries, loadMatrix, MatrixEntry } from "../matrix";
+import { runAndValidate } from "../validate-run";
 
 export interface SuiteRow {
-  name: string;
-  valid: boolean;
+  id: string;
+  realization: string;
+  widths: string;
+  maxAbsError: number;
+  maxRelError: number;
+  guards: string;
   enginesAgree: boolean;
-  outputs: string;
   verdict: "pass" | "fail";
+  error?: string;
 }
 
-export async function suiteCommand(seed: number, json: boolean): Promise<number> {
+function widths(plan: any): string {
+  const m = plan?.mapping ?? {};
+  if (!plan) return "";
+  if (plan.realization === "fused-elementwise") return `1x${m.block} grid, ${m.groups} groups`;
+  if (plan.realization === "serial-program") return `T=${m.T}`;
+  return `P${m.P} S${m.S} T${m.T} V${m.V} U${m.U}${m.cached ? " cached" : ""}`;
+}
+
+export async function suiteCommand(seed: number, json: boolean, full = false, runtimeKind = "auto", filter?: string): Promise<number> {
   const wasm = await loadEngine("wasm");
   const js = await loadEngine("js");
-  const cases = builtinCases(wasm);
+  let entries: MatrixEntry[] = [...builtinEntries(wasm), ...loadMatrix(wasm, full)];
+  if (filter) entries = entries.filter((e) => e.id.includes(filter));
+  const runtime = openRuntime(runtimeKind as "auto");
   const rows: SuiteRow[] = [];
-  for (const c of cases) {
-    const req = JSON.stringify({ command: "canonical", document: c.text });
-    const a = wasm.callText(req);
-    const b = js.callText(req);
-    const r = JSON.parse(a);
-    const doc = r.ok ? JSON.parse(r.text) : null;
-    const outs = doc ? summarise(doc, seed) : [];
-    const valid = r.ok === true;
-    const agree = a === b;
-    rows.push({
-      name: c.name,
-      valid,
-      enginesAgree: agree,
-      outputs: outs.map((o) => `${o.name}[${o.written}]`).join(" "),
-      verdict: valid && agree && outs.every((o) => o.written === o.elements) ? "pass" : "fail",
-    });
+  const started = Date.now();
+  if (!json) process.stdout.write(`runtime: ${runtime.kind} (${runtime.deviceName})${runtime.kind === "host" ? " — host CPU execution of the emitted MSL; no GPU timing" : ""}\n`);
+  try {
+    for (const e of entries) {
+      const req = JSON.stringify({ command: "emit", document: e.text, options: e.options });
+      const agree = wasm.callText(req) === js.callText(req);
+      const r = runAndValidate({ engine: wasm, runtime, text: e.text, options: e.options, seed });
+      const row: SuiteRow = {
+        id: e.id,
+        realization: r.plan?.realization ?? "",
+        widths: widths(r.plan),
+        maxAbsError: Math.max(0, ...r.outputs.map((o) => o.maxAbsError)),
+        maxRelError: Math.max(0, ...r.outputs.map((o) => o.maxRelError)),
+        guards: r.guards,
+        enginesAgree: agree,
+        verdict: r.passed && agree ? "pass" : "fail",
+      };
+      if (r.error) row.error = r.error;
+      rows.push(row);
+      if (!json && process.stderr.isTTY) process.stderr.write(`\r${rows.length}/${entries.length} ${e.id}`.padEnd(60));
+    }
+  } finally {
+    runtime.close();
+    if (!json && process.stderr.isTTY) process.stderr.write("\r".padEnd(61) + "\r");
   }
-  if (json) printJson(rows);
+  const seconds = (Date.now() - started) / 1000;
+  if (json) printJson({ runtime: runtime.kind, seconds, rows });
   else {
-    const t = [["case", "valid", "js = wasm", "outputs (oracle)", "verdict"]];
-    for (const r of rows) t.push([r.name, r.valid ? "yes" : "NO", r.enginesAgree ? "yes" : "NO", r.outputs, r.verdict]);
+    const t = [["case", "realization", "widths", "max abs err", "guards", "js=wasm", "verdict"]];
+    for (const r of rows) t.push([r.id, r.realization, r.widths, r.maxAbsError.toExponential(2), r.guards === "intact" ? "intact" : r.guards.slice(0, 40), r.enginesAgree ? "yes" : "NO", r.verdict + (r.error ? `: ${r.error.slice(0, 80)}` : "")]);
     process.stdout.write(table(t) + "\n");
     const failed = rows.filter((r) => r.verdict !== "pass").length;
-    process.stdout.write(`${rows.length - failed} passed, ${failed} failed\n`);
+    process.stdout.write(`${rows.length - failed} passed, ${failed} failed (${seconds.toFixed(1)} s on the ${runtime.kind} runtime)\n`);
   }
   return rows.every((r) => r.verdict === "pass") ? EXIT_OK : EXIT_FAILED;
 }

@@ -1,0 +1,168 @@
+// The analytic cost model. Every coefficient is named here, once, with where its value comes
+// from; every term is reported separately. Only + - * / and comparisons (no exp/log/pow), so
+// the JS and WebAssembly builds agree to the bit. Units: nanoseconds, bytes.
+//
+// The known defect it must not have: a score in which packing two programs per group wins only
+// because the per-group setup term halves. Here setup is charged per *wave* of resident groups
+// (groups / (cores * groups-per-core)), so doubling T halves the groups but also halves how
+// many groups a core holds: the setup term is unchanged by packing alone. Packing then has to
+// win (or lose) through concurrency (does the grid fill the GPU?), fence coupling (P programs
+// wait at one barrier) and the extra reads of replayed tail slots.
+
+import { Device } from "../device/device";
+import { Cost, CostTerm, Mapping } from "../plan/plan";
+import { Work } from "./work";
+import { ceilDiv } from "../util/text";
+
+/** name, value, source. Values are estimates for Apple GPUs, not fitted to measurements. */
+export const COEFFICIENTS: Array<string> = [
+  "setupNs", "1500", "per-threadgroup launch and setup latency; order of magnitude of published Apple GPU dispatch overheads (estimate)",
+  "barrierNs", "40", "threadgroup_barrier round trip, ~50 cycles at 1.3 GHz (estimate)",
+  "simdNs", "8", "one simd_sum/max/min, ~10 cycles (estimate)",
+  "loadIssueCycles", "4", "issue cost of one load instruction; a V-wide stripe element costs 1/V of it (estimate)",
+  "loopOverheadCycles", "3", "per stripe-chunk loop iteration, divided by the unroll U (estimate)",
+  "couplingFraction", "0.15", "share of a stage's worker time lost per extra program waiting at the same barrier (estimate)",
+  "underfillWeight", "1", "memory time lost per unit of missing occupancy when the grid does not fill the GPU (estimate)",
+  "uncoalescedFactor", "8", "memory cost multiplier for one-thread-per-row serial access (estimate)",
+];
+
+const SETUP_NS: f64 = 1500.0;
+const BARRIER_NS: f64 = 40.0;
+const SIMD_NS: f64 = 8.0;
+const LOAD_ISSUE_CYCLES: f64 = 4.0;
+const LOOP_OVERHEAD_CYCLES: f64 = 3.0;
+const COUPLING_FRACTION: f64 = 0.15;
+const UNDERFILL_WEIGHT: f64 = 1.0;
+const UNCOALESCED_FACTOR: f64 = 8.0;
+
+/** Groups one core can hold at this T and threadgroup memory. */
+export function groupsPerCore(d: Device, T: i32, tgBytes: i32): i32 {
+  let g: i32 = T > 0 ? d.maxThreadsPerCore / T : 1;
+  if (tgBytes > 0) {
+    const byMem: i32 = d.threadgroupMemoryPerCore / tgBytes;
+    if (byMem < g) g = byMem;
+  }
+  if (d.maxGroupsPerCore < g) g = d.maxGroupsPerCore;
+  return g < 1 ? 1 : g;
+}
+
+class Shape {
+  groups: f64 = 0.0;
+  T: i32 = 0;
+  tgBytes: i32 = 0;
+  bytesRead: f64 = 0.0;
+  bytesWritten: f64 = 0.0;
+  ops: f64 = 0.0;
+  /** Critical-path cycles of one group (one worker's serial work). */
+  pathCycles: f64 = 0.0;
+  syncNsPerGroup: f64 = 0.0;
+  couplingNsPerGroup: f64 = 0.0;
+  memoryFactor: f64 = 1.0;
+}
+
+function finish(d: Device, s: Shape): Cost {
+  const cost = new Cost();
+  const clockGhz: f64 = <f64>d.clockMhz / 1000.0;
+  const perCore: i32 = groupsPerCore(d, s.T, s.tgBytes);
+  const slots: f64 = <f64>d.gpuCores * <f64>perCore;
+  const waves: f64 = <f64>ceilDiv(<i32>s.groups, <i32>slots);
+  const memory: f64 = (s.bytesRead + s.bytesWritten) * s.memoryFactor / <f64>d.bandwidthBytesPerNs;
+  const arithmetic: f64 = s.ops / (<f64>d.gpuCores * <f64>d.lanesPerCore * clockGhz);
+  const latency: f64 = waves * s.pathCycles / clockGhz;
+  const sync: f64 = waves * s.syncNsPerGroup;
+  const setup: f64 = SETUP_NS * s.groups / slots;
+  const resident: f64 = (s.groups < slots ? s.groups : slots) * <f64>s.T;
+  const capacity: f64 = <f64>d.gpuCores * <f64>d.maxThreadsPerCore;
+  const fill: f64 = resident >= capacity ? 1.0 : resident / capacity;
+  const concurrency: f64 = fill >= 1.0 ? 0.0 : UNDERFILL_WEIGHT * memory * (1.0 / fill - 1.0);
+  const coupling: f64 = waves * s.couplingNsPerGroup;
+  cost.terms.push(new CostTerm("bytesRead", s.bytesRead));
+  cost.terms.push(new CostTerm("bytesWritten", s.bytesWritten));
+  cost.terms.push(new CostTerm("memory", memory));
+  cost.terms.push(new CostTerm("arithmetic", arithmetic));
+  cost.terms.push(new CostTerm("latency", latency));
+  cost.terms.push(new CostTerm("collectivesAndBarriers", sync));
+  cost.terms.push(new CostTerm("setup", setup));
+  cost.terms.push(new CostTerm("concurrency", concurrency));
+  cost.terms.push(new CostTerm("fenceCoupling", coupling));
+  cost.terms.push(new CostTerm("groupsPerCore", <f64>perCore));
+  cost.terms.push(new CostTerm("waves", waves));
+  cost.total = memory + arithmetic + latency + sync + setup + concurrency + coupling;
+  return cost;
+}
+
+/** Cost of the cooperative reduction realization with mapping `m`. */
+export function costCooperative(d: Device, w: Work, m: Mapping, cacheBuffers: Array<string>): Cost {
+  const s = new Shape();
+  s.groups = <f64>m.groups;
+  s.T = m.T;
+  s.tgBytes = w.reduces * m.P * m.S * 4;
+  const slotsRun: f64 = <f64>m.groups * <f64>m.P; // programs run, including replayed tail slots
+  const seen = new Array<string>();
+  let readPerProgram: f64 = 0.0;
+  let writePerProgram: f64 = 0.0;
+  let opsPerProgram: f64 = 0.0;
+  let path: f64 = 0.0;
+  let stageNs: f64 = 0.0;
+  const clockGhz: f64 = <f64>d.clockMhz / 1000.0;
+  for (let i: i32 = 0; i < w.stages.length; i++) {
+    const st = w.stages[i];
+    const ext: f64 = <f64>st.extent;
+    let loads: f64 = st.loads;
+    // cached buffers are read from memory once per program; later stages read registers
+    for (let b: i32 = 0; b < st.buffers.length; b++) {
+      if (cacheBuffers.indexOf(st.buffers[b]) >= 0) {
+        if (seen.indexOf(st.buffers[b]) >= 0) loads -= 1.0;
+        else seen.push(st.buffers[b]);
+      }
+    }
+    if (loads < 0.0) loads = 0.0;
+    readPerProgram += loads * ext * 4.0;
+    writePerProgram += st.stores * ext * 4.0;
+    opsPerProgram += st.ops * ext;
+    if (st.kind == "scalar") {
+      path += st.ops + st.loads * LOAD_ISSUE_CYCLES;
+      continue;
+    }
+    const chunks: f64 = <f64>ceilDiv(st.extent, m.W * m.V);
+    const cyc: f64 = chunks * (<f64>m.V * st.ops + st.loads * LOAD_ISSUE_CYCLES + LOOP_OVERHEAD_CYCLES / <f64>m.U);
+    path += cyc;
+    if (st.kind == "reduce") stageNs += cyc / clockGhz;
+  }
+  s.bytesRead = readPerProgram * slotsRun;
+  s.bytesWritten = writePerProgram * <f64>m.programs;
+  s.ops = opsPerProgram * slotsRun;
+  s.pathCycles = path;
+  s.syncNsPerGroup = <f64>w.reduces * (2.0 * SIMD_NS + BARRIER_NS);
+  s.couplingNsPerGroup = <f64>(m.P - 1) * COUPLING_FRACTION * stageNs;
+  return finish(d, s);
+}
+
+/** Cost of the fused element grid. */
+export function costElement(d: Device, w: Work, m: Mapping): Cost {
+  const s = new Shape();
+  s.groups = <f64>m.groups;
+  s.T = m.T;
+  const elements: f64 = <f64>m.domainRows * <f64>m.domainCols;
+  const st = w.stages[0];
+  s.bytesRead = st.loads * elements * 4.0;
+  s.bytesWritten = st.stores * elements * 4.0;
+  s.ops = st.ops * <f64>m.groups * <f64>m.T;
+  s.pathCycles = st.ops + st.loads * LOAD_ISSUE_CYCLES;
+  return finish(d, s);
+}
+
+/** Cost of the serial program-per-worker realization (uncoalesced, one thread per program). */
+export function costSerial(d: Device, w: Work, m: Mapping): Cost {
+  const s = new Shape();
+  s.groups = <f64>m.groups;
+  s.T = m.T;
+  const st = w.stages[0];
+  const programs: f64 = <f64>(m.programs > 0 ? m.programs : 1);
+  s.bytesRead = st.loads * programs * 4.0;
+  s.bytesWritten = st.stores * programs * 4.0;
+  s.ops = st.ops * programs;
+  s.pathCycles = st.ops + st.loads * LOAD_ISSUE_CYCLES;
+  s.memoryFactor = UNCOALESCED_FACTOR;
+  return finish(d, s);
+}

@@ -1,0 +1,138 @@
+// What one logical program (or one element) does, counted from the IR: the stages, their
+// extents, arithmetic, and the loads and stores per element. The cost model reads only this.
+
+import { Doc, Expr, Stmt } from "../ir/ast";
+import { Affine, AffineEnv, affineOf } from "../ir/affine";
+
+/** Arithmetic weight of one operation, in issue slots (transcendentals cost more). */
+export function opWeight(op: string): f64 {
+  if (op == "exp" || op == "log" || op == "tanh") return 8.0;
+  if (op == "sqrt" || op == "rsqrt" || op == "div") return 4.0;
+  if (op == "int" || op == "f32" || op == "name" || op == "none") return 0.0;
+  return 1.0;
+}
+
+export class Stage {
+  /** "reduce", "loop" (distributed or element loop) or "scalar" (once per program). */
+  kind: string;
+  /** Elements the stage visits per program (1 for "scalar"). */
+  extent: i32;
+  /** Weighted operations, loads and stores per element of the stage. */
+  ops: f64 = 0.0;
+  loads: f64 = 0.0;
+  stores: f64 = 0.0;
+  /** Buffers loaded in this stage (each once). */
+  buffers: Array<string> = new Array<string>();
+
+  constructor(kind: string, extent: i32) {
+    this.kind = kind;
+    this.extent = extent;
+  }
+}
+
+export class Work {
+  stages: Array<Stage> = new Array<Stage>();
+  reduces: i32 = 0;
+}
+
+function countExpr(e: Expr, st: Stage, times: f64): void {
+  st.ops += opWeight(e.op) * times;
+  if (e.op == "load") {
+    st.loads += times;
+    if (st.buffers.indexOf(e.name) < 0) st.buffers.push(e.name);
+  }
+  for (let i: i32 = 0; i < e.args.length; i++) countExpr(e.args[i], st, times);
+}
+
+/** The constant value of an integer expression of sizes, or -1 when it is not constant. */
+export function constValue(doc: Doc, e: Expr): i32 {
+  const env = new AffineEnv();
+  for (let i: i32 = 0; i < doc.sizeNames.length; i++) {
+    env.constNames.push(doc.sizeNames[i]);
+    env.constValues.push(doc.sizeValues[i]);
+  }
+  const a = affineOf(e, env, 0);
+  if (a === null) return -1;
+  const c = changetype<Affine>(a);
+  if (!c.isConst() || c.c < 0.0 || c.c > 2147483647.0) return -1;
+  return <i32>c.c;
+}
+
+/** An extent for counting: the constant extent, or `fallback` when it varies. */
+function extentOf(doc: Doc, e: Expr, fallback: i32): i32 {
+  const v = constValue(doc, e);
+  return v < 0 ? fallback : v;
+}
+
+/** Counts statements executed `times` times; with `domain`, parallel loops are the grid (x1). */
+function countBody(doc: Doc, list: Array<Stmt>, st: Stage, times: f64, domain: bool): void {
+  for (let i: i32 = 0; i < list.length; i++) {
+    const s = list[i];
+    if (s.kind == "let") {
+      countExpr(s.value, st, times);
+    } else if (s.kind == "store") {
+      countExpr(s.value, st, times);
+      for (let k: i32 = 0; k < s.at.length; k++) countExpr(s.at[k], st, times);
+      st.stores += times;
+    } else if (s.kind == "if") {
+      countExpr(s.cond, st, times);
+      countBody(doc, s.body, st, times, domain);
+      countBody(doc, s.orelse, st, times, domain);
+    } else if (s.kind == "for") {
+      const n: f64 = (domain && s.parallel) ? 1.0 : <f64>extentOf(doc, s.extent, 1);
+      countBody(doc, s.body, st, times * n, domain);
+    } else if (s.kind == "reduce") {
+      countExpr(s.value, st, times * <f64>extentOf(doc, s.extent, 1));
+    }
+  }
+}
+
+/** Stages of one logical program of the reduction family (the program loop's body). */
+export function reductionWork(doc: Doc, body: Array<Stmt>): Work {
+  const w = new Work();
+  addProgramStages(doc, body, w);
+  return w;
+}
+
+function addProgramStages(doc: Doc, body: Array<Stmt>, w: Work): void {
+  for (let i: i32 = 0; i < body.length; i++) {
+    const s = body[i];
+    if (s.kind == "reduce") {
+      const st = new Stage("reduce", extentOf(doc, s.extent, 1));
+      countExpr(s.value, st, 1.0);
+      w.stages.push(st);
+      w.reduces++;
+    } else if (s.kind == "for" && s.parallel) {
+      const st = new Stage("loop", extentOf(doc, s.extent, 1));
+      countBody(doc, s.body, st, 1.0, false);
+      w.stages.push(st);
+    } else if (s.kind == "for") {
+      // a serial wrapper: its body is more of the program (legality admits unit extents only)
+      addProgramStages(doc, s.body, w);
+    } else {
+      const st = new Stage("scalar", 1);
+      const one = new Array<Stmt>();
+      one.push(s);
+      countBody(doc, one, st, 1.0, false);
+      w.stages.push(st);
+    }
+  }
+}
+
+/** One stage per element for the element family: every statement under the domain loops. */
+export function elementWork(doc: Doc, top: Stmt): Work {
+  const w = new Work();
+  const st = new Stage("loop", 1);
+  countBody(doc, top.body, st, 1.0, true);
+  w.stages.push(st);
+  return w;
+}
+
+/** The serial program's work: the program loop's body run by one thread. */
+export function serialWork(doc: Doc, body: Array<Stmt>): Work {
+  const w = new Work();
+  const st = new Stage("scalar", 1);
+  countBody(doc, body, st, 1.0, false);
+  w.stages.push(st);
+  return w;
+}

@@ -1,0 +1,84 @@
+// The compiler, as one readable function:
+//   parse + validate -> recognize the family -> legality + solve widths + score -> emit -> audit
+// Each stage is a pure function of data in its own folder (see ARCHITECTURE.md).
+
+import { Diagnostic, hasErrors } from "./diag/diagnostic";
+import { Doc } from "./ir/ast";
+import { loadDocument } from "./ir/load";
+import { Options } from "./options";
+import { Device, readDevice } from "./device/device";
+import { Structure, recognize } from "./analysis/structure";
+import { writeConflicts } from "./legality/index";
+import { Plan } from "./plan/plan";
+import { solve } from "./solver/solver";
+import { bindingsFor, kernelName } from "./emit/abi";
+import { emitMsl } from "./emit/emit";
+import { AuditReport, auditMsl } from "./audit/audit";
+
+export class Compiled {
+  ok: bool = false;
+  doc: Doc = new Doc();
+  diags: Array<Diagnostic> = new Array<Diagnostic>();
+  plan: Plan = new Plan();
+  device: Device = new Device();
+  msl: string = "";
+  audit: AuditReport | null = null;
+  /** "document" when the IR itself is invalid, "plan" when it was understood but not plannable. */
+  failedAt: string = "";
+}
+
+function append(to: Array<Diagnostic>, from: Array<Diagnostic>): void {
+  for (let i: i32 = 0; i < from.length; i++) to.push(from[i]);
+}
+
+/** Runs the pipeline; `emit` also produces and audits the MSL. */
+export function compile(text: string, o: Options, emit: bool): Compiled {
+  const r = new Compiled();
+  // 1. parse + validate: strict JSON, Tile IR shape, sizes (with overrides), scopes, types, bounds
+  const loaded = loadDocument(text, o.sizeNames, o.sizeValues);
+  r.doc = loaded.doc;
+  append(r.diags, loaded.diags);
+  if (!loaded.ok) {
+    r.failedAt = "document";
+    return r;
+  }
+  // 2. the device description (data; the rules and the solver read only this record)
+  const dev = readDevice(o.device);
+  r.device = dev.device;
+  append(r.diags, dev.diags);
+  if (hasErrors(dev.diags)) {
+    r.failedAt = "plan";
+    return r;
+  }
+  // 3. analyse: the family, from the structure of the IR alone
+  const st: Structure = recognize(r.doc);
+  // 4. a proven write conflict between parallel iterations rejects the document outright
+  const conflicts = writeConflicts(r.doc, st);
+  append(r.diags, conflicts);
+  if (conflicts.length > 0) {
+    r.plan.family = st.family;
+    r.failedAt = "plan";
+    return r;
+  }
+  // 5. legality per candidate + bounded width search + cost model -> the plan
+  const plan = r.plan;
+  plan.programLoop = st.programLoop;
+  plan.domainLoops = st.domainLoops;
+  plan.reduces = st.reduces;
+  solve(r.doc, st, r.device, o, plan);
+  append(r.diags, plan.diags);
+  if (hasErrors(plan.diags)) {
+    r.failedAt = "plan";
+    return r;
+  }
+  plan.kernelName = kernelName(r.doc, plan.realization);
+  plan.bindings = bindingsFor(r.doc, plan);
+  r.ok = true;
+  if (!emit) return r;
+  // 6. emit MSL from the document and the plan alone
+  r.msl = emitMsl(r.doc, plan);
+  // 7. audit the emitted text against what the plan promised
+  const expected: i32 = plan.realization == "cooperative-reduction" ? plan.reduces.length : 0;
+  r.audit = auditMsl(r.msl, plan.realization, expected);
+  return r;
+}

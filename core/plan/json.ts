@@ -1,0 +1,147 @@
+// The plan as JSON (`tile plan --json`). Field names are a public contract: keep them stable.
+
+import { Text } from "../util/text";
+import { quote } from "../util/json";
+import { Diagnostic, diagnosticsJson } from "../diag/diagnostic";
+import { formatF64Fixed } from "../util/num";
+import { Candidate, Cost, Mapping, Plan, RuleResult } from "./plan";
+
+function num(x: f64): string {
+  return formatF64Fixed(x, 3);
+}
+
+function strings(list: Array<string>, out: Text): void {
+  out.add("[");
+  for (let i: i32 = 0; i < list.length; i++) {
+    if (i > 0) out.add(",");
+    out.add(quote(list[i]));
+  }
+  out.add("]");
+}
+
+export function mappingJson(m: Mapping, realization: string, out: Text): void {
+  out.add("{");
+  if (realization == "fused-elementwise") {
+    out.add("\"T\":").add(m.T.toString());
+    out.add(",\"V\":").add(m.V.toString());
+    out.add(",\"block\":").add(m.block.toString());
+    out.add(",\"blocksPerRow\":").add(m.blocksPerRow.toString());
+    out.add(",\"rows\":").add(m.domainRows.toString());
+    out.add(",\"cols\":").add(m.domainCols.toString());
+    out.add(",\"groups\":").add(m.groups.toString());
+  } else {
+    out.add("\"P\":").add(m.P.toString());
+    out.add(",\"S\":").add(m.S.toString());
+    out.add(",\"W\":").add(m.W.toString());
+    out.add(",\"T\":").add(m.T.toString());
+    out.add(",\"V\":").add(m.V.toString());
+    out.add(",\"U\":").add(m.U.toString());
+    out.add(",\"groups\":").add(m.groups.toString());
+    out.add(",\"cached\":").add(m.cached ? "true" : "false");
+    out.add(",\"cacheBuffers\":");
+    strings(m.cacheBuffers, out);
+    out.add(",\"cacheScalars\":").add(m.cacheScalars.toString());
+    out.add(",\"programs\":").add(m.programs.toString());
+    out.add(",\"programMin\":").add(m.programMin.toString());
+  }
+  out.add("}");
+}
+
+export function costJson(c: Cost, out: Text): void {
+  out.add("{\"total\":").add(num(c.total)).add(",\"terms\":{");
+  for (let i: i32 = 0; i < c.terms.length; i++) {
+    if (i > 0) out.add(",");
+    out.add(quote(c.terms[i].name)).add(":").add(num(c.terms[i].value));
+  }
+  out.add("}}");
+}
+
+export function rulesJson(rules: Array<RuleResult>, out: Text): void {
+  out.add("[");
+  for (let i: i32 = 0; i < rules.length; i++) {
+    const r = rules[i];
+    if (i > 0) out.add(",");
+    const first = r.violations.length > 0;
+    out.add("{\"id\":").add(quote(r.id));
+    out.add(",\"verdict\":").add(quote(r.verdict));
+    out.add(",\"reason\":").add(quote(first ? r.violations[0].reason : r.proof));
+    out.add(",\"pointer\":").add(quote(first ? r.violations[0].pointer : ""));
+    out.add(",\"violations\":[");
+    for (let k: i32 = 0; k < r.violations.length; k++) {
+      if (k > 0) out.add(",");
+      out.add("{\"reason\":").add(quote(r.violations[k].reason)).add(",\"pointer\":").add(quote(r.violations[k].pointer)).add("}");
+    }
+    out.add("]}");
+  }
+  out.add("]");
+}
+
+function candidatesJson(list: Array<Candidate>, out: Text): void {
+  out.add("[");
+  for (let i: i32 = 0; i < list.length; i++) {
+    const c = list[i];
+    if (i > 0) out.add(",");
+    out.add("{\"mapping\":");
+    mappingJson(c.mapping, "cooperative-reduction", out);
+    out.add(",\"admissible\":").add(c.failed.length == 0 ? "true" : "false");
+    out.add(",\"failed\":");
+    strings(c.failed, out);
+    out.add(",\"cost\":");
+    costJson(c.cost, out);
+    if (c.note.length > 0) out.add(",\"note\":").add(quote(c.note));
+    out.add("}");
+  }
+  out.add("]");
+}
+
+/** The plan object; `ok` is false when the document was rejected (diagnostics say why). */
+export function planJson(name: string, ok: bool, p: Plan, withCandidates: bool, diags: Array<Diagnostic>, out: Text): void {
+  out.add("{\"name\":").add(quote(name));
+  out.add(",\"ok\":").add(ok ? "true" : "false");
+  out.add(",\"family\":").add(quote(p.family));
+  out.add(",\"realization\":").add(quote(ok ? p.realization : ""));
+  out.add(",\"kernel\":").add(quote(p.kernelName));
+  out.add(",\"mapping\":");
+  mappingJson(p.mapping, p.realization, out);
+  out.add(",\"dispatch\":{\"groups\":").add(p.mapping.groups.toString()).add(",\"threads\":").add(p.mapping.T.toString());
+  out.add(",\"threadgroupBytes\":[");
+  let first = true;
+  for (let i: i32 = 0; i < p.bindings.length; i++) {
+    if (p.bindings[i].kind != "threadgroup") continue;
+    if (!first) out.add(",");
+    first = false;
+    out.add(p.bindings[i].bytes.toString());
+  }
+  out.add("]}");
+  out.add(",\"bindings\":[");
+  for (let i: i32 = 0; i < p.bindings.length; i++) {
+    const b = p.bindings[i];
+    if (i > 0) out.add(",");
+    out.add("{\"kind\":").add(quote(b.kind)).add(",\"index\":").add(b.index.toString());
+    out.add(",\"name\":").add(quote(b.name)).add(",\"access\":").add(quote(b.access));
+    out.add(",\"bytes\":").add(b.bytes.toString()).add("}");
+  }
+  out.add("]");
+  out.add(",\"rules\":");
+  rulesJson(p.rules, out);
+  out.add(",\"rejections\":[");
+  for (let i: i32 = 0; i < p.rejections.length; i++) {
+    const r = p.rejections[i];
+    if (i > 0) out.add(",");
+    out.add("{\"realization\":").add(quote(r.realization)).add(",\"failed\":");
+    strings(r.failed, out);
+    out.add(",\"message\":").add(quote(r.message)).add("}");
+  }
+  out.add("]");
+  out.add(",\"notes\":");
+  strings(p.notes, out);
+  out.add(",\"cost\":");
+  costJson(p.cost, out);
+  if (withCandidates) {
+    out.add(",\"candidates\":");
+    candidatesJson(p.candidates, out);
+  }
+  out.add(",\"diagnostics\":");
+  diagnosticsJson(out, diags);
+  out.add("}");
+}

@@ -1,0 +1,340 @@
+// The bounded width solver. For the reduction family it enumerates every candidate mapping in
+// the documented space, checks the packing rules on each, scores each with the cost model and
+// picks the lowest score under a total order (cost, then P, S, V, U ascending), so ties never
+// depend on iteration order. The element family gets the fused 1x256 grid when the fusion
+// rules hold. Anything unproven falls back: packed -> unpacked P = 1 -> serial program.
+
+import { Doc, Stmt } from "../ir/ast";
+import { Structure } from "../analysis/structure";
+import { Device } from "../device/device";
+import { Options } from "../options";
+import { diag } from "../diag/diagnostic";
+import { ceilDiv } from "../util/text";
+import {
+  Candidate, Cost, Mapping, Plan, Rejection, RuleResult,
+  REALIZATION_COOPERATIVE, REALIZATION_FUSED, REALIZATION_SERIAL,
+} from "../plan/plan";
+import { Work, constValue, elementWork, reductionWork, serialWork } from "../cost/work";
+import { costCooperative, costElement, costSerial } from "../cost/model";
+import { LegalityContext } from "../legality/context";
+import { checkFusion, checkPacking, failedIds } from "../legality/index";
+
+/** Threads per group of the serial realization (one thread per logical program). */
+export const SERIAL_THREADS: i32 = 64;
+/** Elements per block of the fused element grid (1 x 256). */
+export const ELEMENT_BLOCK: i32 = 256;
+
+function context(doc: Doc, st: Structure, device: Device, m: Mapping, o: Options): LegalityContext {
+  const c = new LegalityContext(doc, st, device);
+  c.P = m.P;
+  c.S = m.S;
+  c.T = m.T;
+  c.programs = m.programs;
+  c.cacheBuffers = m.cacheBuffers;
+  c.maxThreads = o.maxThreads;
+  return c;
+}
+
+/** Total order on candidates: cost, then P, S, V, U. */
+function better(a: Candidate, b: Candidate): bool {
+  if (a.cost.total != b.cost.total) return a.cost.total < b.cost.total;
+  if (a.mapping.P != b.mapping.P) return a.mapping.P < b.mapping.P;
+  if (a.mapping.S != b.mapping.S) return a.mapping.S < b.mapping.S;
+  if (a.mapping.V != b.mapping.V) return a.mapping.V < b.mapping.V;
+  return a.mapping.U < b.mapping.U;
+}
+
+function joinIds(ids: Array<string>): string {
+  return ids.join(", ");
+}
+
+/** Buffers worth caching: loaded in two or more stages of the program and never stored. */
+function cacheCandidates(w: Work, st: Structure): Array<string> {
+  const out = new Array<string>();
+  for (let i: i32 = 0; i < w.stages.length; i++) {
+    const bs = w.stages[i].buffers;
+    for (let b: i32 = 0; b < bs.length; b++) {
+      const name = bs[b];
+      if (out.indexOf(name) >= 0 || st.outputs.indexOf(name) >= 0) continue;
+      let stages: i32 = 0;
+      for (let k: i32 = 0; k < w.stages.length; k++) {
+        if (w.stages[k].kind != "scalar" && w.stages[k].buffers.indexOf(name) >= 0) stages++;
+      }
+      if (stages >= 2) out.push(name);
+    }
+  }
+  return out;
+}
+
+/** Scalars per worker needed to hold the stripes of `buffers` (widest stage extent). */
+function stripeScalars(w: Work, buffers: Array<string>, W: i32, V: i32): i32 {
+  let total: i32 = 0;
+  for (let b: i32 = 0; b < buffers.length; b++) {
+    let ext: i32 = 0;
+    for (let k: i32 = 0; k < w.stages.length; k++) {
+      if (w.stages[k].kind != "scalar" && w.stages[k].buffers.indexOf(buffers[b]) >= 0 && w.stages[k].extent > ext) ext = w.stages[k].extent;
+    }
+    total += ceilDiv(ext, W * V) * V;
+  }
+  return total;
+}
+
+class Search {
+  doc: Doc;
+  st: Structure;
+  device: Device;
+  o: Options;
+  work: Work;
+  programs: i32;
+  programMin: i32;
+  cacheable: Array<string>;
+  plan: Plan;
+  all: Array<Candidate> = new Array<Candidate>();
+  rules: Array<Array<RuleResult>> = new Array<Array<RuleResult>>();
+
+  constructor(doc: Doc, st: Structure, device: Device, o: Options, plan: Plan) {
+    this.doc = doc;
+    this.st = st;
+    this.device = device;
+    this.o = o;
+    this.plan = plan;
+    const loop = changetype<Stmt>(st.programLoop);
+    this.work = reductionWork(doc, loop.body);
+    this.programs = constValue(doc, loop.extent);
+    this.programMin = constValue(doc, loop.min);
+    this.cacheable = new Array<string>();
+  }
+
+  /** Decides which candidate buffers can be cached (private-ownership proven for each). */
+  findCacheable(): void {
+    if (!this.o.cacheInput) return;
+    const wanted = cacheCandidates(this.work, this.st);
+    for (let i: i32 = 0; i < wanted.length; i++) {
+      const m = new Mapping();
+      m.P = 1;
+      m.S = 1;
+      m.T = 32;
+      m.programs = this.programs;
+      m.cacheBuffers.push(wanted[i]);
+      const results = checkPacking(context(this.doc, this.st, this.device, m, this.o));
+      let owned = true;
+      for (let k: i32 = 0; k < results.length; k++) {
+        if (results[k].id == "private-ownership" && !results[k].holds()) owned = false;
+      }
+      if (owned) this.cacheable.push(wanted[i]);
+    }
+  }
+
+  add(P: i32, S: i32, V: i32, U: i32): void {
+    const m = new Mapping();
+    m.P = P;
+    m.S = S;
+    m.W = 32 * S;
+    m.T = 32 * S * P;
+    m.V = V;
+    m.U = U;
+    m.programs = this.programs;
+    m.programMin = this.programMin;
+    m.groups = ceilDiv(this.programs, P);
+    m.partialBytes = P * S * 4;
+    let note = "";
+    if (this.cacheable.length > 0) {
+      const need = stripeScalars(this.work, this.cacheable, m.W, V);
+      if (need <= this.device.privateBudget) {
+        m.cached = true;
+        for (let i: i32 = 0; i < this.cacheable.length; i++) m.cacheBuffers.push(this.cacheable[i]);
+        m.cacheScalars = need;
+      } else {
+        note = "uncached: the stripe needs " + need.toString() + " scalars per worker, over the private budget of " + this.device.privateBudget.toString();
+      }
+    }
+    const results = checkPacking(context(this.doc, this.st, this.device, m, this.o));
+    const cost = costCooperative(this.device, this.work, m, m.cacheBuffers);
+    this.all.push(new Candidate(m, cost, failedIds(results), note));
+    this.rules.push(results);
+  }
+
+  enumerate(P: i32, T: i32, widths: Array<i32>, U: i32, limit: i32): void {
+    for (let v: i32 = 0; v < widths.length; v++) {
+      const V = widths[v];
+      if (T > 0) {
+        if (P > 0) this.add(P, T / (32 * P), V, U);
+        else {
+          this.add(1, T / 32, V, U);
+          if (T / 32 > 1) this.add(T / 32, 1, V, U);
+        }
+        continue;
+      }
+      if (P > 0) {
+        let S: i32 = 1;
+        this.add(P, 1, V, U); // always considered, so an over-limit P is reported by thread-limit
+        S = 2;
+        while (32 * S * P <= limit) {
+          this.add(P, S, V, U);
+          S++;
+        }
+      } else {
+        // automatic family: only single-subgroup programs are packed; wider programs run alone
+        let p: i32 = 1;
+        while (32 * p <= limit) {
+          this.add(p, 1, V, U);
+          p++;
+        }
+        let S: i32 = 2;
+        while (32 * S <= limit) {
+          this.add(1, S, V, U);
+          S++;
+        }
+      }
+    }
+  }
+
+  /** Index of the best candidate in [from, all.length), admissible only if `admissible`. */
+  best(from: i32, admissible: bool): i32 {
+    let bi: i32 = -1;
+    for (let i: i32 = from; i < this.all.length; i++) {
+      if (admissible && this.all[i].failed.length > 0) continue;
+      if (bi < 0 || better(this.all[i], this.all[bi])) bi = i;
+    }
+    return bi;
+  }
+}
+
+function describe(m: Mapping): string {
+  return "P=" + m.P.toString() + " S=" + m.S.toString() + " T=" + m.T.toString() + " V=" + m.V.toString() + " U=" + m.U.toString();
+}
+
+function reasons(results: Array<RuleResult>): string {
+  const parts = new Array<string>();
+  for (let i: i32 = 0; i < results.length; i++) {
+    const r = results[i];
+    if (r.holds()) continue;
+    const why = r.violations.length > 0 ? r.violations[0].reason : r.proof;
+    parts.push(r.id + " " + r.verdict + ": " + why);
+  }
+  return parts.join("; ");
+}
+
+function serialMapping(doc: Doc, st: Structure): Mapping {
+  const m = new Mapping();
+  m.S = 0;
+  m.P = 0;
+  m.V = 1;
+  m.U = 1;
+  if (st.programLoop === null) {
+    m.T = 1;
+    m.groups = 1;
+    m.programs = 1;
+    return m;
+  }
+  const loop = changetype<Stmt>(st.programLoop);
+  m.programs = constValue(doc, loop.extent);
+  m.programMin = constValue(doc, loop.min);
+  m.T = SERIAL_THREADS;
+  m.groups = ceilDiv(m.programs, SERIAL_THREADS);
+  return m;
+}
+
+function useSerial(doc: Doc, st: Structure, device: Device, plan: Plan): void {
+  plan.realization = REALIZATION_SERIAL;
+  plan.mapping = serialMapping(doc, st);
+  const body = st.programLoop === null ? doc.body : changetype<Stmt>(st.programLoop).body;
+  plan.cost = costSerial(device, serialWork(doc, body), plan.mapping);
+}
+
+function validateOptions(o: Options, device: Device, plan: Plan): bool {
+  if (o.vector > 0 && device.vectorWidths.indexOf(o.vector) < 0) {
+    plan.diags.push(diag("TPL002", "/options/vector", "Choose a vector width the device allows (" + device.vectorWidths.join(", ") + "), not " + o.vector.toString() + "."));
+  }
+  if (o.threads > 0) {
+    const unit: i32 = 32 * (o.programsPerGroup > 0 ? o.programsPerGroup : 1);
+    if (o.threads % unit != 0) {
+      plan.diags.push(diag("TPL002", "/options/threads", "threads_per_group " + o.threads.toString() + " is not a multiple of 32 * P = " + unit.toString() + "; T fixes S = T / (32 P)."));
+    }
+  }
+  return plan.diags.length == 0;
+}
+
+function solveReduction(doc: Doc, st: Structure, device: Device, o: Options, plan: Plan): void {
+  if (!validateOptions(o, device, plan)) return;
+  const s = new Search(doc, st, device, o, plan);
+  s.findCacheable();
+  let limit: i32 = device.maxThreadsPerGroup;
+  if (o.maxThreads > 0 && o.maxThreads < limit) limit = o.maxThreads;
+  let widths = new Array<i32>();
+  if (o.vector > 0) widths.push(o.vector);
+  else widths = device.vectorWidths;
+  const U: i32 = o.unroll > 0 ? o.unroll : 1;
+  s.enumerate(o.programsPerGroup, o.threads, widths, U, limit);
+  const preferred = s.best(0, false);
+  let chosen = s.best(0, true);
+  if (preferred >= 0 && s.all[preferred].failed.length > 0) {
+    plan.rejections.push(new Rejection(REALIZATION_COOPERATIVE, s.all[preferred].failed,
+      "The " + (s.all[preferred].mapping.P > 1 ? "packed" : "unpacked") + " mapping " + describe(s.all[preferred].mapping) + " is rejected: " + reasons(s.rules[preferred]) + "."));
+  }
+  if (chosen < 0 && (o.programsPerGroup != 1 || o.threads > 0)) {
+    // packed (or the requested widths) unproven: the unpacked form P = 1 by the bounded search
+    const from: i32 = s.all.length;
+    s.enumerate(1, 0, widths, U, limit);
+    chosen = s.best(from, true);
+  }
+  if (chosen < 0) {
+    useSerial(doc, st, device, plan);
+    plan.rules = preferred >= 0 ? s.rules[preferred] : new Array<RuleResult>();
+    return;
+  }
+  plan.realization = REALIZATION_COOPERATIVE;
+  plan.mapping = s.all[chosen].mapping;
+  plan.cost = s.all[chosen].cost;
+  plan.rules = s.rules[chosen];
+  const note = s.all[chosen].note;
+  if (note.length > 0) plan.diags.push(diag("TPL004", "/options/cacheInput", "Cached input does not fit: " + note + "; the input is read uncached."));
+  if (o.candidates) plan.candidates = s.all;
+}
+
+function solveElement(doc: Doc, st: Structure, device: Device, o: Options, plan: Plan): void {
+  const m = new Mapping();
+  const n: i32 = st.domainLoops.length;
+  m.V = 1;
+  m.U = 1;
+  m.block = ELEMENT_BLOCK;
+  m.T = ELEMENT_BLOCK;
+  m.domainCols = constValue(doc, st.domainLoops[n - 1].extent);
+  m.domainRows = 1;
+  for (let i: i32 = 0; i + 1 < n; i++) m.domainRows = i32(Math.imul(m.domainRows, constValue(doc, st.domainLoops[i].extent)));
+  m.blocksPerRow = ceilDiv(m.domainCols, ELEMENT_BLOCK);
+  m.groups = i32(Math.imul(m.domainRows, m.blocksPerRow));
+  m.programs = m.domainRows;
+  const c = new LegalityContext(doc, st, device);
+  const results = checkFusion(c);
+  const failed = failedIds(results);
+  plan.rules = results;
+  const fusedCost = costElement(device, elementWork(doc, changetype<Stmt>(st.programLoop)), m);
+  if (failed.length == 0 && (o.fuse || st.outputs.length <= 1)) {
+    plan.realization = REALIZATION_FUSED;
+    plan.mapping = m;
+    plan.cost = fusedCost;
+    return;
+  }
+  if (failed.length > 0) {
+    plan.rejections.push(new Rejection(REALIZATION_FUSED, failed, "The fused element grid is rejected: " + reasons(results) + "."));
+  } else {
+    plan.rejections.push(new Rejection(REALIZATION_FUSED, new Array<string>(), "Fusion of " + st.outputs.length.toString() + " outputs is disabled (--no-fuse)."));
+  }
+  useSerial(doc, st, device, plan);
+}
+
+/** Solves widths and scores: fills realization, mapping, rules, rejections and cost. */
+export function solve(doc: Doc, st: Structure, device: Device, o: Options, plan: Plan): void {
+  plan.family = st.family;
+  if (st.family == "reduction") {
+    solveReduction(doc, st, device, o, plan);
+  } else if (st.family == "element") {
+    solveElement(doc, st, device, o, plan);
+  } else {
+    plan.notes.push("No packed or fused realization applies: " + st.why + ".");
+    useSerial(doc, st, device, plan);
+  }
+}
+
+export { Cost };

@@ -1,0 +1,45 @@
+// tile emit FILE : the plan's MSL (printed or written with -o); --json gives {plan, msl, audit}.
+import fs from "node:fs";
+import { Engine } from "../engine";
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatDiagnostic, printJson, readDocument } from "../io";
+import { PlanOptions } from "../options";
+import { planExit } from "./plan";
+
+export function emitFile(engine: Engine, file: string, options: PlanOptions): any {
+  const src = readDocument(file);
+  if (src.text === null) return { ok: false, failedAt: "document", plan: null, msl: "", audit: null, diagnostics: [src.diagnostic] };
+  return engine.call({ command: "emit", document: src.text, options });
+}
+
+export function emitCommand(engine: Engine, file: string, options: PlanOptions, out: string | undefined, json: boolean): number {
+  const r = emitFile(engine, file, options);
+  if (!r.ok) {
+    if (json) printJson({ file, ...r });
+    else for (const d of r.diagnostics ?? []) process.stderr.write(formatDiagnostic(file, d) + "\n");
+    return r.failedAt === "document" ? EXIT_USAGE : planExit({ ok: false, diagnostics: r.diagnostics });
+  }
+  if (out) fs.writeFileSync(out, r.msl);
+  if (json) printJson({ file, plan: r.plan, msl: r.msl, audit: r.audit });
+  else if (!out) process.stdout.write(r.msl);
+  if (!json && r.audit && !r.audit.ok) {
+    for (const f of r.audit.findings) process.stderr.write(`audit: ${f.check} (line ${f.line}): ${f.message}\n`);
+  }
+  return r.audit && !r.audit.ok ? EXIT_FAILED : EXIT_OK;
+}
+
+export function auditMslCommand(engine: Engine, file: string, realization: string | undefined, barriers: number | undefined, json: boolean): number {
+  let msl: string;
+  try {
+    msl = fs.readFileSync(file, "utf8");
+  } catch {
+    process.stderr.write(`tile: cannot read ${file}\n`);
+    return EXIT_USAGE;
+  }
+  const a = engine.call({ command: "audit-msl", msl, realization: realization ?? "", barriers: barriers ?? -1 });
+  if (json) printJson(a);
+  else {
+    process.stdout.write(`${file}: ${a.ok ? "ok" : "FINDINGS"}  barriers ${a.barriers} (expected ${a.expectedBarriers}), collectives ${a.collectives}, device stores ${a.deviceStores} (predicated ${a.predicatedStores})\n`);
+    for (const f of a.findings ?? []) process.stdout.write(`  ${f.check} (line ${f.line}): ${f.message}\n`);
+  }
+  return a.ok ? EXIT_OK : EXIT_FAILED;
+}

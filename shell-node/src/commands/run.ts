@@ -1,0 +1,39 @@
+// tile run FILE : plan, emit, compile, run three dispatches and validate against the FP64 oracle.
+import { Engine } from "../engine";
+import { openRuntime, RuntimeKind } from "../native";
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatDiagnostic, printJson, readDocument, table } from "../io";
+import { PlanOptions } from "../options";
+import { runAndValidate } from "../validate-run";
+import { mappingText } from "./plan";
+
+export function runCommand(engine: Engine, file: string, options: PlanOptions, runtimeKind: string, seed: number, dump: string | undefined, json: boolean): number {
+  const src = readDocument(file);
+  if (src.text === null) {
+    process.stderr.write(formatDiagnostic(file, src.diagnostic!) + "\n");
+    return EXIT_USAGE;
+  }
+  const check = engine.call({ command: "validate", document: src.text, options: { sizes: options.sizes } });
+  if (!check.ok) {
+    if (json) printJson({ file, passed: false, diagnostics: check.diagnostics });
+    else for (const d of check.diagnostics) process.stderr.write(formatDiagnostic(file, d) + "\n");
+    return EXIT_USAGE;
+  }
+  const runtime = openRuntime(runtimeKind as RuntimeKind | "auto");
+  try {
+    const r = runAndValidate({ engine, runtime, text: src.text, options, seed, dumpDir: dump });
+    if (json) {
+      printJson({ file, passed: r.passed, outputs: r.outputs, guards: r.guards, runtime: r.runtime, device: r.device, timesAreGpu: r.timesAreGpu, error: r.error ?? null, plan: r.plan });
+    } else {
+      process.stdout.write(`${file}: ${r.name} on ${r.runtime} (${r.device})\n`);
+      if (r.plan) process.stdout.write(`  ${r.plan.realization}  ${mappingText(r.plan)}\n`);
+      if (r.error) process.stdout.write(`  error: ${r.error}\n`);
+      const rows = [["output", "written", "max abs error", "max rel error", "mismatches"]];
+      for (const o of r.outputs) rows.push([o.name, `${o.written}/${o.elements}`, o.maxAbsError.toExponential(2), o.maxRelError.toExponential(2), String(o.mismatches)]);
+      if (r.outputs.length) process.stdout.write(table(rows).replace(/^/gm, "  ") + "\n");
+      process.stdout.write(`  guards: ${r.guards}\n  verdict: ${r.passed ? "pass" : "FAIL"}\n`);
+    }
+    return r.passed ? EXIT_OK : EXIT_FAILED;
+  } finally {
+    runtime.close();
+  }
+}

@@ -1,0 +1,218 @@
+// Running a plan's MSL on a runtime and validating it: deterministic inputs, sentinel guard
+// regions around every buffer, three dispatches into the same buffers, every output checked
+// against the FP64 oracle with |got - ref| <= 2e-6 + 2e-5 * |ref|, every sentinel checked.
+import fs from "node:fs";
+import path from "node:path";
+import { Engine } from "./engine";
+import { Runtime } from "./native";
+import { evaluate } from "./oracle";
+import { makeInputs, shapeOf } from "./inputs";
+
+export const ABS_TOL = 2e-6;
+export const REL_TOL = 2e-5;
+/** Dispatches per validation run (into the same buffers). */
+export const DISPATCHES = 3;
+/** Guard rows before and after each buffer (a row = the buffer's last dimension, at least 16 elements). */
+export const GUARD_ROWS = 2;
+const SENTINEL_F32 = 0x7fc0dead; // a quiet NaN with a payload no kernel produces
+const SENTINEL_I32 = 0x7eadbeef;
+
+export interface OutputCheck {
+  name: string;
+  elements: number;
+  written: number;
+  maxAbsError: number;
+  maxRelError: number;
+  mismatches: number;
+  /** First few mismatches: flat index, got, expected. */
+  examples: { index: number; got: number; ref: number }[];
+}
+
+export interface RunResult {
+  passed: boolean;
+  name: string;
+  runtime: string;
+  device: string;
+  /** Host runtime times are host times, never GPU times. */
+  timesAreGpu: boolean;
+  plan: any;
+  outputs: OutputCheck[];
+  guards: string;
+  error?: string;
+  mslSha256?: string;
+}
+
+function touchedBuffers(doc: any): { read: Set<string>; written: Set<string> } {
+  const read = new Set<string>();
+  const written = new Set<string>();
+  const expr = (e: any): void => {
+    if (!Array.isArray(e)) return;
+    if (e[0] === "load") read.add(e[1]);
+    for (const x of e.slice(1)) if (Array.isArray(x)) x.forEach(expr);
+    for (const x of e.slice(1)) expr(x);
+  };
+  const walk = (list: any[]): void => {
+    for (const s of list) {
+      if ("store" in s) written.add(s.store);
+      for (const k of ["value", "if", "at", "in", "over", "step"]) if (k in s) expr(Array.isArray(s[k]) && k !== "value" && k !== "if" ? ["list", ...s[k]] : s[k]);
+      for (const k of ["body", "then", "else"]) if (s[k]) walk(s[k]);
+    }
+  };
+  walk(doc.body);
+  return { read, written };
+}
+
+/** Checks one output against the oracle; returns the summary. */
+function compare(name: string, got: Float32Array | Int32Array, ref: Float64Array | Int32Array, mask: Uint8Array, sentinelBits: Uint32Array | null, gotBits: Uint32Array): OutputCheck {
+  const c: OutputCheck = { name, elements: got.length, written: 0, maxAbsError: 0, maxRelError: 0, mismatches: 0, examples: [] };
+  for (let i = 0; i < got.length; i++) {
+    if (!mask[i]) {
+      // an element the program never writes must keep its initial bits ("unused columns")
+      if (sentinelBits && gotBits[i] !== sentinelBits[i]) {
+        c.mismatches++;
+        if (c.examples.length < 5) c.examples.push({ index: i, got: got[i], ref: NaN });
+      }
+      continue;
+    }
+    c.written++;
+    const g = got[i];
+    const r = ref[i];
+    const abs = Math.abs(g - r);
+    const rel = r !== 0 ? abs / Math.abs(r) : abs;
+    const ok = abs <= ABS_TOL + REL_TOL * Math.abs(r) || (Number.isNaN(g) && Number.isNaN(r));
+    if (!Number.isNaN(abs)) {
+      if (abs > c.maxAbsError) c.maxAbsError = abs;
+      if (rel > c.maxRelError) c.maxRelError = rel;
+    }
+    if (!ok) {
+      c.mismatches++;
+      if (c.examples.length < 5) c.examples.push({ index: i, got: g, ref: r });
+    }
+  }
+  return c;
+}
+
+export interface RunRequest {
+  engine: Engine;
+  runtime: Runtime;
+  text: string;
+  options: object;
+  seed: number;
+  dumpDir?: string;
+  /** Replace the emitted MSL (negative controls in tests). */
+  mslOverride?: (msl: string) => string;
+}
+
+/** Plans, emits, compiles, runs three dispatches and validates. Never throws for kernel errors. */
+export function runAndValidate(req: RunRequest): RunResult {
+  const { engine, runtime } = req;
+  const emitted = engine.call({ command: "emit", document: req.text, options: req.options });
+  const base: RunResult = {
+    passed: false, name: emitted.plan?.name ?? "", runtime: runtime.kind, device: runtime.deviceName,
+    timesAreGpu: runtime.kind === "metal", plan: emitted.plan, outputs: [], guards: "not checked",
+  };
+  if (!emitted.ok) return { ...base, error: "not planned: " + (emitted.diagnostics ?? []).map((d: any) => `${d.code} ${d.message}`).join("; ") };
+  if (emitted.audit && !emitted.audit.ok) return { ...base, error: "MSL audit findings: " + emitted.audit.findings.map((f: any) => f.check).join(", ") };
+  const canonical = engine.call({ command: "canonical", document: req.text, options: { sizes: (req.options as any).sizes ?? {} } });
+  const doc = JSON.parse(canonical.text);
+  const msl = req.mslOverride ? req.mslOverride(emitted.msl) : emitted.msl;
+  const plan = emitted.plan;
+  const inputs = makeInputs(doc, req.seed);
+  const { read, written } = touchedBuffers(doc);
+
+  // the FP64 reference: one evaluation, or DISPATCHES chained ones when a buffer is updated in place
+  const inPlace = [...written].some((b) => read.has(b));
+  let oracle = evaluate(doc, inputs);
+  if (inPlace) for (let k = 1; k < DISPATCHES; k++) oracle = evaluate(doc, oracle.buffers as Map<string, Float64Array | Int32Array>);
+
+  const lib = (() => {
+    try {
+      return runtime.compile(msl);
+    } catch (err) {
+      return err instanceof Error ? err : new Error(String(err));
+    }
+  })();
+  if (lib instanceof Error) return { ...base, error: "compile failed: " + lib.message };
+  const buffers: { name: string; dtype: string; n: number; guard: number; buf: any; initial: Float32Array | Int32Array }[] = [];
+  try {
+    const pipe = runtime.pipeline(lib, plan.kernel);
+    try {
+      for (const b of plan.bindings.filter((x: any) => x.kind === "buffer").sort((a: any, b: any) => a.index - b.index)) {
+        const param = doc.params.find((p: any) => p.name === b.name);
+        const shape = shapeOf(doc, b.name);
+        const n = shape.reduce((a, x) => a * x, 1);
+        const rowLen = Math.max(16, shape.length ? shape[shape.length - 1] : 1);
+        const guard = GUARD_ROWS * rowLen;
+        const total = n + 2 * guard;
+        const isF32 = param.dtype === "f32";
+        const data = isF32 ? new Float32Array(total) : new Int32Array(total);
+        const bits = new Uint32Array(data.buffer);
+        bits.fill(isF32 ? SENTINEL_F32 : SENTINEL_I32);
+        const src = inputs.get(b.name)!;
+        // write-only outputs start as sentinels, so elements never written are detectable
+        if (read.has(b.name) || !written.has(b.name)) for (let i = 0; i < n; i++) data[guard + i] = src[i];
+        const buf = runtime.buffer(total * 4);
+        runtime.write(buf, data);
+        runtime.bindOffset(buf, guard * 4);
+        buffers.push({ name: b.name, dtype: param.dtype, n, guard, buf, initial: data });
+      }
+      runtime.dispatch(pipe, buffers.map((b) => b.buf), plan.dispatch.threadgroupBytes, [plan.dispatch.groups, 1, 1], [plan.dispatch.threads, 1, 1], DISPATCHES);
+    } catch (err) {
+      for (const b of buffers) runtime.freeBuffer(b.buf);
+      runtime.freePipeline(pipe);
+      throw err;
+    }
+    const outputs: OutputCheck[] = [];
+    const guardFindings: string[] = [];
+    const dumps: any[] = [];
+    for (const b of buffers) {
+      const raw = runtime.read(b.buf, (b.n + 2 * b.guard) * 4);
+      const all = b.dtype === "f32" ? new Float32Array(raw) : new Int32Array(raw);
+      const bits = new Uint32Array(raw);
+      const initBits = new Uint32Array(b.initial.buffer);
+      let changed = 0;
+      for (let i = 0; i < b.guard; i++) {
+        if (bits[i] !== initBits[i]) changed++;
+        if (bits[b.guard + b.n + i] !== initBits[b.guard + b.n + i]) changed++;
+      }
+      if (changed) guardFindings.push(`${b.name}: ${changed} guard element(s) changed`);
+      const view = all.subarray(b.guard, b.guard + b.n);
+      if (written.has(b.name)) {
+        const viewBits = bits.subarray(b.guard, b.guard + b.n);
+        const init = initBits.subarray(b.guard, b.guard + b.n);
+        outputs.push(compare(b.name, view as any, oracle.buffers.get(b.name)!, oracle.written.get(b.name)!, init, viewBits));
+      } else {
+        // inputs must come back unchanged
+        let diff = 0;
+        for (let i = b.guard; i < b.guard + b.n; i++) if (bits[i] !== initBits[i]) diff++;
+        if (diff) guardFindings.push(`${b.name}: input changed in ${diff} element(s)`);
+      }
+      if (req.dumpDir) dumps.push({ name: b.name, dtype: b.dtype, elements: b.n, initial: b.initial.subarray(b.guard, b.guard + b.n), final: view });
+      runtime.freeBuffer(b.buf);
+    }
+    runtime.freePipeline(pipe);
+    if (req.dumpDir) writeDump(req.dumpDir, doc, plan, msl, req.seed, dumps);
+    const passed = outputs.every((o) => o.mismatches === 0) && guardFindings.length === 0;
+    return { ...base, passed, outputs, guards: guardFindings.length ? guardFindings.join("; ") : "intact" };
+  } catch (err) {
+    return { ...base, error: err instanceof Error ? err.message : String(err) };
+  } finally {
+    runtime.freeLibrary(lib);
+  }
+}
+
+function writeDump(dir: string, doc: any, plan: any, msl: string, seed: number, dumps: any[]): void {
+  fs.mkdirSync(dir, { recursive: true });
+  const files: any[] = [];
+  for (const d of dumps) {
+    for (const which of ["initial", "final"]) {
+      const file = `${d.name}.${which}.${d.dtype}.bin`;
+      const arr = d[which] as Float32Array | Int32Array;
+      fs.writeFileSync(path.join(dir, file), Buffer.from(arr.buffer, arr.byteOffset, arr.byteLength));
+      files.push({ buffer: d.name, which, dtype: d.dtype, elements: d.elements, file, endianness: "little" });
+    }
+  }
+  fs.writeFileSync(path.join(dir, "kernel.metal"), msl);
+  fs.writeFileSync(path.join(dir, "document.json"), JSON.stringify(doc, null, 2));
+  fs.writeFileSync(path.join(dir, "manifest.json"), JSON.stringify({ seed, dispatches: DISPATCHES, tolerance: { abs: ABS_TOL, rel: REL_TOL }, plan, files }, null, 2));
+}

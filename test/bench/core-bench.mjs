@@ -1,0 +1,70 @@
+// npm run bench:core — times the core in both engines (a benchmark, not a test).
+// For every built-in case (and a set of plan option variants) it measures, per engine, the
+// median time of one warm `validate` and one warm `plan` request, and prints the WASM/JS ratio
+// of the medians measured in the same run. Arguments: --rounds N (default 30).
+import { loadEngine } from "../../dist/tile-shell.mjs";
+import fs from "node:fs";
+import path from "node:path";
+
+const rounds = Number(process.argv[process.argv.indexOf("--rounds") + 1]) || 30;
+const wasm = await loadEngine("wasm");
+const js = await loadEngine("js");
+const cases = wasm.call({ command: "cases" }).cases;
+const variants = [
+  {},
+  { programsPerGroup: 1, threads: 256, vector: 4 },
+  { programsPerGroup: 2, threads: 512, vector: 4 },
+  { programsPerGroup: 3 },
+  { programsPerGroup: 8, threads: 256, vector: 1 },
+  { cacheInput: false, unroll: 3 },
+];
+const matrixFile = path.join(path.dirname(new URL(import.meta.url).pathname), "..", "..", "shell-node", "matrix.json");
+const requests = [];
+for (const c of cases) {
+  requests.push({ label: c.name, kind: "validate", req: JSON.stringify({ command: "validate", document: c.text }) });
+  for (const options of variants) {
+    requests.push({ label: c.name + " " + JSON.stringify(options), kind: "plan", req: JSON.stringify({ command: "plan", document: c.text, options }) });
+  }
+}
+if (fs.existsSync(matrixFile)) {
+  const matrix = JSON.parse(fs.readFileSync(matrixFile, "utf8"));
+  for (const m of matrix.reductions ?? []) {
+    const c = cases.find((x) => x.name === m.case);
+    if (c) requests.push({ label: m.id, kind: "plan", req: JSON.stringify({ command: "plan", document: c.text, options: m.options }) });
+  }
+}
+
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+
+function timeAll(engine, kind) {
+  const perRequest = [];
+  for (const r of requests.filter((x) => x.kind === kind)) {
+    for (let i = 0; i < 3; i++) engine.callText(r.req); // warm-up
+    const samples = [];
+    for (let i = 0; i < rounds; i++) {
+      const t0 = process.hrtime.bigint();
+      engine.callText(r.req);
+      samples.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    }
+    perRequest.push(median(samples));
+  }
+  return perRequest;
+}
+
+// alternate the engine order per kind so neither always runs first
+const out = [];
+for (const [kind, order] of [["validate", [wasm, js]], ["plan", [js, wasm]]]) {
+  const res = {};
+  for (const e of order) res[e.name] = timeAll(e, kind);
+  const ratios = res.wasm.map((w, i) => w / res.js[i]);
+  out.push({ kind, requests: res.wasm.length, wasmMedianMs: median(res.wasm), jsMedianMs: median(res.js), wasmOverJsMedianRatio: median(ratios), wasmMaxMs: Math.max(...res.wasm), jsMaxMs: Math.max(...res.js) });
+}
+const wasmBytes = fs.statSync(new URL("../../dist/tile-core.wasm", import.meta.url)).size;
+const smallBytes = fs.statSync(new URL("../../dist/tile-core.small.wasm", import.meta.url)).size;
+console.log(`core sizes: release ${wasmBytes} bytes, small ${smallBytes} bytes; rounds ${rounds}`);
+for (const o of out) {
+  console.log(`${o.kind.padEnd(8)} ${String(o.requests).padStart(4)} kernels  median per kernel: wasm ${o.wasmMedianMs.toFixed(4)} ms, js ${o.jsMedianMs.toFixed(4)} ms; median wasm/js ratio ${o.wasmOverJsMedianRatio.toFixed(3)}; slowest: wasm ${o.wasmMaxMs.toFixed(4)} ms, js ${o.jsMaxMs.toFixed(4)} ms`);
+}

@@ -1,0 +1,456 @@
+// The device-artifact audit: reads MSL text (emitted or hand-written; never the plan's internals)
+// and checks what the proofs promised.
+//
+//   barrier-count             the number of threadgroup_barrier( calls is the expected one
+//   barrier-under-condition   no barrier under if/else/while/do/switch, a ?: or short-circuit
+//                             operand, or after a return that only some threads take
+//   barrier-in-varying-loop   no barrier in a for loop whose bounds are not integer literals
+//   collective-divergent      every simd_* / quad_* collective is reached by all lanes (same
+//                             conditions as barriers)
+//   unpredicated-replay-store cooperative reduction: every store to a writable device buffer is
+//                             under a condition that includes `live`
+//   double                    no `double` anywhere (Metal has none)
+
+import { REALIZATION_COOPERATIVE } from "../plan/plan";
+import { quote } from "../util/json";
+import { formatI32 } from "../util/num";
+import { Text } from "../util/text";
+import { TK_IDENT, TK_NUMBER, Token, isIntLiteral, tokenize } from "./scan";
+
+export const CHECK_BARRIER_COUNT: string = "barrier-count";
+export const CHECK_BARRIER_CONDITION: string = "barrier-under-condition";
+export const CHECK_BARRIER_LOOP: string = "barrier-in-varying-loop";
+export const CHECK_COLLECTIVE: string = "collective-divergent";
+export const CHECK_REPLAY_STORE: string = "unpredicated-replay-store";
+export const CHECK_DOUBLE: string = "double";
+
+export class Finding {
+  check: string;
+  line: i32;
+  message: string;
+
+  constructor(check: string, line: i32, message: string) {
+    this.check = check;
+    this.line = line;
+    this.message = message;
+  }
+}
+
+export class AuditReport {
+  ok: bool = true;
+  realization: string = "";
+  barriers: i32 = 0;
+  expectedBarriers: i32 = 0;
+  collectives: i32 = 0;
+  deviceStores: i32 = 0;
+  predicatedStores: i32 = 0;
+  findings: Array<Finding> = new Array<Finding>();
+
+  /** The ids of the checks that found something, in order of the findings, each once. */
+  checks(): Array<string> {
+    const out = new Array<string>();
+    for (let i: i32 = 0; i < this.findings.length; i++) {
+      if (out.indexOf(this.findings[i].check) < 0) out.push(this.findings[i].check);
+    }
+    return out;
+  }
+
+  toJson(out: Text): void {
+    out.add("{\"ok\":").add(this.ok ? "true" : "false");
+    out.add(",\"realization\":").add(quote(this.realization));
+    out.add(",\"barriers\":").add(formatI32(this.barriers));
+    out.add(",\"expectedBarriers\":").add(formatI32(this.expectedBarriers));
+    out.add(",\"collectives\":").add(formatI32(this.collectives));
+    out.add(",\"deviceStores\":").add(formatI32(this.deviceStores));
+    out.add(",\"predicatedStores\":").add(formatI32(this.predicatedStores));
+    out.add(",\"findings\":[");
+    for (let i: i32 = 0; i < this.findings.length; i++) {
+      const f = this.findings[i];
+      if (i > 0) out.add(",");
+      out.add("{\"check\":").add(quote(f.check));
+      out.add(",\"line\":").add(formatI32(f.line));
+      out.add(",\"message\":").add(quote(f.message)).add("}");
+    }
+    out.add("]}");
+  }
+}
+
+/** The control context of a statement. */
+class Scope {
+  /** Some enclosing construct lets only some threads reach this point. */
+  conditional: bool = false;
+  /** Innermost such construct, for messages. */
+  why: string = "";
+  /** Inside a for loop whose bounds are not integer literals. */
+  varyingLoop: bool = false;
+  loopWhy: string = "";
+  /** Some enclosing (positive) condition mentions `live`. */
+  live: bool = false;
+
+  child(): Scope {
+    const s = new Scope();
+    s.conditional = this.conditional;
+    s.why = this.why;
+    s.varyingLoop = this.varyingLoop;
+    s.loopWhy = this.loopWhy;
+    s.live = this.live;
+    return s;
+  }
+}
+
+const ASSIGN_OPS: Array<string> = ["=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=", "++", "--"];
+const COMPARE_OPS: Array<string> = ["<", "<=", ">", ">=", "!="];
+
+function isCollective(name: string): bool {
+  if (name == "simdgroup_barrier") return true;
+  if (name.length > 5 && name.substring(0, 5) == "simd_") return true;
+  return name.length > 5 && name.substring(0, 5) == "quad_";
+}
+
+class Auditor {
+  toks: Array<Token>;
+  pos: i32 = 0;
+  report: AuditReport;
+  coop: bool;
+  /** Writable device buffers (kernel parameters and local device pointers) of the current function. */
+  writable: Array<string> = new Array<string>();
+  /** A return taken by only some threads has been seen in the current function. */
+  divergentReturn: bool = false;
+  returnLine: i32 = 0;
+
+  constructor(toks: Array<Token>, report: AuditReport, coop: bool) {
+    this.toks = toks;
+    this.report = report;
+    this.coop = coop;
+  }
+
+  text(i: i32): string {
+    return i >= 0 && i < this.toks.length ? this.toks[i].text : "";
+  }
+
+  line(i: i32): i32 {
+    if (this.toks.length == 0) return 0;
+    if (i >= this.toks.length) return this.toks[this.toks.length - 1].line;
+    return this.toks[i < 0 ? 0 : i].line;
+  }
+
+  find(check: string, line: i32, message: string): void {
+    this.report.findings.push(new Finding(check, line, message));
+  }
+
+  /** Index of the token closing the bracket opened at `i` (or the end). */
+  matching(i: i32): i32 {
+    const open = this.text(i);
+    const close = open == "(" ? ")" : open == "[" ? "]" : "}";
+    let depth: i32 = 0;
+    for (let j: i32 = i; j < this.toks.length; j++) {
+      const t = this.toks[j].text;
+      if (t == open) depth = depth + 1;
+      else if (t == close) {
+        depth = depth - 1;
+        if (depth == 0) return j;
+      }
+    }
+    return this.toks.length;
+  }
+
+  /** End (index of the ';') of a simple statement starting at `i`. */
+  statementEnd(i: i32): i32 {
+    let depth: i32 = 0;
+    for (let j: i32 = i; j < this.toks.length; j++) {
+      const t = this.toks[j].text;
+      if (t == "(" || t == "[" || t == "{") depth = depth + 1;
+      else if (t == ")" || t == "]" || t == "}") {
+        if (depth == 0) return j; // unbalanced: stop before the closer
+        depth = depth - 1;
+      } else if (t == ";" && depth == 0) return j;
+    }
+    return this.toks.length;
+  }
+
+  run(): void {
+    const n = this.toks.length;
+    let headerStart: i32 = 0;
+    while (this.pos < n) {
+      const t = this.text(this.pos);
+      if (t == ";") {
+        this.pos = this.pos + 1;
+        headerStart = this.pos;
+      } else if (t == "{") {
+        if (this.text(this.pos - 1) == ")" || this.text(this.pos - 1) == "const") {
+          this.func(headerStart, this.pos);
+        } else {
+          this.pos = this.matching(this.pos) + 1; // struct, namespace, initializer: skipped
+        }
+        headerStart = this.pos;
+      } else {
+        this.pos = this.pos + 1;
+      }
+    }
+  }
+
+  /** A function whose header is [start, open) and whose body opens at `open`. */
+  func(start: i32, open: i32): void {
+    this.writable = new Array<string>();
+    this.divergentReturn = false;
+    // the parameter list: the last ')' before the body and its '('
+    let close: i32 = open - 1;
+    while (close > start && this.text(close) != ")") close = close - 1;
+    let par: i32 = close;
+    let depth: i32 = 0;
+    while (par > start) {
+      const t = this.text(par);
+      if (t == ")") depth = depth + 1;
+      else if (t == "(") {
+        depth = depth - 1;
+        if (depth == 0) break;
+      }
+      par = par - 1;
+    }
+    this.params(par + 1, close); // kernels and helpers alike
+    this.pos = open;
+    this.statement(new Scope());
+  }
+
+  /** Records writable `device` pointer parameters in [a, b). */
+  params(a: i32, b: i32): void {
+    let s: i32 = a;
+    let depth: i32 = 0;
+    for (let i: i32 = a; i <= b; i++) {
+      const t = i < b ? this.text(i) : ",";
+      if (t == "(" || t == "[") depth = depth + 1;
+      else if (t == ")" || t == "]") depth = depth - 1;
+      else if (t == "," && depth == 0) {
+        this.param(s, i);
+        s = i + 1;
+      }
+    }
+  }
+
+  param(a: i32, b: i32): void {
+    let dev = false;
+    let isConst = false;
+    let star = false;
+    let name: string = "";
+    for (let i: i32 = a; i < b; i++) {
+      const t = this.text(i);
+      if (t == "[") break; // attribute
+      if (t == "device") dev = true;
+      else if (t == "const" && !star) isConst = true;
+      else if (t == "*" || t == "&") star = true;
+      else if (this.toks[i].kind == TK_IDENT) name = t;
+    }
+    if (dev && star && !isConst && name != "") this.writable.push(name);
+  }
+
+  statement(sc: Scope): void {
+    const n = this.toks.length;
+    if (this.pos >= n) return;
+    const t = this.text(this.pos);
+    const here = this.pos;
+    if (t == "{") {
+      this.pos = this.pos + 1;
+      while (this.pos < n && this.text(this.pos) != "}") {
+        const before = this.pos;
+        this.statement(sc);
+        if (this.pos == before) this.pos = this.pos + 1;
+      }
+      this.pos = this.pos + 1;
+    } else if (t == "if") {
+      const o = this.pos + 1;
+      const c = this.matching(o);
+      this.expr(o + 1, c, sc);
+      const th = sc.child();
+      th.conditional = true;
+      th.why = "the if at line " + formatI32(this.line(here));
+      if (this.mentionsLive(o + 1, c)) th.live = true;
+      this.pos = c + 1;
+      this.statement(th);
+      if (this.text(this.pos) == "else") {
+        const el = sc.child();
+        el.conditional = true;
+        el.why = "the else of the if at line " + formatI32(this.line(here));
+        this.pos = this.pos + 1;
+        this.statement(el);
+      }
+    } else if (t == "for") {
+      const o = this.pos + 1;
+      const c = this.matching(o);
+      const inner = sc.child();
+      if (!this.literalBounds(o + 1, c)) {
+        inner.varyingLoop = true;
+        inner.loopWhy = "the for loop at line " + formatI32(this.line(here)) + ", whose bounds are not integer literals";
+      }
+      this.expr(o + 1, c, inner);
+      this.pos = c + 1;
+      this.statement(inner);
+    } else if (t == "while" || t == "switch") {
+      const o = this.pos + 1;
+      const c = this.matching(o);
+      const inner = sc.child();
+      inner.conditional = true;
+      inner.why = "the " + t + " at line " + formatI32(this.line(here));
+      this.expr(o + 1, c, inner);
+      this.pos = c + 1;
+      this.statement(inner);
+    } else if (t == "do") {
+      const inner = sc.child();
+      inner.conditional = true;
+      inner.why = "the do-while at line " + formatI32(this.line(here));
+      this.pos = this.pos + 1;
+      this.statement(inner);
+      if (this.text(this.pos) == "while") {
+        const o = this.pos + 1;
+        const c = this.matching(o);
+        this.expr(o + 1, c, inner);
+        this.pos = c + 1;
+      }
+      if (this.text(this.pos) == ";") this.pos = this.pos + 1;
+    } else if (t == "return") {
+      const e = this.statementEnd(this.pos);
+      this.expr(this.pos + 1, e, sc);
+      if ((sc.conditional || sc.varyingLoop) && !this.divergentReturn) {
+        this.divergentReturn = true;
+        this.returnLine = this.line(here);
+      }
+      this.pos = e + 1;
+    } else if (t == ";") {
+      this.pos = this.pos + 1;
+    } else if (t == "case" || t == "default") {
+      while (this.pos < n && this.text(this.pos) != ":") this.pos = this.pos + 1;
+      this.pos = this.pos + 1;
+    } else {
+      const e = this.statementEnd(this.pos);
+      this.localPointer(this.pos, e);
+      this.expr(this.pos, e, sc);
+      this.pos = e < n && this.text(e) == ";" ? e + 1 : e;
+    }
+  }
+
+  /** `device T* p = ...` declares a local pointer into device memory (writable unless const). */
+  localPointer(a: i32, b: i32): void {
+    if (this.text(a) != "device") return;
+    let isConst = false;
+    for (let i: i32 = a; i < b; i++) {
+      const t = this.text(i);
+      if (t == "const") isConst = true;
+      if (t == "*" && i + 1 < b && this.toks[i + 1].kind == TK_IDENT) {
+        if (!isConst) this.writable.push(this.text(i + 1));
+        return;
+      }
+    }
+  }
+
+  mentionsLive(a: i32, b: i32): bool {
+    for (let i: i32 = a; i < b; i++) {
+      if (this.text(i) == "live" && this.text(i - 1) != "!") return true;
+    }
+    return false;
+  }
+
+  /** `for (init; cond; step)` with an integer-literal start and an integer-literal bound. */
+  literalBounds(a: i32, b: i32): bool {
+    const semis = new Array<i32>();
+    let depth: i32 = 0;
+    for (let i: i32 = a; i < b; i++) {
+      const t = this.text(i);
+      if (t == "(" || t == "[") depth = depth + 1;
+      else if (t == ")" || t == "]") depth = depth - 1;
+      else if (t == ";" && depth == 0) semis.push(i);
+    }
+    if (semis.length != 2) return false;
+    // init: ... '=' LITERAL
+    const s0 = semis[0];
+    if (s0 - a < 2 || this.text(s0 - 2) != "=" || this.toks[s0 - 1].kind != TK_NUMBER || !isIntLiteral(this.text(s0 - 1))) return false;
+    // cond: IDENT OP LITERAL or LITERAL OP IDENT
+    const c0 = s0 + 1;
+    const c1 = semis[1];
+    if (c1 - c0 != 3) return false;
+    if (COMPARE_OPS.indexOf(this.text(c0 + 1)) < 0) return false;
+    const l = this.toks[c0];
+    const r = this.toks[c0 + 2];
+    if (l.kind == TK_IDENT && r.kind == TK_NUMBER && isIntLiteral(r.text)) return true;
+    return r.kind == TK_IDENT && l.kind == TK_NUMBER && isIntLiteral(l.text);
+  }
+
+  /** Scans the tokens [a, b) of an expression or declaration in scope `sc`. */
+  expr(a: i32, b: i32, sc: Scope): void {
+    const flags = new Array<bool>();
+    flags.push(false);
+    for (let i: i32 = a; i < b; i++) {
+      const tk = this.toks[i];
+      const t = tk.text;
+      if (t == "(" || t == "[") {
+        flags.push(false);
+        continue;
+      }
+      if (t == ")" || t == "]") {
+        if (flags.length > 1) flags.pop();
+        continue;
+      }
+      if (t == "?" || t == "&&" || t == "||") {
+        flags[flags.length - 1] = true;
+        continue;
+      }
+      if (tk.kind != TK_IDENT) continue;
+      if (this.text(i + 1) == "(" && (t == "threadgroup_barrier" || isCollective(t))) {
+        let operand = false;
+        for (let k: i32 = 0; k < flags.length; k++) if (flags[k]) operand = true;
+        this.sync(t, tk.line, sc, operand);
+        continue;
+      }
+      if (this.writable.indexOf(t) >= 0 && this.text(i + 1) == "[" && this.text(i - 1) != "." && this.text(i - 1) != "->") {
+        const close = this.matching(i + 1);
+        if (close < b && ASSIGN_OPS.indexOf(this.text(close + 1)) >= 0) this.store(t, tk.line, sc);
+      }
+    }
+  }
+
+  sync(name: string, line: i32, sc: Scope, operand: bool): void {
+    const isBarrier = name == "threadgroup_barrier";
+    if (isBarrier) this.report.barriers = this.report.barriers + 1;
+    else this.report.collectives = this.report.collectives + 1;
+    let why: string = "";
+    if (operand) why = "an operand of ?:, && or || on the same line";
+    else if (sc.conditional) why = sc.why;
+    else if (this.divergentReturn) why = "code after the return at line " + formatI32(this.returnLine) + " that only some threads take";
+    if (isBarrier) {
+      if (why != "") this.find(CHECK_BARRIER_CONDITION, line, "threadgroup_barrier is under a condition (" + why + "): threads that skip it leave the others waiting or racing.");
+      if (sc.varyingLoop) this.find(CHECK_BARRIER_LOOP, line, "threadgroup_barrier is inside " + sc.loopWhy + ": threads may reach it a different number of times.");
+    } else {
+      let w: string = why;
+      if (w == "" && sc.varyingLoop) w = sc.loopWhy;
+      if (w != "") this.find(CHECK_COLLECTIVE, line, name + " is not reached by all lanes (" + w + "); a SIMD collective must be uniform.");
+    }
+  }
+
+  store(buffer: string, line: i32, sc: Scope): void {
+    this.report.deviceStores = this.report.deviceStores + 1;
+    if (!this.coop) return;
+    if (sc.live) {
+      this.report.predicatedStores = this.report.predicatedStores + 1;
+    } else {
+      this.find(CHECK_REPLAY_STORE, line, "the store to device buffer " + buffer + " is not under a condition on `live`: a replayed tail slot would write.");
+    }
+  }
+}
+
+/** Audits MSL text of a kernel of `realization` expected to hold `expectedBarriers` barriers. */
+export function auditMsl(msl: string, realization: string, expectedBarriers: i32): AuditReport {
+  const report = new AuditReport();
+  report.realization = realization;
+  report.expectedBarriers = expectedBarriers;
+  const toks = tokenize(msl);
+  for (let i: i32 = 0; i < toks.length; i++) {
+    if (toks[i].kind == TK_IDENT && toks[i].text == "double") {
+      report.findings.push(new Finding(CHECK_DOUBLE, toks[i].line, "`double` appears; Metal has no double precision."));
+    }
+  }
+  const a = new Auditor(toks, report, realization == REALIZATION_COOPERATIVE);
+  a.run();
+  if (report.barriers != expectedBarriers) {
+    report.findings.push(new Finding(CHECK_BARRIER_COUNT, 0, "found " + formatI32(report.barriers) + " threadgroup_barrier calls, expected " + formatI32(expectedBarriers) + "."));
+  }
+  report.ok = report.findings.length == 0;
+  return report;
+}

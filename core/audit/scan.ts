@@ -1,0 +1,134 @@
+// A small tokenizer for MSL text, for the audit: identifiers, numbers and punctuation with their
+// line numbers; comments, string literals and preprocessor lines are dropped.
+
+export const TK_IDENT: i32 = 1;
+export const TK_NUMBER: i32 = 2;
+export const TK_PUNCT: i32 = 3;
+
+export class Token {
+  kind: i32;
+  text: string;
+  line: i32;
+
+  constructor(kind: i32, text: string, line: i32) {
+    this.kind = kind;
+    this.text = text;
+    this.line = line;
+  }
+}
+
+function isAlpha(c: i32): bool {
+  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c == 95;
+}
+
+function isDigit(c: i32): bool {
+  return c >= 48 && c <= 57;
+}
+
+/** Two- and three-character operators, longest first. */
+const PUNCT3: Array<string> = ["<<=", ">>=", "..."];
+const PUNCT2: Array<string> = [
+  "&&", "||", "==", "!=", "<=", ">=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "++", "--",
+  "->", "::", "<<", ">>",
+];
+
+export function tokenize(src: string): Array<Token> {
+  const out = new Array<Token>();
+  const n: i32 = src.length;
+  let i: i32 = 0;
+  let line: i32 = 1;
+  let lineStart: bool = true;
+  while (i < n) {
+    const c: i32 = src.charCodeAt(i);
+    if (c == 10) {
+      line = line + 1;
+      lineStart = true;
+      i = i + 1;
+      continue;
+    }
+    if (c == 32 || c == 9 || c == 13 || c == 12 || c == 11) {
+      i = i + 1;
+      continue;
+    }
+    if (c == 35 && lineStart) {
+      // preprocessor line (with backslash continuations)
+      while (i < n && src.charCodeAt(i) != 10) {
+        if (src.charCodeAt(i) == 92 && i + 1 < n && src.charCodeAt(i + 1) == 10) {
+          line = line + 1;
+          i = i + 1;
+        }
+        i = i + 1;
+      }
+      continue;
+    }
+    lineStart = false;
+    if (c == 47 && i + 1 < n && src.charCodeAt(i + 1) == 47) {
+      while (i < n && src.charCodeAt(i) != 10) i = i + 1;
+      continue;
+    }
+    if (c == 47 && i + 1 < n && src.charCodeAt(i + 1) == 42) {
+      i = i + 2;
+      while (i < n && !(src.charCodeAt(i) == 42 && i + 1 < n && src.charCodeAt(i + 1) == 47)) {
+        if (src.charCodeAt(i) == 10) line = line + 1;
+        i = i + 1;
+      }
+      i = i + 2;
+      continue;
+    }
+    if (c == 34 || c == 39) {
+      const q: i32 = c;
+      i = i + 1;
+      while (i < n && src.charCodeAt(i) != q && src.charCodeAt(i) != 10) {
+        if (src.charCodeAt(i) == 92) i = i + 1;
+        i = i + 1;
+      }
+      i = i + 1;
+      continue;
+    }
+    if (isAlpha(c)) {
+      const s: i32 = i;
+      while (i < n && (isAlpha(src.charCodeAt(i)) || isDigit(src.charCodeAt(i)))) i = i + 1;
+      out.push(new Token(TK_IDENT, src.substring(s, i), line));
+      continue;
+    }
+    if (isDigit(c) || (c == 46 && i + 1 < n && isDigit(src.charCodeAt(i + 1)))) {
+      const s: i32 = i;
+      while (i < n) {
+        const d: i32 = src.charCodeAt(i);
+        const prev: i32 = src.charCodeAt(i - 1);
+        if (isAlpha(d) || isDigit(d) || d == 46) i = i + 1;
+        else if ((d == 43 || d == 45) && (prev == 101 || prev == 69 || prev == 112 || prev == 80)) i = i + 1;
+        else break;
+      }
+      out.push(new Token(TK_NUMBER, src.substring(s, i), line));
+      continue;
+    }
+    let p: string = src.substring(i, i + 1);
+    if (i + 3 <= n && PUNCT3.indexOf(src.substring(i, i + 3)) >= 0) p = src.substring(i, i + 3);
+    else if (i + 2 <= n && PUNCT2.indexOf(src.substring(i, i + 2)) >= 0) p = src.substring(i, i + 2);
+    out.push(new Token(TK_PUNCT, p, line));
+    i = i + p.length;
+  }
+  return out;
+}
+
+/** Whether a number token is an integer literal ("0", "49", "4u", "0x10"). */
+export function isIntLiteral(t: string): bool {
+  if (t.length == 0) return false;
+  let end: i32 = t.length;
+  while (end > 0) {
+    const c: i32 = t.charCodeAt(end - 1);
+    if (c == 117 || c == 85 || c == 108 || c == 76) end = end - 1;
+    else break;
+  }
+  if (end == 0) return false;
+  if (end > 2 && t.charCodeAt(0) == 48 && (t.charCodeAt(1) == 120 || t.charCodeAt(1) == 88)) {
+    for (let i: i32 = 2; i < end; i++) {
+      const c: i32 = t.charCodeAt(i);
+      if (!(isDigit(c) || (c >= 97 && c <= 102) || (c >= 65 && c <= 70))) return false;
+    }
+    return true;
+  }
+  for (let i: i32 = 0; i < end; i++) if (!isDigit(t.charCodeAt(i))) return false;
+  return true;
+}

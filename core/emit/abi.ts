@@ -1,0 +1,121 @@
+// The calling convention of emitted kernels, in one place. The runtimes bind from the plan's
+// bindings, which are built here; the kernel signature is written from the same data.
+//
+//   [[buffer(i)]]       parameter i of the document, in parameter order:
+//                       `device const T*` when the kernel never stores it, `device T*` otherwise
+//   [[threadgroup(K)]]  one per reduce, in program order: P*S partials of 4 bytes
+//   then the thread-position arguments a realization uses, in this fixed order:
+//                       tid, group, lane, sg
+
+import { Doc, Expr, Stmt } from "../ir/ast";
+import { Binding, Plan, REALIZATION_COOPERATIVE } from "../plan/plan";
+import { Names, sanitize } from "./names";
+import { mslType } from "./expr";
+import { formatI32 } from "../util/num";
+
+export const BINDING_BUFFER: string = "buffer";
+export const BINDING_THREADGROUP: string = "threadgroup";
+export const ACCESS_READ: string = "read";
+export const ACCESS_WRITE: string = "write";
+export const ACCESS_READWRITE: string = "readwrite";
+export const ACCESS_PARTIALS: string = "partials";
+/** Bytes per element of every buffer and partial (f32 and i32). */
+export const ELEMENT_BYTES: i32 = 4;
+
+/** The thread-position arguments, in signature order. */
+export const THREAD_ARGS: Array<string> = [
+  "uint tid [[thread_index_in_threadgroup]]",
+  "uint group [[threadgroup_position_in_grid]]",
+  "uint lane [[thread_index_in_simdgroup]]",
+  "uint sg [[simdgroup_index_in_threadgroup]]",
+];
+
+/** `<sanitized doc name>_<realization with '-' -> '_'>`, e.g. softmax_cooperative_reduction. */
+export function kernelName(doc: Doc, realization: string): string {
+  return sanitize(doc.name) + "_" + sanitize(realization);
+}
+
+function exprLoads(e: Expr, out: Array<string>): void {
+  if (e.op == "load" && out.indexOf(e.name) < 0) out.push(e.name);
+  for (let i: i32 = 0; i < e.args.length; i++) exprLoads(e.args[i], out);
+}
+
+function listAccess(list: Array<Stmt>, loads: Array<string>, stores: Array<string>): void {
+  for (let i: i32 = 0; i < list.length; i++) {
+    const s = list[i];
+    if (s.kind == "store" && stores.indexOf(s.name) < 0) stores.push(s.name);
+    exprLoads(s.min, loads);
+    exprLoads(s.extent, loads);
+    exprLoads(s.step, loads);
+    exprLoads(s.value, loads);
+    exprLoads(s.cond, loads);
+    for (let k: i32 = 0; k < s.at.length; k++) exprLoads(s.at[k], loads);
+    listAccess(s.body, loads, stores);
+    listAccess(s.orelse, loads, stores);
+  }
+}
+
+/** Buffers the document stores anywhere. */
+export function storedBuffers(doc: Doc): Array<string> {
+  const loads = new Array<string>();
+  const stores = new Array<string>();
+  listAccess(doc.body, loads, stores);
+  return stores;
+}
+
+/** How parameter `p` is used: "read" (also when unused), "write" or "readwrite". */
+export function accessOf(doc: Doc, p: i32): string {
+  const loads = new Array<string>();
+  const stores = new Array<string>();
+  listAccess(doc.body, loads, stores);
+  const name = doc.params[p].name;
+  const st: bool = stores.indexOf(name) >= 0;
+  if (!st) return ACCESS_READ;
+  return loads.indexOf(name) >= 0 ? ACCESS_READWRITE : ACCESS_WRITE;
+}
+
+/** Bytes of one reduction's threadgroup partials: P*S elements. */
+export function partialBytes(plan: Plan): i32 {
+  return plan.mapping.P * plan.mapping.S * ELEMENT_BYTES;
+}
+
+/** Whether the realization uses each thread-position argument (tid, group, lane, sg). */
+export function usesThreadArg(realization: string, k: i32): bool {
+  if (realization == REALIZATION_COOPERATIVE) return true;
+  return k < 2;
+}
+
+/** The bindings of `plan`'s kernel: buffers in parameter order, then one partials allocation per reduce. */
+export function bindingsFor(doc: Doc, plan: Plan): Array<Binding> {
+  const out = new Array<Binding>();
+  for (let p: i32 = 0; p < doc.params.length; p++) {
+    out.push(new Binding(BINDING_BUFFER, p, doc.params[p].name, accessOf(doc, p), doc.elements(p) * ELEMENT_BYTES));
+  }
+  if (plan.realization == REALIZATION_COOPERATIVE) {
+    for (let k: i32 = 0; k < plan.reduces.length; k++) {
+      out.push(new Binding(BINDING_THREADGROUP, k, "tg" + formatI32(k), ACCESS_PARTIALS, partialBytes(plan)));
+    }
+  }
+  return out;
+}
+
+/** The kernel's argument declarations, one per line, in binding order. */
+export function signatureArgs(doc: Doc, plan: Plan, names: Names): Array<string> {
+  const args = new Array<string>();
+  const bindings = bindingsFor(doc, plan);
+  for (let i: i32 = 0; i < bindings.length; i++) {
+    const b = bindings[i];
+    if (b.kind == BINDING_BUFFER) {
+      const t = mslType(doc.params[b.index].dtype);
+      const q = b.access == ACCESS_READ ? "device const " : "device ";
+      args.push(q + t + "* " + names.buf(b.name) + " [[buffer(" + formatI32(b.index) + ")]]");
+    } else {
+      const t = mslType(plan.reduces[b.index].value.ty);
+      args.push("threadgroup " + t + "* " + b.name + " [[threadgroup(" + formatI32(b.index) + ")]]");
+    }
+  }
+  for (let k: i32 = 0; k < THREAD_ARGS.length; k++) {
+    if (usesThreadArg(plan.realization, k)) args.push(THREAD_ARGS[k]);
+  }
+  return args;
+}

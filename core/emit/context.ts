@@ -1,0 +1,60 @@
+// State shared by the emitter's passes over one document: identifiers, the output text with its
+// indentation, which helpers were used, and where the current statement sits (inside a worker's
+// stripe, which register cache applies).
+
+import { Doc, Stmt } from "../ir/ast";
+import { Plan } from "../plan/plan";
+import { Text } from "../util/text";
+import { Names } from "./names";
+
+export class Ctx {
+  doc: Doc;
+  plan: Plan;
+  names: Names;
+  out: Text = new Text();
+  ind: i32 = 1;
+  /** Set when an emitted expression calls the floor-modulo helper. */
+  usesMod: bool = false;
+  /** Cooperative reduction: every device store is predicated with `live`. */
+  liveStores: bool = false;
+  /** Fused element grid: parallel loops bind their variable from the thread's coordinates. */
+  gridDepth: i32 = -1;
+  /** Fused element grid: the coordinate text of each domain depth (without the loop's min). */
+  gridCoords: Array<string> = new Array<string>();
+  /** Counter for generated names that must be unique in the kernel. */
+  serial: i32 = 0;
+  /** Inside a worker's stripe: the IR variable, its range texts, and the register slot text. */
+  stripeVar: string = "";
+  stripeMin: string = "";
+  stripeExt: string = "";
+  cacheIndex: string = "";
+  /** Register caches (cooperative reduction, cached input): buffer, range, size, first site. */
+  cacheBufs: Array<string> = new Array<string>();
+  cacheMin: Array<string> = new Array<string>();
+  cacheExt: Array<string> = new Array<string>();
+  cacheSize: Array<i32> = new Array<i32>();
+  cacheSite: Array<Stmt> = new Array<Stmt>();
+  cacheDeclared: Array<bool> = new Array<bool>();
+  cacheFilled: Array<bool> = new Array<bool>();
+
+  constructor(doc: Doc, plan: Plan, names: Names) {
+    this.doc = doc;
+    this.plan = plan;
+    this.names = names;
+  }
+
+  line(s: string): void {
+    for (let i: i32 = 0; i < this.ind; i++) this.out.add("  ");
+    this.out.line(s);
+  }
+
+  open(s: string): void {
+    this.line(s);
+    this.ind = this.ind + 1;
+  }
+
+  close(s: string): void {
+    this.ind = this.ind - 1;
+    this.line(s);
+  }
+}

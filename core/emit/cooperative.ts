@@ -1,0 +1,314 @@
+// The cooperative-reduction realization: P logical programs share a threadgroup of T = 32*S*P
+// threads; each program's W = 32*S workers split every reduction and every parallel loop of
+// the program into stripes (chunk k, lane-contiguous vectors of V elements, U chunks per
+// iteration). A reduction is four stages with exactly one unconditional barrier; a slot past the
+// last program replays the last one (reads stay valid) and never stores.
+
+import { Expr, Stmt } from "../ir/ast";
+import { containsReduce } from "../analysis/structure";
+import { ceilDiv } from "../util/text";
+import { Ctx } from "./context";
+import { Val, emitExpr, emitLoad, indexText, intText, mentions, mslType } from "./expr";
+import { storedBuffers } from "./abi";
+import { combineText, emitList, emitStmt, identityText, num, simdName } from "./stmt";
+
+// ---------------------------------------------------------------------------------------------
+// Register caches (cached input)
+
+/** The first load of `buffer` in `e` indexed [..., v] with v only in the last position. */
+function cacheLoadIn(e: Expr, buffer: string, v: string): Expr | null {
+  if (e.op == "load" && e.name == buffer && e.args.length > 0) {
+    const last = e.args[e.args.length - 1];
+    let ok: bool = last.op == "name" && last.name == v;
+    for (let d: i32 = 0; ok && d < e.args.length - 1; d++) if (mentions(e.args[d], v)) ok = false;
+    if (ok) return e;
+  }
+  for (let i: i32 = 0; i < e.args.length; i++) {
+    const r = cacheLoadIn(e.args[i], buffer, v);
+    if (r !== null) return r;
+  }
+  return null;
+}
+
+function cacheLoadInList(list: Array<Stmt>, buffer: string, v: string): Expr | null {
+  for (let i: i32 = 0; i < list.length; i++) {
+    const s = list[i];
+    const exprs = new Array<Expr>();
+    exprs.push(s.min);
+    exprs.push(s.extent);
+    exprs.push(s.value);
+    exprs.push(s.cond);
+    for (let k: i32 = 0; k < s.at.length; k++) exprs.push(s.at[k]);
+    for (let k: i32 = 0; k < exprs.length; k++) {
+      const r = cacheLoadIn(exprs[k], buffer, v);
+      if (r !== null) return r;
+    }
+    const b = cacheLoadInList(s.body, buffer, v);
+    if (b !== null) return b;
+    const o = cacheLoadInList(s.orelse, buffer, v);
+    if (o !== null) return o;
+  }
+  return null;
+}
+
+function isWrapper(s: Stmt): bool {
+  return s.kind == "for" && !s.parallel && containsReduce(s.body);
+}
+
+function isDistributed(s: Stmt): bool {
+  return s.kind == "for" && s.parallel && !containsReduce(s.body);
+}
+
+/** The load of `buffer` a stripe statement would serve from the cache, or null. */
+function siteLoad(s: Stmt, buffer: string): Expr | null {
+  if (s.kind == "reduce") return cacheLoadIn(s.value, buffer, s.axis);
+  if (isDistributed(s)) return cacheLoadInList(s.body, buffer, s.name);
+  return null;
+}
+
+/** The first stripe statement (through wrappers) that can use a cache of `buffer`. */
+function findSite(list: Array<Stmt>, buffer: string): Stmt | null {
+  for (let i: i32 = 0; i < list.length; i++) {
+    const s = list[i];
+    if (siteLoad(s, buffer) !== null) return s;
+    if (isWrapper(s)) {
+      const r = findSite(s.body, buffer);
+      if (r !== null) return r;
+    }
+  }
+  return null;
+}
+
+function holdsSite(s: Stmt, site: Stmt): bool {
+  if (s == site) return true;
+  if (!isWrapper(s)) return false;
+  for (let i: i32 = 0; i < s.body.length; i++) if (holdsSite(s.body[i], site)) return true;
+  return false;
+}
+
+/** Registers the plan's cache buffers that can be realized (immutable, constant stripe extent). */
+function setupCaches(cx: Ctx, body: Array<Stmt>): void {
+  const m = cx.plan.mapping;
+  const stored = storedBuffers(cx.doc);
+  for (let i: i32 = 0; i < m.cacheBuffers.length; i++) {
+    const b = m.cacheBuffers[i];
+    if (cx.doc.paramIndex(b) < 0 || stored.indexOf(b) >= 0 || cx.cacheBufs.indexOf(b) >= 0) continue;
+    const site = findSite(body, b);
+    if (site === null) continue;
+    const st = changetype<Stmt>(site);
+    const minV = emitExpr(st.min, cx);
+    const extV = emitExpr(st.extent, cx);
+    if (!extV.known || extV.ival <= 0) continue;
+    cx.cacheBufs.push(b);
+    cx.cacheMin.push(minV.text);
+    cx.cacheExt.push(extV.text);
+    cx.cacheSize.push(ceilDiv(extV.ival, m.W * m.V) * m.V);
+    cx.cacheSite.push(st);
+    cx.cacheDeclared.push(false);
+    cx.cacheFilled.push(false);
+  }
+}
+
+function declareCaches(s: Stmt, cx: Ctx): void {
+  for (let i: i32 = 0; i < cx.cacheBufs.length; i++) {
+    if (cx.cacheDeclared[i] || !holdsSite(s, cx.cacheSite[i])) continue;
+    const pi = cx.doc.paramIndex(cx.cacheBufs[i]);
+    const t = mslType(cx.doc.params[pi].dtype);
+    cx.line("// stage 0: this worker's stripe of " + cx.names.buf(cx.cacheBufs[i]) + " in registers");
+    cx.line(t + " cache_" + cx.names.buf(cx.cacheBufs[i]) + "[" + num(cx.cacheSize[i]) + "];");
+    cx.cacheDeclared[i] = true;
+  }
+}
+
+function fillCaches(s: Stmt, cx: Ctx): void {
+  const m = cx.plan.mapping;
+  for (let i: i32 = 0; i < cx.cacheBufs.length; i++) {
+    if (cx.cacheFilled[i] || cx.cacheSite[i] != s) continue;
+    const b = cx.cacheBufs[i];
+    const load = changetype<Expr>(siteLoad(s, b));
+    const v = s.kind == "reduce" ? s.axis : s.name;
+    const minV = emitExpr(s.min, cx);
+    const extV = emitExpr(s.extent, cx);
+    const id = cx.names.buf(b);
+    const pi = cx.doc.paramIndex(b);
+    const zero = cx.doc.params[pi].dtype == "i32" ? "0" : "0.0f";
+    const chunks = ceilDiv(extV.ival, m.W * m.V);
+    cx.line("// fill: the same stripe layout as the stages below; 0 outside the range");
+    cx.open("for (int k = 0; k < " + num(chunks) + "; ++k) {");
+    if (m.V > 1) cx.open("for (int j = 0; j < " + num(m.V) + "; ++j) {");
+    const slot = m.V > 1 ? "k * " + num(m.V) + " + j" : "k";
+    const ident = cx.names.of(v);
+    cx.line("const int " + ident + " = " + elementText("k", minV, cx) + ";");
+    cx.line("if (" + ident + " < " + guardEnd(minV, extV) + ") cache_" + id + "[" + slot + "] = " + emitLoad(load, cx) + ";");
+    cx.line("else cache_" + id + "[" + slot + "] = " + zero + ";");
+    if (m.V > 1) cx.close("}");
+    cx.close("}");
+    cx.cacheFilled[i] = true;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Stripes
+
+/** The element a worker handles in chunk `chunk` (and vector slot j when V > 1). */
+function elementText(chunk: string, minV: Val, cx: Ctx): string {
+  const m = cx.plan.mapping;
+  let core: string = chunk + " * " + num(m.W) + " + worker";
+  if (m.V > 1) core = "(" + core + ") * " + num(m.V) + " + j";
+  if (minV.known && minV.ival == 0) return core;
+  return minV.text + " + " + core;
+}
+
+function guardEnd(minV: Val, extV: Val): string {
+  if (minV.known && extV.known) {
+    const x: f64 = <f64>minV.ival + <f64>extV.ival;
+    if (x >= -2147483648.0 && x <= 2147483647.0) return intText(i32(x));
+  }
+  if (minV.known && minV.ival == 0) return extV.text;
+  return "(" + minV.text + " + " + extV.text + ")";
+}
+
+/**
+ * A worker's stripe over [min, min + extent): chunks of W*V elements, the worker's V
+ * consecutive elements in each, U chunks per iteration. For a reduce, copy u accumulates into
+ * `accs[u]`; for a parallel loop, each element runs the loop body.
+ */
+function emitStripe(s: Stmt, isReduce: bool, accs: Array<string>, cx: Ctx): void {
+  const m = cx.plan.mapping;
+  const v = isReduce ? s.axis : s.name;
+  const ident = cx.names.of(v);
+  const minV = emitExpr(s.min, cx);
+  const extV = emitExpr(s.extent, cx);
+  const per: i32 = m.W * m.V;
+  let chunks: string = "";
+  if (extV.known) {
+    chunks = num(extV.ival <= 0 ? 0 : ceilDiv(extV.ival, per));
+  } else {
+    chunks = "chunks_" + num(cx.serial);
+    cx.serial = cx.serial + 1;
+    cx.line("const int " + chunks + " = (" + extV.text + " + " + num(per - 1) + ") / " + num(per) + ";");
+  }
+  const end = guardEnd(minV, extV);
+  const saveVar = cx.stripeVar;
+  const saveMin = cx.stripeMin;
+  const saveExt = cx.stripeExt;
+  const saveIdx = cx.cacheIndex;
+  cx.stripeVar = v;
+  cx.stripeMin = minV.text;
+  cx.stripeExt = extV.text;
+  cx.open("for (int k = 0; k < " + chunks + "; " + (m.U == 1 ? "++k" : "k += " + num(m.U)) + ") {");
+  if (m.V > 1) cx.open("for (int j = 0; j < " + num(m.V) + "; ++j) {");
+  for (let u: i32 = 0; u < m.U; u++) {
+    const chunk = u == 0 ? "k" : "(k + " + num(u) + ")";
+    cx.cacheIndex = m.V > 1 ? chunk + " * " + num(m.V) + " + j" : chunk;
+    if (m.U > 1) cx.open("{");
+    cx.line("const int " + ident + " = " + elementText(chunk, minV, cx) + ";");
+    cx.open("if (" + ident + " < " + end + ") {");
+    if (isReduce) {
+      cx.line(accs[u] + " = " + combineText(s.combiner, accs[u], emitExpr(s.value, cx)) + ";");
+    } else {
+      emitList(s.body, cx);
+    }
+    cx.close("}");
+    if (m.U > 1) cx.close("}");
+  }
+  if (m.V > 1) cx.close("}");
+  cx.close("}");
+  cx.stripeVar = saveVar;
+  cx.stripeMin = saveMin;
+  cx.stripeExt = saveExt;
+  cx.cacheIndex = saveIdx;
+}
+
+function emitReduce(s: Stmt, cx: Ctx): void {
+  const m = cx.plan.mapping;
+  const n = cx.names.of(s.name);
+  const ty = s.value.ty;
+  const t = mslType(ty);
+  const id = identityText(s.combiner, ty);
+  let K: i32 = cx.plan.reduces.indexOf(s);
+  if (K < 0) K = 0;
+  const tg = "tg" + num(K);
+  const acc = "acc_" + n;
+  const accs = new Array<string>();
+  cx.line("// stage 1: per-worker partial over its stripe");
+  if (m.U == 1) {
+    accs.push(acc);
+  } else {
+    for (let u: i32 = 0; u < m.U; u++) accs.push(acc + "_" + num(u));
+  }
+  for (let u: i32 = 0; u < accs.length; u++) cx.line(t + " " + accs[u] + " = " + id + ";");
+  emitStripe(s, true, accs, cx);
+  if (m.U > 1) {
+    let c: string = accs[0];
+    for (let u: i32 = 1; u < accs.length; u++) {
+      if (s.combiner == "max" || s.combiner == "min") c = s.combiner + "(" + c + ", " + accs[u] + ")";
+      else c = u == 1 ? c + " + " + accs[u] : "(" + c + ") + " + accs[u];
+    }
+    cx.line("const " + t + " " + acc + " = " + c + ";");
+  }
+  cx.line("// stage 2: first SIMD reduction");
+  cx.line("const " + t + " part_" + n + " = " + simdName(s.combiner) + "(" + acc + ");");
+  cx.line("// stage 3: one partial per SIMD group to threadgroup memory");
+  cx.line("if (lane == 0u) { " + tg + "[sg] = part_" + n + "; }");
+  cx.line("threadgroup_barrier(mem_flags::mem_threadgroup);");
+  cx.line("// stage 4: second SIMD reduction over the program's S partials");
+  cx.line("const " + t + " " + n + " = " + simdName(s.combiner) + "(lane < " + num(m.S) + "u ? " + tg + "[partial_base + int(lane)] : " + id + ");");
+}
+
+function emitDistributed(s: Stmt, cx: Ctx): void {
+  cx.line("// parallel loop over " + cx.names.of(s.name) + ": distributed over the program's workers");
+  const none = new Array<string>();
+  emitStripe(s, false, none, cx);
+}
+
+/** The program loop's body (and a wrapper's body): every worker runs it. */
+function emitProgramList(list: Array<Stmt>, top: bool, cx: Ctx): void {
+  for (let i: i32 = 0; i < list.length; i++) {
+    const s = list[i];
+    if (top) declareCaches(s, cx);
+    fillCaches(s, cx);
+    if (s.kind == "let") {
+      emitStmt(s, cx);
+    } else if (s.kind == "reduce") {
+      emitReduce(s, cx);
+    } else if (isDistributed(s)) {
+      emitDistributed(s, cx);
+    } else if (isWrapper(s)) {
+      const minV = emitExpr(s.min, cx);
+      cx.line("// serial wrapper of unit extent");
+      cx.open("{");
+      cx.line("const int " + cx.names.of(s.name) + " = " + minV.inner + ";");
+      emitProgramList(s.body, false, cx);
+      cx.close("}");
+    } else if (s.kind == "store") {
+      const v = emitExpr(s.value, cx);
+      cx.line("if (live && worker == 0) { " + cx.names.buf(s.name) + "[" + indexText(s.name, s.at, cx) + "] = " + v.inner + "; }");
+    } else {
+      cx.open("if (worker == 0) {");
+      emitStmt(s, cx);
+      cx.close("}");
+    }
+  }
+}
+
+export function emitCooperative(cx: Ctx): void {
+  const m = cx.plan.mapping;
+  if (cx.plan.programLoop === null) return;
+  const loop = changetype<Stmt>(cx.plan.programLoop);
+  const last: i32 = m.programs - 1;
+  cx.line("// P programs per group, W workers per program, S SIMD groups per program");
+  cx.line("const int program_in_group = int(tid) / " + num(m.W) + ";");
+  cx.line("const int worker = int(tid) % " + num(m.W) + ";");
+  cx.line("const int partial_base = program_in_group * " + num(m.S) + ";");
+  cx.line("const int logical = int(group) * " + num(m.P) + " + program_in_group;");
+  cx.line("// tail replay: a slot past the last program redoes the last one and stores nothing");
+  cx.line("const bool live = logical < " + num(m.programs) + ";");
+  const pick = "(live ? logical : " + num(last) + ")";
+  const start = m.programMin == 0 ? pick : intText(m.programMin) + " + " + pick;
+  cx.line("const int " + cx.names.of(loop.name) + " = " + start + ";");
+  setupCaches(cx, loop.body);
+  cx.liveStores = true;
+  emitProgramList(loop.body, true, cx);
+  cx.liveStores = false;
+}

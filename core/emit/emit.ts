@@ -1,0 +1,106 @@
+// The MSL emitter: a document and its plan in, one kernel's source text out. It reads nothing
+// else (no names, no tables of shapes): the realization, the widths and the grid come from the
+// plan; sizes (after overrides) are baked in as constants. Pure and deterministic: the JS and
+// WebAssembly builds produce byte-identical text.
+
+import { Doc, Stmt } from "../ir/ast";
+import { Plan, REALIZATION_COOPERATIVE, REALIZATION_FUSED } from "../plan/plan";
+import { Text } from "../util/text";
+import { Ctx } from "./context";
+import { kernelName, signatureArgs } from "./abi";
+import { MOD_HELPER, emitExpr, intText } from "./expr";
+import { namesFor } from "./names";
+import { emitList, num } from "./stmt";
+import { emitCooperative } from "./cooperative";
+
+function headerComment(doc: Doc, plan: Plan): string {
+  const m = plan.mapping;
+  let s: string = "// tile: " + doc.name + " / " + plan.realization + " / ";
+  if (plan.realization == REALIZATION_COOPERATIVE) {
+    s = s + "P=" + num(m.P) + " S=" + num(m.S) + " W=" + num(m.W) + " T=" + num(m.T) + " V=" + num(m.V) +
+      " U=" + num(m.U) + " groups=" + num(m.groups) + " cached=" + (m.cacheBuffers.length == 0 ? "none" : m.cacheBuffers.join(","));
+  } else if (plan.realization == REALIZATION_FUSED) {
+    s = s + "T=" + num(m.T) + " block=" + num(m.block) + " blocksPerRow=" + num(m.blocksPerRow) +
+      " rows=" + num(m.domainRows) + " cols=" + num(m.domainCols) + " groups=" + num(m.groups);
+  } else {
+    s = s + "T=" + num(m.T) + " programs=" + num(m.programs) + " groups=" + num(m.groups);
+  }
+  // a document name could hold a line break; keep the comment on one line
+  const parts = new Array<string>();
+  for (let i: i32 = 0; i < s.length; i++) {
+    const c: i32 = s.charCodeAt(i);
+    parts.push(c < 32 ? " " : String.fromCharCode(c));
+  }
+  return parts.join("");
+}
+
+/** Fused element grid: one thread per element, blocks of `block` along the innermost loop. */
+function emitFused(cx: Ctx): void {
+  const m = cx.plan.mapping;
+  const loops = cx.plan.domainLoops;
+  const n: i32 = loops.length;
+  cx.line("// one thread per element of the domain, blocks of " + num(m.block) + " along the innermost loop");
+  cx.line("const int row = int(group) / " + num(m.blocksPerRow) + ";");
+  cx.line("const int col = (int(group) % " + num(m.blocksPerRow) + ") * " + num(m.block) + " + int(tid);");
+  cx.line("// ragged edge: threads past the last column have no element (no barrier in this kernel)");
+  cx.line("if (col >= " + num(m.domainCols) + ") return;");
+  // row -> outer coordinates, the last outer loop varying fastest
+  const extents = new Array<i32>();
+  for (let d: i32 = 0; d < n; d++) {
+    const e = emitExpr(loops[d].extent, cx);
+    extents.push(e.known ? e.ival : 1);
+  }
+  for (let d: i32 = 0; d < n - 1; d++) {
+    let div: i32 = 1;
+    for (let q: i32 = d + 1; q < n - 1; q++) div = div * extents[q];
+    // precedence: every coordinate text can follow "min + " without parentheses
+    let t: string = div > 1 ? "row / " + num(div) : "row";
+    if (d > 0) t = (div > 1 ? "(" + t + ")" : t) + " % " + num(extents[d]);
+    cx.gridCoords.push(t);
+  }
+  if (n > 0) cx.gridCoords.push("col");
+  cx.gridDepth = 0;
+  emitList(cx.doc.body, cx);
+  cx.gridDepth = -1;
+}
+
+/** Serial program per thread: one thread per iteration of the top-level parallel loop. */
+function emitSerial(cx: Ctx): void {
+  const m = cx.plan.mapping;
+  if (cx.plan.programLoop === null) {
+    cx.line("// no single top-level parallel loop: the whole body runs in one thread");
+    cx.line("if (group != 0u || tid != 0u) return;");
+    emitList(cx.doc.body, cx);
+    return;
+  }
+  const loop = changetype<Stmt>(cx.plan.programLoop);
+  cx.line("// one thread per program (iteration of the top-level parallel loop), run serially");
+  cx.line("const int i = int(group) * " + num(m.T) + " + int(tid);");
+  cx.line("if (i >= " + num(m.programs) + ") return;");
+  cx.line("const int " + cx.names.of(loop.name) + " = " + (m.programMin == 0 ? "i" : intText(m.programMin) + " + i") + ";");
+  emitList(loop.body, cx);
+}
+
+/** The MSL source of `plan`'s kernel for `doc`. */
+export function emitMsl(doc: Doc, plan: Plan): string {
+  const names = namesFor(doc);
+  const cx = new Ctx(doc, plan, names);
+  if (plan.realization == REALIZATION_COOPERATIVE) emitCooperative(cx);
+  else if (plan.realization == REALIZATION_FUSED) emitFused(cx);
+  else emitSerial(cx);
+
+  const out = new Text();
+  out.line("#include <metal_stdlib>");
+  out.line("using namespace metal;");
+  out.line("");
+  out.line(headerComment(doc, plan));
+  out.line("");
+  if (cx.usesMod) out.line(MOD_HELPER);
+  out.line("kernel void " + kernelName(doc, plan.realization) + "(");
+  const args = signatureArgs(doc, plan, names);
+  for (let i: i32 = 0; i < args.length; i++) out.line("    " + args[i] + (i + 1 < args.length ? "," : ")"));
+  out.line("{");
+  out.add(cx.out.toString());
+  out.line("}");
+  return out.toString();
+}

@@ -1,0 +1,266 @@
+// Tile IR expressions -> MSL expressions. The operator mapping is a table; constants are folded
+// only where the folded value is exactly what the device would compute (i32 arithmetic that
+// stays in range, casts, correctly rounded f32 + - * /, sizes); transcendental functions never.
+
+import { Expr } from "../ir/ast";
+import { formatF32, formatI32 } from "../util/num";
+import { Ctx } from "./context";
+
+// ---------------------------------------------------------------------------------------------
+// The operator table: IR op -> form and spelling ("infix": a OP b, "prefix": OP a, "call":
+// NAME(a, ...); the i32 spelling differs from the f32 one for abs and mod).
+
+const OP_NAMES: Array<string> = [
+  "add", "sub", "mul", "div", "mod", "min", "max", "neg", "abs",
+  "exp", "log", "sqrt", "rsqrt", "tanh",
+  "lt", "le", "gt", "ge", "eq", "ne", "and", "or", "not",
+];
+const OP_FORMS: Array<string> = [
+  "infix", "infix", "infix", "infix", "call", "call", "call", "prefix", "call",
+  "call", "call", "call", "call", "call",
+  "infix", "infix", "infix", "infix", "infix", "infix", "infix", "infix", "prefix",
+];
+const OP_F32: Array<string> = [
+  "+", "-", "*", "/", "tile_mod", "min", "max", "-", "fabs",
+  "precise::exp", "precise::log", "precise::sqrt", "precise::rsqrt", "precise::tanh",
+  "<", "<=", ">", ">=", "==", "!=", "&&", "||", "!",
+];
+const OP_I32: Array<string> = [
+  "+", "-", "*", "/", "tile_mod", "min", "max", "-", "abs",
+  "", "", "", "", "",
+  "<", "<=", ">", ">=", "==", "!=", "&&", "||", "!",
+];
+
+/** The floor-modulo helper (result has the sign of b), emitted only when used. */
+export const MOD_HELPER: string =
+  "static inline int tile_mod(int a, int b) {\n" +
+  "  const int m = a % b;\n" +
+  "  return (m != 0 && ((m < 0) != (b < 0))) ? m + b : m;\n" +
+  "}\n";
+
+/** An emitted expression: its text, and its value when it is a compile-time constant. */
+export class Val {
+  text: string;
+  /** `text` is "(" + inner + ")" and `inner` may stand alone (assignment, condition). */
+  inner: string;
+  known: bool = false;
+  ival: i32 = 0;
+  fval: f64 = 0.0;
+
+  constructor(text: string, inner: string) {
+    this.text = text;
+    this.inner = inner;
+  }
+}
+
+const I32_MIN: f64 = -2147483648.0;
+const I32_MAX: f64 = 2147483647.0;
+
+export function mslType(ty: string): string {
+  if (ty == "f32") return "float";
+  if (ty == "i32") return "int";
+  return "bool";
+}
+
+/** An i32 as an MSL integer literal (negative values parenthesized). */
+export function intText(v: i32): string {
+  if (v == -2147483647 - 1) return "(-2147483647 - 1)";
+  if (v < 0) return "(" + formatI32(v) + ")";
+  return formatI32(v);
+}
+
+/** An f32 (widened) as an MSL float literal that parses back to the same bits: "1.0f", "0.1f". */
+export function floatText(v: f64): string {
+  const s: string = formatF32(v);
+  if (s == "NaN") return "NAN";
+  if (s == "Infinity") return "INFINITY";
+  if (s == "-Infinity") return "(-INFINITY)";
+  let t: string = s;
+  if (s.indexOf(".") < 0 && s.indexOf("e") < 0) t = s + ".0";
+  else if (s.indexOf(".") < 0) {
+    // "1e-7" -> "1.0e-7": C accepts both; keep the mantissa readable as a float
+    const e: i32 = s.indexOf("e");
+    t = s.substring(0, e) + ".0" + s.substring(e);
+  }
+  t = t + "f";
+  return s.charCodeAt(0) == 45 ? "(" + t + ")" : t;
+}
+
+export function intVal(v: i32): Val {
+  const t = intText(v);
+  const r = new Val(t, t);
+  r.known = true;
+  r.ival = v;
+  return r;
+}
+
+function floatVal(v: f64): Val {
+  const t = floatText(v);
+  const r = new Val(t, t);
+  r.known = true;
+  r.fval = v;
+  return r;
+}
+
+function plain(t: string): Val {
+  return new Val(t, t);
+}
+
+function wrapped(inner: string): Val {
+  return new Val("(" + inner + ")", inner);
+}
+
+function isFinite32(x: f64): bool {
+  return x == x && x < 3.4028234663852886e38 && x > -3.4028234663852886e38;
+}
+
+function inI32(x: f64): bool {
+  return x >= I32_MIN && x <= I32_MAX;
+}
+
+/** Folds an i32 operation of two constants; null when the exact result is not an i32. */
+function foldI32(op: string, a: i32, b: i32): Val | null {
+  const x: f64 = <f64>a;
+  const y: f64 = <f64>b;
+  if (op == "add") return inI32(x + y) ? intVal(i32(x + y)) : null;
+  if (op == "sub") return inI32(x - y) ? intVal(i32(x - y)) : null;
+  if (op == "mul") return inI32(x * y) ? intVal(i32(x * y)) : null; // |x*y| < 2^62: exact enough to bound
+  if (op == "min") return intVal(a < b ? a : b);
+  if (op == "max") return intVal(a > b ? a : b);
+  if (op == "div" || op == "mod") {
+    if (b == 0 || (a == -2147483647 - 1 && b == -1)) return null;
+    const q: i32 = i32(a / b);
+    if (op == "div") return intVal(q);
+    let m: i32 = a - q * b;
+    if (m != 0 && ((m < 0) != (b < 0))) m = m + b;
+    return intVal(m);
+  }
+  return null;
+}
+
+/** Folds f32 + - * / of two constants (f64 then one rounding: correctly rounded). */
+function foldF32(op: string, a: f64, b: f64): Val | null {
+  let x: f64 = 0.0;
+  if (op == "add") x = a + b;
+  else if (op == "sub") x = a - b;
+  else if (op == "mul") x = a * b;
+  else if (op == "div") {
+    if (b == 0.0) return null;
+    x = a / b;
+  } else return null;
+  const r: f64 = <f64>f32(x);
+  return isFinite32(r) ? floatVal(r) : null;
+}
+
+/** The flattened (row-major, constant strides) element index of a load or store. */
+export function indexText(buffer: string, at: Array<Expr>, cx: Ctx): string {
+  const pi = cx.doc.paramIndex(buffer);
+  const terms = new Array<string>();
+  let c: f64 = 0.0;
+  let stride: f64 = 1.0;
+  const strides = new Array<f64>();
+  for (let d: i32 = at.length - 1; d >= 0; d--) {
+    strides.unshift(stride);
+    stride = stride * <f64>cx.doc.dim(pi, d);
+  }
+  for (let d: i32 = 0; d < at.length; d++) {
+    const v = emitExpr(at[d], cx);
+    const s: f64 = strides[d];
+    if (v.known) {
+      c = c + <f64>v.ival * s;
+    } else if (s == 1.0) {
+      terms.push(v.text);
+    } else {
+      terms.push(v.text + " * " + formatI32(i32(s)));
+    }
+  }
+  if (!inI32(c)) c = 0.0; // not reachable for checked in-bounds accesses
+  if (terms.length == 0) return formatI32(i32(c));
+  let t: string = terms.join(" + ");
+  if (c > 0.0) t = t + " + " + formatI32(i32(c));
+  else if (c < 0.0) t = t + " - " + formatI32(i32(-c));
+  return t;
+}
+
+/** True when `e` mentions the name `n` (a loop, axis or scalar). */
+export function mentions(e: Expr, n: string): bool {
+  if (e.op == "name" && e.name == n) return true;
+  for (let i: i32 = 0; i < e.args.length; i++) if (mentions(e.args[i], n)) return true;
+  return false;
+}
+
+/** The register-cache slot text for a load, or "" when the load is not served from a cache. */
+function cacheSlot(e: Expr, cx: Ctx): string {
+  if (cx.stripeVar == "" || e.args.length == 0) return "";
+  const ci = cx.cacheBufs.indexOf(e.name);
+  if (ci < 0 || !cx.cacheFilled[ci]) return "";
+  if (cx.cacheMin[ci] != cx.stripeMin || cx.cacheExt[ci] != cx.stripeExt) return "";
+  const last = e.args[e.args.length - 1];
+  if (last.op != "name" || last.name != cx.stripeVar) return "";
+  for (let d: i32 = 0; d < e.args.length - 1; d++) if (mentions(e.args[d], cx.stripeVar)) return "";
+  return "cache_" + cx.names.buf(e.name) + "[" + cx.cacheIndex + "]";
+}
+
+export function emitLoad(e: Expr, cx: Ctx): string {
+  return cx.names.buf(e.name) + "[" + indexText(e.name, e.args, cx) + "]";
+}
+
+/** Emits `e` (folding constants); the text is an atom or fully parenthesized. */
+export function emitExpr(e: Expr, cx: Ctx): Val {
+  const op = e.op;
+  if (op == "int") return intVal(e.ival);
+  if (op == "f32") return floatVal(e.fval);
+  if (op == "name") {
+    if (e.ref == "size") return intVal(cx.doc.size(e.name));
+    return plain(cx.names.of(e.name));
+  }
+  if (op == "load") {
+    const slot = cacheSlot(e, cx);
+    if (slot != "") return plain(slot);
+    return plain(emitLoad(e, cx));
+  }
+  if (op == "select") {
+    const c = emitExpr(e.args[0], cx);
+    const a = emitExpr(e.args[1], cx);
+    const b = emitExpr(e.args[2], cx);
+    return wrapped(c.text + " ? " + a.text + " : " + b.text);
+  }
+  if (op == "cast") {
+    const a = emitExpr(e.args[0], cx);
+    const from = e.args[0].ty;
+    if (e.name == from) return a;
+    if (a.known && e.name == "f32") return floatVal(<f64>f32(<f64>a.ival));
+    if (a.known && e.name == "i32") {
+      const t: f64 = Math.trunc(a.fval);
+      if (t == t && inI32(t)) return intVal(i32(t));
+    }
+    return plain((e.name == "f32" ? "float(" : "int(") + a.inner + ")");
+  }
+  const k = OP_NAMES.indexOf(op);
+  if (k < 0) return plain("0 /* unknown operator " + op + " */");
+  const isInt: bool = e.ty == "i32" || (e.args.length > 0 && e.args[0].ty == "i32");
+  const spell: string = isInt ? OP_I32[k] : OP_F32[k];
+  const form: string = OP_FORMS[k];
+  if (e.args.length == 1) {
+    const a = emitExpr(e.args[0], cx);
+    if (op == "neg" && a.known) {
+      if (isInt && a.ival != -2147483647 - 1) return intVal(-a.ival);
+      if (!isInt && e.ty == "f32") return floatVal(-a.fval);
+    }
+    if (form == "prefix") return wrapped(spell + a.text);
+    return plain(spell + "(" + a.inner + ")");
+  }
+  const a = emitExpr(e.args[0], cx);
+  const b = emitExpr(e.args[1], cx);
+  if (a.known && b.known && e.ty == "i32") {
+    const f = foldI32(op, a.ival, b.ival);
+    if (f !== null) return changetype<Val>(f);
+  }
+  if (a.known && b.known && e.ty == "f32") {
+    const f = foldF32(op, a.fval, b.fval);
+    if (f !== null) return changetype<Val>(f);
+  }
+  if (op == "mod") cx.usesMod = true;
+  if (form == "infix") return wrapped(a.text + " " + spell + " " + b.text);
+  return plain(spell + "(" + a.inner + ", " + b.inner + ")");
+}

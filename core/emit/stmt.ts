@@ -1,0 +1,132 @@
+// Statements executed by one thread as written: lets, stores, ifs, serial loops and serial
+// reductions. Shared by all three realizations (the serial program's body, the fused grid's
+// body, a cooperative worker's per-element body and its worker-0 sections). In the fused grid,
+// a parallel loop binds its variable from the thread's coordinate at its depth instead.
+
+import { Stmt } from "../ir/ast";
+import { formatI32 } from "../util/num";
+import { Ctx } from "./context";
+import { Val, emitExpr, indexText, intText, mslType } from "./expr";
+
+/** Identity of a combiner for a type, as MSL text. */
+export function identityText(combiner: string, ty: string): string {
+  if (ty == "i32") {
+    if (combiner == "max") return "INT_MIN";
+    if (combiner == "min") return "INT_MAX";
+    return "0";
+  }
+  if (combiner == "max") return "-INFINITY";
+  if (combiner == "min") return "INFINITY";
+  return "0.0f";
+}
+
+/** `acc` combined with `v` (v's text is an atom or parenthesized). */
+export function combineText(combiner: string, acc: string, v: Val): string {
+  if (combiner == "max") return "max(" + acc + ", " + v.inner + ")";
+  if (combiner == "min") return "min(" + acc + ", " + v.inner + ")";
+  return acc + " + " + v.text;
+}
+
+/** The SIMD collective for a combiner. */
+export function simdName(combiner: string): string {
+  if (combiner == "max") return "simd_max";
+  if (combiner == "min") return "simd_min";
+  return "simd_sum";
+}
+
+/** `min + extent * step` folded when every part is constant and the result is an i32. */
+export function endText(minV: Val, extV: Val, stepV: Val): string {
+  if (minV.known && extV.known && stepV.known) {
+    const x: f64 = <f64>minV.ival + <f64>extV.ival * <f64>stepV.ival;
+    if (x >= -2147483648.0 && x <= 2147483647.0) return intText(i32(x));
+  }
+  let span: string = extV.text;
+  if (!(stepV.known && stepV.ival == 1)) span = extV.text + " * " + stepV.text;
+  if (minV.known && minV.ival == 0) return span;
+  return minV.text + " + " + span;
+}
+
+export function emitStore(s: Stmt, cx: Ctx): void {
+  const v = emitExpr(s.value, cx);
+  const st = cx.names.buf(s.name) + "[" + indexText(s.name, s.at, cx) + "] = " + v.inner + ";";
+  if (cx.liveStores) cx.line("if (live) { " + st + " }");
+  else cx.line(st);
+}
+
+function emitSerialFor(s: Stmt, cx: Ctx): void {
+  const v = cx.names.of(s.name);
+  const minV = emitExpr(s.min, cx);
+  const extV = emitExpr(s.extent, cx);
+  const stepV = emitExpr(s.step, cx);
+  const inc = stepV.known && stepV.ival == 1 ? "++" + v : v + " += " + stepV.text;
+  cx.open("for (int " + v + " = " + minV.inner + "; " + v + " < " + endText(minV, extV, stepV) + "; " + inc + ") {");
+  emitList(s.body, cx);
+  cx.close("}");
+}
+
+function emitGridFor(s: Stmt, cx: Ctx): void {
+  const d = cx.gridDepth;
+  const minV = emitExpr(s.min, cx);
+  const coord = cx.gridCoords[d];
+  const bind = minV.known && minV.ival == 0 ? coord : minV.text + " + " + coord;
+  cx.open("{");
+  cx.line("const int " + cx.names.of(s.name) + " = " + bind + ";");
+  cx.gridDepth = d + 1;
+  emitList(s.body, cx);
+  cx.gridDepth = d;
+  cx.close("}");
+}
+
+/** A reduction run by one thread: an accumulator over the axis, then the bound name. */
+function emitSerialReduce(s: Stmt, cx: Ctx): void {
+  const n = cx.names.of(s.name);
+  const v = cx.names.of(s.axis);
+  const t = mslType(s.value.ty);
+  const acc = "acc_" + n;
+  const minV = emitExpr(s.min, cx);
+  const extV = emitExpr(s.extent, cx);
+  cx.line(t + " " + acc + " = " + identityText(s.combiner, s.value.ty) + ";");
+  cx.open("for (int " + v + " = " + minV.inner + "; " + v + " < " + endText(minV, extV, oneVal()) + "; ++" + v + ") {");
+  cx.line(acc + " = " + combineText(s.combiner, acc, emitExpr(s.value, cx)) + ";");
+  cx.close("}");
+  cx.line("const " + t + " " + n + " = " + acc + ";");
+}
+
+function oneVal(): Val {
+  const r = new Val("1", "1");
+  r.known = true;
+  r.ival = 1;
+  return r;
+}
+
+export function emitStmt(s: Stmt, cx: Ctx): void {
+  if (s.kind == "let") {
+    const v = emitExpr(s.value, cx);
+    cx.line("const " + mslType(s.value.ty) + " " + cx.names.of(s.name) + " = " + v.inner + ";");
+  } else if (s.kind == "store") {
+    emitStore(s, cx);
+  } else if (s.kind == "if") {
+    cx.open("if (" + emitExpr(s.cond, cx).inner + ") {");
+    emitList(s.body, cx);
+    if (s.hasElse && s.orelse.length > 0) {
+      cx.ind = cx.ind - 1;
+      cx.open("} else {");
+      emitList(s.orelse, cx);
+    }
+    cx.close("}");
+  } else if (s.kind == "for") {
+    if (s.parallel && cx.gridDepth >= 0 && cx.gridDepth < cx.gridCoords.length) emitGridFor(s, cx);
+    else emitSerialFor(s, cx);
+  } else if (s.kind == "reduce") {
+    emitSerialReduce(s, cx);
+  }
+}
+
+export function emitList(list: Array<Stmt>, cx: Ctx): void {
+  for (let i: i32 = 0; i < list.length; i++) emitStmt(list[i], cx);
+}
+
+/** Integer text of a compile-time value. */
+export function num(v: i32): string {
+  return formatI32(v);
+}

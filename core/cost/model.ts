@@ -12,7 +12,7 @@
 import { Device } from "../device/device";
 import { Cost, CostTerm, Mapping } from "../plan/plan";
 import { Work } from "./work";
-import { ceilDiv } from "../util/text";
+import { ceilDiv, idiv } from "../util/text";
 
 /** name, value, source. Values are estimates for Apple GPUs, not fitted to measurements. */
 export const COEFFICIENTS: Array<string> = [
@@ -37,9 +37,9 @@ const UNCOALESCED_FACTOR: f64 = 8.0;
 
 /** Groups one core can hold at this T and threadgroup memory. */
 export function groupsPerCore(d: Device, T: i32, tgBytes: i32): i32 {
-  let g: i32 = T > 0 ? d.maxThreadsPerCore / T : 1;
+  let g: i32 = T > 0 ? idiv(d.maxThreadsPerCore, T) : 1;
   if (tgBytes > 0) {
-    const byMem: i32 = d.threadgroupMemoryPerCore / tgBytes;
+    const byMem: i32 = idiv(d.threadgroupMemoryPerCore, tgBytes);
     if (byMem < g) g = byMem;
   }
   if (d.maxGroupsPerCore < g) g = d.maxGroupsPerCore;

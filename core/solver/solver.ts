@@ -9,7 +9,7 @@ import { Structure } from "../analysis/structure";
 import { Device } from "../device/device";
 import { Options } from "../options";
 import { diag } from "../diag/diagnostic";
-import { ceilDiv } from "../util/text";
+import { ceilDiv, idiv } from "../util/text";
 import {
   Candidate, Cost, Mapping, Plan, Rejection, RuleResult,
   REALIZATION_COOPERATIVE, REALIZATION_FUSED, REALIZATION_SERIAL,
@@ -158,10 +158,10 @@ class Search {
     for (let v: i32 = 0; v < widths.length; v++) {
       const V = widths[v];
       if (T > 0) {
-        if (P > 0) this.add(P, T / (32 * P), V, U);
+        if (P > 0) this.add(P, idiv(T, 32 * P), V, U);
         else {
-          this.add(1, T / 32, V, U);
-          if (T / 32 > 1) this.add(T / 32, 1, V, U);
+          this.add(1, idiv(T, 32), V, U);
+          if (idiv(T, 32) > 1) this.add(idiv(T, 32), 1, V, U);
         }
         continue;
       }

@@ -32,6 +32,6 @@ export function tile_result(): usize {
 }
 
 /** Abort handler: the core never aborts on input; if it does, trap so the host can discard the instance. */
-export function tileAbort(message: string | null, file: string | null, line: u32, column: u32): void {
+function tileAbort(message: string | null, file: string | null, line: u32, column: u32): void {
   unreachable();
 }

@@ -1,6 +1,6 @@
 // A minimal host for the WebAssembly core, written by hand with nothing but the WebAssembly API:
 // no AssemblyScript loader, no bindings, an empty import object. This is all an embedder needs:
-//   _initialize()               once, after instantiation (the module is a reactor)
+//   (nothing to call first: the module's start function runs at instantiation)
 //   ptr = tile_alloc(len)       room for a UTF-8 request of len bytes in `memory`
 //   n   = tile_call(len)        handles the request, returns the response length in bytes
 //   at  = tile_result()         where the response's UTF-8 bytes are
@@ -20,7 +20,6 @@ async function host(file: string): Promise<{ module: WebAssembly.Module; host: H
   const bytes = fs.readFileSync(path.join(DIST_DIR, file));
   const { module, instance } = await WebAssembly.instantiate(bytes, {});
   const e = instance.exports as any;
-  e._initialize();
   const encoder = new TextEncoder();
   const decoder = new TextDecoder("utf-8", { fatal: true });
   const call = (request: string): string => {

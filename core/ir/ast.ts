@@ -80,6 +80,8 @@ export class Doc {
   version: i32 = 1;
   name: string = "";
   noalias: bool = false;
+  /** JSON pointer of the noalias flag as written ("/attrs/noalias", "/attrs", or "" when absent). */
+  noaliasPtr: string = "";
   sizeNames: Array<string> = new Array<string>();
   sizeValues: Array<i32> = new Array<i32>();
   params: Array<Param> = new Array<Param>();

@@ -82,12 +82,14 @@ class IrReader {
       if (attrs.kind != J_OBJ) {
         this.err("TIR006", "/attrs", "The field \"attrs\" must be an object such as {\"noalias\": true}.");
       } else {
+        d.noaliasPtr = "/attrs";
         this.onlyKeys(attrs, ["noalias"], "/attrs", "attrs");
         const ni = attrs.find("noalias");
         if (ni >= 0) {
           const nv = attrs.items[ni];
           if (nv.kind != J_BOOL) this.err("TIR006", "/attrs/noalias", "Set \"noalias\" to true or false.");
           else d.noalias = nv.flag;
+          d.noaliasPtr = "/attrs/noalias";
         }
       }
     }

@@ -57,7 +57,7 @@ function onlyProgramVar(a: Affine, pv: string): bool {
 export function checkNoalias(ctx: LegalityContext): RuleResult {
   const v = new Verdict("noalias");
   if (!ctx.doc.noalias) {
-    v.fail("The document does not state \"attrs\": {\"noalias\": true}, so two parameters may share memory and no access can be proven independent of another.", "/attrs");
+    v.fail("The document does not state \"attrs\": {\"noalias\": true}, so two parameters may share memory and no access can be proven independent of another.", ctx.doc.noaliasPtr);
   }
   return v.result("The document states attrs.noalias = true: no two parameters share memory.");
 }

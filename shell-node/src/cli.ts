@@ -138,6 +138,10 @@ export function buildProgram(setExit: (code: number) => void): Command {
 export async function main(argv: string[]): Promise<number> {
   let code = 0;
   const program = buildProgram((c) => (code = c));
+  if (argv.length === 0) {
+    process.stderr.write(program.helpInformation());
+    return EXIT_USAGE;
+  }
   try {
     await program.parseAsync(argv, { from: "user" });
   } catch (err) {

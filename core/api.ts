@@ -107,9 +107,33 @@ function auditResponse(obj: JsonValue): string {
   const bv = field(obj, "barriers");
   let barriers: i32 = -1;
   if (bv !== null && isI32Text(changetype<JsonValue>(bv).text)) barriers = parseI32(changetype<JsonValue>(bv).text);
+  const msl = changetype<JsonValue>(mv).text;
   const out = new Text();
-  auditMsl(changetype<JsonValue>(mv).text, realization, barriers).toJson(out);
+  const r = realization.length > 0 ? realization : headerRealization(msl);
+  auditMsl(msl, r, barriers >= 0 ? barriers : expectedBarriers(msl, r)).toJson(out);
   return out.toString();
+}
+
+/** The realization named by the emitter's header comment ("// tile: NAME / REALIZATION / ..."). */
+function headerRealization(msl: string): string {
+  const at = msl.indexOf("// tile: ");
+  if (at < 0) return "";
+  const end = msl.indexOf("\n", at);
+  const parts = msl.substring(at + 9, end < 0 ? msl.length : end).split(" / ");
+  return parts.length >= 2 ? parts[1] : "";
+}
+
+/** By the calling convention, a cooperative kernel has one [[threadgroup(K)]] allocation, and so
+ *  one barrier, per reduction; the other realizations have none. */
+function expectedBarriers(msl: string, realization: string): i32 {
+  if (realization != "cooperative-reduction") return 0;
+  let n: i32 = 0;
+  let at: i32 = msl.indexOf("[[threadgroup(");
+  while (at >= 0) {
+    n++;
+    at = msl.indexOf("[[threadgroup(", at + 1);
+  }
+  return n;
 }
 
 function casesResponse(): string {

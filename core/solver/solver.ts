@@ -209,7 +209,8 @@ function reasons(results: Array<RuleResult>): string {
   for (let i: i32 = 0; i < results.length; i++) {
     const r = results[i];
     if (r.holds()) continue;
-    const why = r.violations.length > 0 ? r.violations[0].reason : r.proof;
+    let why = r.violations.length > 0 ? r.violations[0].reason : r.proof;
+    if (why.endsWith(".")) why = why.substring(0, why.length - 1);
     parts.push(r.id + " " + r.verdict + ": " + why);
   }
   return parts.join("; ");

@@ -1,0 +1,172 @@
+// `tile plan`: the JSON contract, fallbacks (packed -> P = 1 -> serial), rejections with their
+// failing rules, outright rejection of proven write conflicts, and the readable table.
+import { describe, expect, it, beforeAll } from "vitest";
+import fs from "node:fs";
+import path from "node:path";
+import { spawnSync } from "node:child_process";
+import { loadEngine, Engine } from "../shell-node/src/engine";
+import { ROOT } from "./helpers/files";
+
+const LEG = path.join(ROOT, "test", "fixtures", "legality");
+const CLI = path.join(ROOT, "shell-node", "bin", "tile.mjs");
+const read = (f: string): string => fs.readFileSync(f, "utf8");
+const fixture = (name: string): string => read(path.join(LEG, name + ".json"));
+const caseText = (name: string): string => read(path.join(ROOT, "cases", name + ".json"));
+
+function cli(args: string[]): { status: number; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", cwd: ROOT });
+  return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+let wasm: Engine;
+let js: Engine;
+beforeAll(async () => {
+  wasm = await loadEngine("wasm");
+  js = await loadEngine("js");
+});
+
+const plan = (text: string, options: object = {}): any => wasm.call({ command: "plan", document: text, options });
+
+describe("plan JSON contract", () => {
+  it("has realization, mapping, rules, rejections, cost and diagnostics", () => {
+    const p = plan(caseText("softmax"), { programsPerGroup: 2, threads: 64 });
+    expect(p.ok).toBe(true);
+    expect(p.realization).toBe("cooperative-reduction");
+    for (const k of ["P", "S", "W", "T", "V", "U", "groups", "cached"]) expect(p.mapping).toHaveProperty(k);
+    expect(p.mapping).toMatchObject({ P: 2, S: 1, W: 32, T: 64, groups: 19 });
+    const ids = p.rules.map((r: any) => r.id);
+    expect(ids).toEqual(["noalias", "pure-expression", "independent-store", "private-ownership", "reduction-loop-shape", "tail-read-write", "thread-limit", "threadgroup-memory"]);
+    for (const r of p.rules) {
+      expect(Object.keys(r)).toEqual(expect.arrayContaining(["id", "verdict", "reason", "pointer"]));
+      expect(["holds", "fails", "unknown"]).toContain(r.verdict);
+      expect(r.reason.length).toBeGreaterThan(10);
+    }
+    expect(Array.isArray(p.rejections)).toBe(true);
+    expect(Array.isArray(p.diagnostics)).toBe(true);
+    expect(typeof p.cost.total).toBe("number");
+    expect(Object.keys(p.cost.terms)).toEqual(expect.arrayContaining(["bytesRead", "bytesWritten", "memory", "arithmetic", "collectivesAndBarriers", "setup", "concurrency", "fenceCoupling"]));
+  });
+
+  it("element family: fusion rules and the 1x256 grid", () => {
+    const p = plan(caseText("sigmoid_pair"));
+    expect(p.realization).toBe("fused-elementwise");
+    expect(p.rules.map((r: any) => r.id)).toEqual(["noalias", "same-domain", "injective-compact-store", "no-read-of-written", "single-writer"]);
+    expect(p.mapping).toMatchObject({ block: 256, T: 256, rows: 37, cols: 1537, blocksPerRow: 7, groups: 259 });
+  });
+});
+
+describe("rejections and fallbacks", () => {
+  it("an in-place update with a partial last group: packed rejected for tail-read-write, P = 1 used", () => {
+    const p = plan(fixture("pk_inplace_tail"), { programsPerGroup: 2 });
+    expect(p.realization).toBe("cooperative-reduction");
+    expect(p.mapping.P).toBe(1);
+    expect(p.rejections).toHaveLength(1);
+    expect(p.rejections[0].realization).toBe("cooperative-reduction");
+    expect(p.rejections[0].failed).toEqual(["tail-read-write"]);
+    // the same document without a tail is packed as asked
+    const q = plan(fixture("pk_inplace_tail"), { programsPerGroup: 2, sizes: { R: 36 } });
+    expect(q.mapping.P).toBe(2);
+    expect(q.rejections).toEqual([]);
+  });
+
+  it("a repeated wrapper falls back to the serial program and says why", () => {
+    const p = plan(fixture("pk_repeat_wrapper"));
+    expect(p.realization).toBe("serial-program");
+    expect(p.rejections[0].failed).toContain("reduction-loop-shape");
+    const rule = p.rules.find((r: any) => r.id === "reduction-loop-shape");
+    expect(rule.verdict).toBe("fails");
+    expect(rule.pointer).toMatch(/^\/body\/0\/body\/\d+/);
+  });
+
+  it("a row-varying wrapper and a missing noalias reject packing", () => {
+    expect(plan(fixture("pk_row_varying_wrapper")).rejections[0].failed).toContain("reduction-loop-shape");
+    const p = plan(fixture("pk_no_noalias"));
+    expect(p.realization).toBe("serial-program");
+    expect(p.rejections[0].failed).toContain("noalias");
+  });
+
+  it("a 1056-thread request is rejected by thread-limit, then the bounded search finds P = 1", () => {
+    const p = plan(fixture("pk_1056_threads"), { threads: 1056 });
+    expect(p.rejections[0].failed).toContain("thread-limit");
+    expect(p.realization).toBe("cooperative-reduction");
+    expect(p.mapping.T).toBeLessThanOrEqual(1024);
+  });
+
+  it("a cross-worker read keeps the serial realization", () => {
+    const p = plan(fixture("pk_cross_worker_read"));
+    expect(p.realization).toBe("serial-program");
+    expect(p.rejections[0].failed).toContain("pure-expression");
+  });
+
+  it("fusion rejections: conditional store, RAW, WAR, WAW, different domains, no noalias", () => {
+    const cases: [string, string][] = [
+      ["fu_conditional_store", "injective-compact-store"], ["fu_raw", "no-read-of-written"], ["fu_war", "no-read-of-written"],
+      ["fu_waw", "single-writer"], ["fu_different_domains", "same-domain"], ["fu_no_noalias", "noalias"],
+    ];
+    for (const [name, rule] of cases) {
+      const p = plan(fixture(name));
+      expect(p.realization, name).toBe("serial-program");
+      expect(p.rejections[0].realization, name).toBe("fused-elementwise");
+      expect(p.rejections[0].failed, name).toContain(rule);
+    }
+  });
+
+  it("--no-fuse keeps multi-output graphs serial and leaves single-output graphs fused", () => {
+    const pair = plan(caseText("gelu_pair"), { fuse: false });
+    expect(pair.realization).toBe("serial-program");
+    expect(pair.rejections[0].message).toMatch(/disabled/);
+    expect(plan(caseText("add"), { fuse: false }).realization).toBe("fused-elementwise");
+  });
+
+  it("a proven write conflict rejects the document with TPL001", () => {
+    const p = plan(fixture("pk_store_not_by_program"));
+    expect(p.ok).toBe(false);
+    expect(p.diagnostics.map((d: any) => d.code)).toContain("TPL001");
+  });
+
+  it("T that is not a multiple of 32 P is rejected with a reason (TPL002)", () => {
+    const p = plan(caseText("sum"), { programsPerGroup: 3, threads: 64 });
+    expect(p.ok).toBe(false);
+    expect(p.diagnostics[0].code).toBe("TPL002");
+    expect(p.diagnostics[0].message).toMatch(/multiple of 32 \* P = 96/);
+  });
+});
+
+describe("tile plan CLI", () => {
+  it("plans several files in one process and prints an array with --json", () => {
+    const r = cli(["plan", "cases/sum.json", "cases/gelu_pair.json", "--json"]);
+    expect(r.status).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.map((p: any) => p.realization)).toEqual(["cooperative-reduction", "fused-elementwise"]);
+    expect(out[0].file).toBe("cases/sum.json");
+  });
+
+  it("prints a readable verdict table, and exit codes 1 (rejected) and 2 (invalid)", () => {
+    const r = cli(["plan", "cases/softmax.json", "--programs-per-group", "2", "--threads", "64"]);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/cooperative-reduction\s+P=2 S=1 W=32 T=64/);
+    expect(r.stdout).toMatch(/tail-read-write\s+holds/);
+    expect(cli(["plan", path.join(LEG, "pk_store_not_by_program.json")]).status).toBe(1);
+    expect(cli(["plan", "cases/sum.json", "--threads", "70"]).status).toBe(1);
+    const bad = path.join(ROOT, "test", "fixtures", "validate");
+    const invalid = fs.readdirSync(bad).find((f) => f.startsWith("TIR017") && !f.includes("expect"))!;
+    expect(cli(["plan", path.join(bad, invalid)]).status).toBe(2);
+  });
+
+  it("both engines print identical plans", () => {
+    const a = cli(["plan", "cases/layernorm.json", "--json", "--candidates", "--engine", "js"]);
+    const b = cli(["plan", "cases/layernorm.json", "--json", "--candidates", "--engine", "wasm"]);
+    expect(a.status).toBe(0);
+    expect(a.stdout).toBe(b.stdout);
+  });
+
+  it("--device reads a device description, and the limit moves with it", () => {
+    const dev = path.join(ROOT, "test-artifacts", "small-device.json");
+    fs.mkdirSync(path.dirname(dev), { recursive: true });
+    fs.writeFileSync(dev, JSON.stringify({ name: "small", maxThreadsPerGroup: 256 }));
+    const r = cli(["plan", "cases/softmax.json", "--json", "--device", dev, "--threads", "512"]);
+    const p = JSON.parse(r.stdout);
+    expect(p.rejections[0].failed).toContain("thread-limit");
+    expect(p.mapping.T).toBeLessThanOrEqual(256);
+  });
+});

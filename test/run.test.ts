@@ -1,0 +1,115 @@
+// Running the emitted MSL through koffi on the host runtime: the whole validation matrix and the
+// built-in cases against the FP64 oracle with guard regions, plus negative controls that a
+// wrong kernel is caught (oracle, guards, compiler log, divergent barrier).
+import { describe, expect, it, beforeAll, afterAll } from "vitest";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { spawnSync } from "node:child_process";
+import { loadEngine, Engine } from "../shell-node/src/engine";
+import { openRuntime, Runtime, nativeLibraryPath } from "../shell-node/src/native";
+import { builtinEntries, loadMatrix } from "../shell-node/src/matrix";
+import { runAndValidate } from "../shell-node/src/validate-run";
+import { ROOT } from "./helpers/files";
+
+let wasm: Engine;
+let runtime: Runtime;
+beforeAll(async () => {
+  if (!fs.existsSync(nativeLibraryPath("host"))) spawnSync(process.execPath, [path.join(ROOT, "shell-native", "build.mjs")], { stdio: "inherit" });
+  wasm = await loadEngine("wasm");
+  runtime = openRuntime("host");
+});
+afterAll(() => runtime?.close());
+
+const caseText = (name: string): string => fs.readFileSync(path.join(ROOT, "cases", name + ".json"), "utf8");
+
+describe("the validation matrix on the host runtime (through koffi)", () => {
+  it("every matrix entry and built-in case passes: oracle tolerance, guards intact", () => {
+    const entries = [...builtinEntries(wasm), ...loadMatrix(wasm, false)];
+    expect(entries.filter((e) => e.kind === "reduction")).toHaveLength(36);
+    expect(entries.filter((e) => e.kind === "element")).toHaveLength(6);
+    const failures: string[] = [];
+    for (const e of entries) {
+      const r = runAndValidate({ engine: wasm, runtime, text: e.text, options: e.options, seed: 7 });
+      if (!r.passed) failures.push(`${e.id}: ${r.error ?? ""} ${r.guards} ${JSON.stringify(r.outputs.map((o) => [o.name, o.mismatches]))}`);
+      else {
+        expect(r.guards).toBe("intact");
+        expect(r.runtime).toBe("host");
+        expect(r.timesAreGpu).toBe(false);
+        for (const o of r.outputs) expect(o.written, e.id).toBeGreaterThan(0);
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+});
+
+describe("negative controls", () => {
+  const options = { programsPerGroup: 2, threads: 64, sizes: { R: 5, C: 70 } };
+
+  it("a wrong store index is caught by the oracle", () => {
+    const r = runAndValidate({ engine: wasm, runtime, text: caseText("softmax"), options, seed: 1,
+      mslOverride: (msl) => msl.replace("Y[r * 70 + c] =", "Y[r * 70 + (69 - c)] =") });
+    expect(r.passed).toBe(false);
+    expect(r.outputs[0].mismatches).toBeGreaterThan(0);
+    expect(r.guards).toBe("intact");
+  });
+
+  it("a kernel writing one element past its row is caught by the guards", () => {
+    const text = caseText("sum");
+    const r = runAndValidate({ engine: wasm, runtime, text, options: { programsPerGroup: 1, threads: 32, sizes: { R: 3, C: 40 } }, seed: 1,
+      mslOverride: (msl) => msl.replace(/if \(live && worker == 0\) \{ Y\[r\] = (\w+); \}/, "if (live && worker == 0) { Y[r] = $1; if (r == 2) { Y[r + 1] = $1; } }") });
+    expect(r.passed).toBe(false);
+    expect(r.guards).toMatch(/Y: 1 guard element/);
+  });
+
+  it("an MSL syntax error comes back as the compiler log", () => {
+    const r = runAndValidate({ engine: wasm, runtime, text: caseText("add"), options: {}, seed: 1,
+      mslOverride: (msl) => msl.replace("const int row", "const int row = = ") });
+    expect(r.passed).toBe(false);
+    expect(r.error).toMatch(/compile failed/);
+    expect(r.error).toMatch(/error/);
+  });
+
+  it("a barrier under a divergent condition is reported, not hung", () => {
+    const r = runAndValidate({ engine: wasm, runtime, text: caseText("sum"), options, seed: 1,
+      mslOverride: (msl) => msl.replace("  threadgroup_barrier(mem_flags::mem_threadgroup);", "  if (live) { threadgroup_barrier(mem_flags::mem_threadgroup); }") });
+    expect(r.passed).toBe(false);
+    expect(r.error).toMatch(/barrier/);
+  });
+});
+
+describe("tile run", () => {
+  const CLI = path.join(ROOT, "shell-node", "bin", "tile.mjs");
+  it("--json gives {passed, outputs, guards, runtime, plan}; --dump writes binaries and a manifest", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tile-dump-"));
+    const r = spawnSync(process.execPath, [CLI, "run", "cases/minmax.json", "--runtime", "host", "--size", "R=4", "--json", "--dump", dir], { encoding: "utf8", cwd: ROOT });
+    expect(r.status).toBe(0);
+    const j = JSON.parse(r.stdout);
+    expect(j.passed).toBe(true);
+    expect(j.guards).toBe("intact");
+    expect(j.runtime).toBe("host");
+    expect(j.outputs.map((o: any) => o.name)).toEqual(["MN", "MX"]);
+    for (const o of j.outputs) for (const k of ["maxAbsError", "maxRelError", "mismatches"]) expect(o).toHaveProperty(k);
+    const manifest = JSON.parse(fs.readFileSync(path.join(dir, "manifest.json"), "utf8"));
+    const x = manifest.files.find((f: any) => f.buffer === "X" && f.which === "initial");
+    const mx = manifest.files.find((f: any) => f.buffer === "MX" && f.which === "final");
+    // an independent check of the dumped numbers: the row maxima of X equal MX
+    const f32 = (file: string): Float32Array => new Float32Array(Uint8Array.from(fs.readFileSync(path.join(dir, file))).buffer);
+    const X = f32(x.file);
+    const MX = f32(mx.file);
+    const C = 1537;
+    for (let r0 = 0; r0 < 4; r0++) {
+      let m = -Infinity;
+      for (let c = 0; c < C; c++) m = Math.max(m, X[r0 * C + c]);
+      expect(MX[r0]).toBe(m);
+    }
+  });
+
+  it("a failing run exits 1; an invalid document exits 2", () => {
+    const bad = path.join(ROOT, "test", "fixtures", "validate");
+    const invalid = fs.readdirSync(bad).find((f) => f.startsWith("TIR010") && !f.includes("expect"))!;
+    const r = spawnSync(process.execPath, [CLI, "run", path.join(bad, invalid), "--runtime", "host"], { encoding: "utf8", cwd: ROOT });
+    expect(r.status).toBe(2);
+    expect(r.stdout + r.stderr).not.toMatch(/\n\s+at /);
+  });
+});

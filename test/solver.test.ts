@@ -1,0 +1,165 @@
+// The bounded width solver and the cost model: the formulas on every case of the validation
+// matrix, exhaustive search compared with a brute-force enumeration, the private-budget
+// boundary, rejection reasons, and determinism across engines.
+import { describe, expect, it, beforeAll } from "vitest";
+import fs from "node:fs";
+import path from "node:path";
+import { loadEngine, Engine } from "../shell-node/src/engine";
+import { loadMatrix } from "../shell-node/src/matrix";
+import { ROOT } from "./helpers/files";
+
+let wasm: Engine;
+let js: Engine;
+beforeAll(async () => {
+  wasm = await loadEngine("wasm");
+  js = await loadEngine("js");
+});
+
+const caseText = (name: string): string => fs.readFileSync(path.join(ROOT, "cases", name + ".json"), "utf8");
+const plan = (text: string, options: object = {}): any => wasm.call({ command: "plan", document: text, options });
+const ceilDiv = (a: number, b: number): number => Math.floor((a + b - 1) / b);
+
+describe("formulas on the validation matrix", () => {
+  it("T = 32 S P, W = 32 S, groups = ceil(rows / P), and requested widths are honoured", () => {
+    const entries = loadMatrix(wasm, false).filter((e) => e.kind === "reduction");
+    expect(entries).toHaveLength(36);
+    for (const e of entries) {
+      const p = plan(e.text, e.options);
+      expect(p.ok, e.id).toBe(true);
+      expect(p.realization, e.id).toBe("cooperative-reduction");
+      const m = p.mapping;
+      expect(m.T, e.id).toBe(32 * m.S * m.P);
+      expect(m.W, e.id).toBe(32 * m.S);
+      expect(m.groups, e.id).toBe(ceilDiv(m.programs, m.P));
+      const o: any = e.options;
+      if (o.programsPerGroup) expect(m.P, e.id).toBe(o.programsPerGroup);
+      if (o.threads) expect(m.T, e.id).toBe(o.threads);
+      if (o.vector) expect(m.V, e.id).toBe(o.vector);
+      if (o.unroll) expect(m.U, e.id).toBe(o.unroll);
+      if (o.cacheInput === false) expect(m.cached, e.id).toBe(false);
+    }
+  });
+
+  it("the matrix covers the widths the issue names", () => {
+    const plans = loadMatrix(wasm, false).filter((e) => e.kind === "reduction").map((e) => plan(e.text, e.options));
+    const W = new Set(plans.map((p) => p.mapping.W));
+    for (const w of [64, 96, 128, 416, 512]) expect(W.has(w)).toBe(true);
+    const P = new Set(plans.map((p) => p.mapping.P));
+    for (const x of [2, 3, 8]) expect(P.has(x)).toBe(true);
+    expect(new Set(plans.map((p) => p.mapping.V))).toEqual(new Set([1, 4, 8]));
+    expect(new Set(plans.map((p) => p.mapping.U))).toEqual(new Set([1, 3]));
+    expect(new Set(plans.map((p) => p.mapping.cached))).toEqual(new Set([true, false]));
+    expect(plans.some((p) => p.mapping.T === 1024)).toBe(true);
+    expect(plans.some((p) => p.mapping.programMin !== 0)).toBe(true);
+    expect(plans.some((p) => p.mapping.programs < p.mapping.P)).toBe(true);
+  });
+});
+
+describe("the bounded search is exhaustive and totally ordered", () => {
+  const key = (m: any): string => `${m.P}/${m.S}/${m.V}/${m.U}`;
+
+  it("automatic family: every S = 1 packing and every wider single program, every allowed V", () => {
+    const p = plan(caseText("softmax"), { candidates: true });
+    const expected = new Set<string>();
+    for (const V of [1, 4, 8]) {
+      for (let P = 1; 32 * P <= 1024; P++) expected.add(`${P}/1/${V}/1`);
+      for (let S = 2; 32 * S <= 1024; S++) expected.add(`1/${S}/${V}/1`);
+    }
+    const got = new Set<string>(p.candidates.map((c: any) => key(c.mapping)));
+    expect(got).toEqual(expected);
+    expect(p.candidates).toHaveLength(expected.size);
+  });
+
+  it("explicit P: every S with 32 S P within the limit", () => {
+    const p = plan(caseText("sum"), { programsPerGroup: 3, candidates: true, vector: 4 });
+    const got = p.candidates.map((c: any) => key(c.mapping)).sort();
+    const expected: string[] = [];
+    for (let S = 1; 32 * S * 3 <= 1024; S++) expected.push(`3/${S}/4/1`);
+    expect(got).toEqual(expected.sort());
+  });
+
+  it("the choice is the cheapest admissible candidate, ties broken by P, S, V, U", () => {
+    for (const name of ["sum", "softmax", "layernorm", "minmax", "rmsnorm", "layernorm_affine"]) {
+      const p = plan(caseText(name), { candidates: true });
+      const admissible = p.candidates.filter((c: any) => c.admissible);
+      const best = [...admissible].sort((a: any, b: any) =>
+        a.cost.total - b.cost.total || a.mapping.P - b.mapping.P || a.mapping.S - b.mapping.S || a.mapping.V - b.mapping.V || a.mapping.U - b.mapping.U)[0];
+      expect(key(p.mapping), name).toBe(key(best.mapping));
+      expect(p.cost.total, name).toBe(best.cost.total);
+    }
+  });
+
+  it("a maximum-threads cap bounds the search", () => {
+    const p = plan(caseText("softmax"), { maxThreads: 128, candidates: true });
+    expect(Math.max(...p.candidates.map((c: any) => c.mapping.T))).toBe(128);
+    expect(p.mapping.T).toBeLessThanOrEqual(128);
+  });
+});
+
+describe("cached input and the private budget", () => {
+  // softmax reads X in three stages; with W = 32 and V = 1 a worker's stripe is ceil(C / 32) scalars
+  it("a stripe at the budget (64 scalars) is cached; one scalar over is uncached, and says so", () => {
+    const at = plan(caseText("softmax"), { programsPerGroup: 1, threads: 32, vector: 1, sizes: { C: 2048 } });
+    expect(at.mapping.cached).toBe(true);
+    expect(at.mapping.cacheScalars).toBe(64);
+    const over = plan(caseText("softmax"), { programsPerGroup: 1, threads: 32, vector: 1, sizes: { C: 2049 } });
+    expect(over.mapping.cached).toBe(false);
+    expect(over.diagnostics.map((d: any) => d.code)).toContain("TPL004");
+    expect(over.diagnostics.find((d: any) => d.code === "TPL004").message).toMatch(/65 scalars/);
+  });
+
+  it("--no-cache-input reads uncached; a buffer read once is never cached", () => {
+    expect(plan(caseText("softmax"), { cacheInput: false }).mapping.cached).toBe(false);
+    expect(plan(caseText("sum")).mapping.cached).toBe(false);
+  });
+
+  it("uncached re-reads cost bytes: the uncached plan reads more than the cached one", () => {
+    const o = { programsPerGroup: 1, threads: 256, vector: 4 };
+    const c = plan(caseText("softmax"), o);
+    const u = plan(caseText("softmax"), { ...o, cacheInput: false });
+    expect(u.cost.terms.bytesRead).toBeCloseTo(3 * c.cost.terms.bytesRead, 0);
+  });
+});
+
+describe("rejection reasons", () => {
+  it("T not a multiple of 32 P; a vector width the device does not allow", () => {
+    expect(plan(caseText("sum"), { programsPerGroup: 2, threads: 96 }).diagnostics[0].message).toMatch(/not a multiple of 32 \* P = 64/);
+    expect(plan(caseText("sum"), { vector: 3 }).diagnostics[0].message).toMatch(/vector width/);
+  });
+
+  it("a P over the device limit is reported by thread-limit", () => {
+    const p = plan(caseText("sum"), { programsPerGroup: 33 });
+    expect(p.rejections[0].failed).toContain("thread-limit");
+    expect(p.mapping.P).toBe(1);
+  });
+});
+
+describe("the cost model", () => {
+  it("packing does not win through the setup term alone: setup is unchanged when P doubles at fixed W", () => {
+    const a = plan(caseText("softmax"), { programsPerGroup: 1, threads: 256, vector: 4, sizes: { R: 1024, C: 4096 } });
+    const b = plan(caseText("softmax"), { programsPerGroup: 2, threads: 512, vector: 4, sizes: { R: 1024, C: 4096 } });
+    expect(a.mapping.W).toBe(b.mapping.W);
+    expect(b.cost.terms.setup).toBeCloseTo(a.cost.terms.setup, 3);
+    expect(b.cost.terms.fenceCoupling).toBeGreaterThan(a.cost.terms.fenceCoupling);
+  });
+
+  it("replayed tail slots cost reads; a grid that does not fill the GPU costs concurrency", () => {
+    const tail = plan(caseText("sum"), { programsPerGroup: 8, threads: 256, sizes: { R: 33 } });
+    const full = plan(caseText("sum"), { programsPerGroup: 8, threads: 256, sizes: { R: 40 } });
+    // 33 rows in groups of 8 run 40 slots: the same reads as 40 rows
+    expect(tail.cost.terms.bytesRead).toBe(full.cost.terms.bytesRead);
+    expect(tail.cost.terms.bytesWritten).toBeLessThan(full.cost.terms.bytesWritten);
+    const small = plan(caseText("sum"), { sizes: { R: 2 } });
+    expect(small.cost.terms.concurrency).toBeGreaterThan(0);
+  });
+});
+
+describe("determinism across engines", () => {
+  it("byte-identical plans with candidates for every matrix entry and built-in case", () => {
+    const entries = loadMatrix(wasm, false);
+    for (const e of entries) {
+      const req = JSON.stringify({ command: "plan", document: e.text, options: { ...e.options, candidates: true } });
+      expect(js.callText(req), e.id).toBe(wasm.callText(req));
+    }
+  });
+});

@@ -109,12 +109,7 @@ describe("builders", () => {
     expect(JSON.parse(buildCase("softmax"))).toEqual(JSON.parse(m![1]));
   });
 
-  it("keeps cases/*.json in step with the builders", () => {
-    for (const name of caseNames()) {
-      const text = readFileSync(join(CASES_DIR, name + ".json"), "utf8");
-      expect(JSON.parse(text)).toEqual(JSON.parse(buildCase(name)));
-    }
-  });
+  // cases/*.json hold the builders' documents in canonical form: checked in test/plan.test.ts.
 
   it("shapes follow the sizes", () => {
     const doc = caseAt("layernorm_affine", 3, 5);

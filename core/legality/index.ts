@@ -7,7 +7,7 @@
 
 import { RuleResult, VERDICT_HOLDS } from "../plan/plan";
 import { LegalityContext } from "./context";
-import { FAMILY_FUSION, FAMILY_PACKING, runRules } from "./rules";
+import { FAMILY_FUSION, FAMILY_PACKING, rerunWidthRules, runRules } from "./rules";
 
 export { LegalityContext, contextForMapping, packingContext, programCount } from "./context";
 export { FAMILY_FUSION, FAMILY_PACKING, RULES, Rule, ruleIds } from "./rules";
@@ -16,6 +16,11 @@ export { writeConflicts } from "./conflicts";
 /** Every packing rule's verdict, in table order. */
 export function checkPacking(ctx: LegalityContext): Array<RuleResult> {
   return runRules(FAMILY_PACKING, ctx);
+}
+
+/** Packing verdicts for a new width, reusing the width-independent ones of `previous`. */
+export function recheckPackingWidths(ctx: LegalityContext, previous: Array<RuleResult>): Array<RuleResult> {
+  return rerunWidthRules(FAMILY_PACKING, ctx, previous);
 }
 
 /** Every fusion rule's verdict, in table order. */

@@ -21,30 +21,33 @@ export class Rule {
   /** FAMILY_PACKING or FAMILY_FUSION: the realization this rule admits. */
   family: string;
   check: (ctx: LegalityContext) => RuleResult;
+  /** True when the verdict depends on P, S or T (not only on the document and the cached buffers). */
+  widthDependent: bool;
 
-  constructor(id: string, family: string, check: (ctx: LegalityContext) => RuleResult) {
+  constructor(id: string, family: string, check: (ctx: LegalityContext) => RuleResult, widthDependent: bool) {
     this.id = id;
     this.family = family;
     this.check = check;
+    this.widthDependent = widthDependent;
   }
 }
 
 export const RULES: Array<Rule> = [
   // packing (reduction family, cooperative realization)
-  new Rule("noalias", FAMILY_PACKING, checkNoalias),
-  new Rule("pure-expression", FAMILY_PACKING, checkPureExpression),
-  new Rule("independent-store", FAMILY_PACKING, checkIndependentStore),
-  new Rule("private-ownership", FAMILY_PACKING, checkPrivateOwnership),
-  new Rule("reduction-loop-shape", FAMILY_PACKING, checkReductionLoopShape),
-  new Rule("tail-read-write", FAMILY_PACKING, checkTailReadWrite),
-  new Rule("thread-limit", FAMILY_PACKING, checkThreadLimit),
-  new Rule("threadgroup-memory", FAMILY_PACKING, checkThreadgroupMemory),
+  new Rule("noalias", FAMILY_PACKING, checkNoalias, false),
+  new Rule("pure-expression", FAMILY_PACKING, checkPureExpression, false),
+  new Rule("independent-store", FAMILY_PACKING, checkIndependentStore, false),
+  new Rule("private-ownership", FAMILY_PACKING, checkPrivateOwnership, false),
+  new Rule("reduction-loop-shape", FAMILY_PACKING, checkReductionLoopShape, false),
+  new Rule("tail-read-write", FAMILY_PACKING, checkTailReadWrite, true),
+  new Rule("thread-limit", FAMILY_PACKING, checkThreadLimit, true),
+  new Rule("threadgroup-memory", FAMILY_PACKING, checkThreadgroupMemory, true),
   // fusion (element family, fused element grid)
-  new Rule("noalias", FAMILY_FUSION, checkNoalias),
-  new Rule("same-domain", FAMILY_FUSION, checkSameDomain),
-  new Rule("injective-compact-store", FAMILY_FUSION, checkInjectiveCompactStore),
-  new Rule("no-read-of-written", FAMILY_FUSION, checkNoReadOfWritten),
-  new Rule("single-writer", FAMILY_FUSION, checkSingleWriter),
+  new Rule("noalias", FAMILY_FUSION, checkNoalias, false),
+  new Rule("same-domain", FAMILY_FUSION, checkSameDomain, false),
+  new Rule("injective-compact-store", FAMILY_FUSION, checkInjectiveCompactStore, false),
+  new Rule("no-read-of-written", FAMILY_FUSION, checkNoReadOfWritten, false),
+  new Rule("single-writer", FAMILY_FUSION, checkSingleWriter, false),
 ];
 
 /** Runs every rule of `family`, in table order. */
@@ -55,6 +58,28 @@ export function runRules(family: string, ctx: LegalityContext): Array<RuleResult
     if (r.family != family) continue;
     const check = r.check;
     out.push(check(ctx));
+  }
+  return out;
+}
+
+/**
+ * Like runRules, but takes the verdicts of width-independent rules from `previous` (the results
+ * of the same family for the same document, device and cached buffers) and re-checks only the
+ * rules whose verdict depends on P, S or T. The bounded search uses it for every candidate.
+ */
+export function rerunWidthRules(family: string, ctx: LegalityContext, previous: Array<RuleResult>): Array<RuleResult> {
+  const out = new Array<RuleResult>();
+  let k: i32 = 0;
+  for (let i: i32 = 0; i < RULES.length; i++) {
+    const r = RULES[i];
+    if (r.family != family) continue;
+    if (r.widthDependent || k >= previous.length) {
+      const check = r.check;
+      out.push(check(ctx));
+    } else {
+      out.push(previous[k]);
+    }
+    k++;
   }
   return out;
 }

@@ -17,23 +17,12 @@ import {
 import { Work, constValue, elementWork, reductionWork, serialWork } from "../cost/work";
 import { costCooperative, costElement, costSerial } from "../cost/model";
 import { LegalityContext } from "../legality/context";
-import { checkFusion, checkPacking, failedIds } from "../legality/index";
+import { checkFusion, checkPacking, failedIds, recheckPackingWidths } from "../legality/index";
 
 /** Threads per group of the serial realization (one thread per logical program). */
 export const SERIAL_THREADS: i32 = 64;
 /** Elements per block of the fused element grid (1 x 256). */
 export const ELEMENT_BLOCK: i32 = 256;
-
-function context(doc: Doc, st: Structure, device: Device, m: Mapping, o: Options): LegalityContext {
-  const c = new LegalityContext(doc, st, device);
-  c.P = m.P;
-  c.S = m.S;
-  c.T = m.T;
-  c.programs = m.programs;
-  c.cacheBuffers = m.cacheBuffers;
-  c.maxThreads = o.maxThreads;
-  return c;
-}
 
 /** Total order on candidates: cost, then P, S, V, U. */
 function better(a: Candidate, b: Candidate): bool {
@@ -91,6 +80,11 @@ class Search {
   plan: Plan;
   all: Array<Candidate> = new Array<Candidate>();
   rules: Array<Array<RuleResult>> = new Array<Array<RuleResult>>();
+  /** One legality context for the whole search (its access facts are computed once). */
+  ctx: LegalityContext;
+  /** Verdicts already computed, per cached-buffer set (width-independent rules are reused). */
+  memoKeys: Array<string> = new Array<string>();
+  memoResults: Array<Array<RuleResult>> = new Array<Array<RuleResult>>();
 
   constructor(doc: Doc, st: Structure, device: Device, o: Options, plan: Plan) {
     this.doc = doc;
@@ -103,6 +97,25 @@ class Search {
     this.programs = constValue(doc, loop.extent);
     this.programMin = constValue(doc, loop.min);
     this.cacheable = new Array<string>();
+    this.ctx = new LegalityContext(doc, st, device);
+    this.ctx.maxThreads = o.maxThreads;
+  }
+
+  /** The packing verdicts for mapping `m`, reusing width-independent verdicts. */
+  check(m: Mapping): Array<RuleResult> {
+    const c = this.ctx;
+    c.P = m.P;
+    c.S = m.S;
+    c.T = m.T;
+    c.programs = m.programs;
+    c.cacheBuffers = m.cacheBuffers;
+    const key = m.cacheBuffers.join(",");
+    const at = this.memoKeys.indexOf(key);
+    if (at >= 0) return recheckPackingWidths(c, this.memoResults[at]);
+    const results = checkPacking(c);
+    this.memoKeys.push(key);
+    this.memoResults.push(results);
+    return results;
   }
 
   /** Decides which candidate buffers can be cached (private-ownership proven for each). */
@@ -116,7 +129,7 @@ class Search {
       m.T = 32;
       m.programs = this.programs;
       m.cacheBuffers.push(wanted[i]);
-      const results = checkPacking(context(this.doc, this.st, this.device, m, this.o));
+      const results = this.check(m);
       let owned = true;
       for (let k: i32 = 0; k < results.length; k++) {
         if (results[k].id == "private-ownership" && !results[k].holds()) owned = false;
@@ -148,7 +161,7 @@ class Search {
         note = "uncached: the stripe needs " + need.toString() + " scalars per worker, over the private budget of " + this.device.privateBudget.toString();
       }
     }
-    const results = checkPacking(context(this.doc, this.st, this.device, m, this.o));
+    const results = this.check(m);
     const cost = costCooperative(this.device, this.work, m, m.cacheBuffers);
     this.all.push(new Candidate(m, cost, failedIds(results), note));
     this.rules.push(results);

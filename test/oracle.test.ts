@@ -100,10 +100,9 @@ describe("builders", () => {
     }
   });
 
-  it("builds softmax exactly as the example of tile-ir.md", () => {
-    // The spec lives outside the repository; where it is absent, compare with nothing.
-    const specPath = "/work/shared/spec/tile-ir.md";
-    if (!existsSync(specPath)) return;
+  // The spec lives beside the repository (../shared); the test is skipped, visibly, elsewhere.
+  const specPath = join(__dirname, "..", "..", "shared", "spec", "tile-ir.md");
+  it.skipIf(!existsSync(specPath))("builds softmax exactly as the example of tile-ir.md", () => {
     const m = /```json\n([\s\S]*?)```/.exec(readFileSync(specPath, "utf8"));
     expect(m).not.toBeNull();
     expect(JSON.parse(buildCase("softmax"))).toEqual(JSON.parse(m![1]));
@@ -311,15 +310,13 @@ describe("oracle against plain loops, FP64", () => {
     }
   }
 
-  it("runs a 1024x4096 element case in reasonable time", () => {
+  // A correctness check at full size (no wall-clock assertion: tests never time).
+  it("evaluates a 1024x4096 element case", () => {
     const doc = caseAt("gelu_pair", 1024, 4096);
     const inputs = makeInputs(doc, 7);
-    const t0 = performance.now();
     const result = evaluate(doc, inputs);
-    const ms = performance.now() - t0;
     const X = inputs.get("X")!, G = result.buffers.get("G")!;
     for (const k of [0, 12345, 4194303]) expect(G[k]).toBeCloseTo(gelu(X[k]), 12);
-    expect(ms).toBeLessThan(4000);
   });
 });
 

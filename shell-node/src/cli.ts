@@ -11,6 +11,8 @@ import { planCommand } from "./commands/plan";
 import { auditMslCommand, emitCommand } from "./commands/emit";
 import { addPlanOptions, planOptionsFrom } from "./options";
 import { runCommand } from "./commands/run";
+import { benchCommand } from "./commands/bench";
+import { auditCommand } from "./commands/audit";
 
 const collect = (value: string, previous: string[]): string[] => previous.concat([value]);
 
@@ -129,6 +131,26 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option("--json", "print JSON")
     .action(async (o) => {
       setExit(await suiteCommand(o.seed, !!o.json, !!o.full, o.runtime, o.filter));
+    });
+
+  program
+    .command("bench")
+    .description("paired, counterbalanced benchmark of two plan variants over a protocol's cases; writes results.json and results.md")
+    .argument("<protocol>", "protocol JSON (bench/protocols/*.json)")
+    .addOption(new Option("--runtime <runtime>", "metal or host (default: metal where present, else host)").choices(["metal", "host", "auto"]).default("auto"))
+    .option("-o, --out <dir>", "output folder (default: bench/results/<protocol>-<runtime>-<time>)")
+    .action(async (protocol: string, o, cmd: Command) => {
+      const argv: string[] = (cmd.parent as any)?.rawArgs ?? ["bench", protocol];
+      setExit(await benchCommand(protocol, o.runtime, o.out, argv));
+    });
+
+  program
+    .command("audit")
+    .description("independent audit of bench results: recompute every figure from the raw samples; print a receipt (exit 1 on any finding)")
+    .argument("<results>", "results.json (or the folder holding it)")
+    .option("--root <dir>", "repository whose artifacts the fingerprints must match (default: the one recorded)")
+    .action((results: string, o) => {
+      setExit(auditCommand(results, o.root));
     });
 
   return program;

@@ -1,0 +1,193 @@
+// One run: a case and a variant in one round. Re-plan, re-emit, validate (runAndValidate), then
+// recompile and time it in four separate phases:
+//   gpuBatch   one call of `batch` dispatches in one command buffer; GPU start/end timestamps
+//   gpuSingle  one dispatch per call; GPU start/end timestamps
+//   hostBatch  the same batch call, timed by the wall clock around dispatch() (no timestamps read)
+//   hostSingle one dispatch per call, wall clock around dispatch() (no timestamps read)
+// On a runtime without GPU timestamps (host) the GPU phases are not run: null with a reason.
+import { Engine } from "../engine";
+import { Runtime } from "../native";
+import { makeInputs, shapeOf } from "../inputs";
+import { runAndValidate } from "../validate-run";
+import { sha256 } from "./fingerprint";
+import { Metric, Protocol, Variant } from "./protocol";
+import { Calibration, Compile, Run, Validation } from "./results";
+
+export interface RunContext {
+  engine: Engine;
+  runtime: Runtime;
+  protocol: Protocol;
+  /** MSL text by sha256, plans by sha256 of their JSON: filled as runs emit. */
+  sources: Record<string, string>;
+  plans: Record<string, unknown>;
+}
+
+export interface CaseText {
+  id: string;
+  text: string;
+  sizes: Record<string, number>;
+}
+
+type Dispatch = (repeat: number) => void;
+
+const GPU_METRICS: Metric[] = ["gpuBatch", "gpuSingle"];
+
+function nowUs(): number {
+  return Number(process.hrtime.bigint()) / 1000;
+}
+
+function emptyRecord<T>(value: T): Record<Metric, T> {
+  return { gpuBatch: value, gpuSingle: value, hostBatch: value, hostSingle: value };
+}
+
+/** The plan fields named by the variant's `expect` that the plan does not show. */
+function expectMismatches(plan: any, expect: Record<string, unknown> | undefined): string[] {
+  if (!expect) return [];
+  const m = plan?.mapping ?? {};
+  return Object.keys(expect).filter((k) => m[k] !== expect[k] && plan?.[k] !== expect[k]);
+}
+
+export function measureRun(ctx: RunContext, round: number, seq: number, c: CaseText, key: "A" | "B"): Run {
+  const { engine, runtime, protocol } = ctx;
+  const variant: Variant = protocol.variants[key];
+  const options = { ...variant.options, sizes: c.sizes };
+  const run: Run = {
+    round, seq, case: c.id, variant: key, planSha256: "", mslSha256: "", planMatchesExpect: false,
+    compile: null, validation: { passed: false, error: null, guards: "not checked", maxAbsError: 0, maxRelError: 0, planSha256: null, mslSha256: null, compilerInvocations: 0 },
+    timed: false, error: null, warmup: protocol.warmup, calibration: null,
+    samples: emptyRecord<number[] | null>(null), dispatchesPerSample: emptyRecord<number | null>(null), unavailable: {},
+  };
+  for (const m of protocol.metrics) {
+    if (GPU_METRICS.includes(m) && runtime.kind !== "metal") run.unavailable[m] = `${runtime.kind} runtime: no GPU timestamps (times would be CPU wall clock)`;
+  }
+
+  // 1. re-plan and re-emit
+  const emitted = engine.call({ command: "emit", document: c.text, options });
+  if (!emitted.ok) {
+    run.error = "not planned: " + (emitted.diagnostics ?? []).map((d: any) => `${d.code} ${d.message}`).join("; ");
+    run.validation.error = run.error;
+    return run;
+  }
+  const planText = JSON.stringify(emitted.plan);
+  run.planSha256 = sha256(planText);
+  run.mslSha256 = sha256(emitted.msl);
+  ctx.plans[run.planSha256] = emitted.plan;
+  ctx.sources[run.mslSha256] = emitted.msl;
+  run.planMatchesExpect = expectMismatches(emitted.plan, variant.expect).length === 0;
+
+  // 2. validate first: plan, emit, compile, three dispatches, FP64 oracle, guards
+  let validatedMsl: string | null = null;
+  const before = runtime.compilerInvocations();
+  const v = runAndValidate({ engine, runtime, text: c.text, options, seed: protocol.seed, mslOverride: (msl) => (validatedMsl = msl) });
+  run.validation = validationOf(v, validatedMsl, runtime.compilerInvocations() - before);
+  if (!v.passed) {
+    run.error = "validation failed: " + (v.error ?? v.guards);
+    return run;
+  }
+
+  // 3. recompile for timing, then the phases
+  const invocations = runtime.compilerInvocations();
+  const t0 = nowUs();
+  const lib = runtime.compile(emitted.msl);
+  const compileUs = nowUs() - t0;
+  const ran = runtime.compilerInvocations() - invocations;
+  run.compile = { ms: compileUs / 1000, compilerInvocations: ran, cacheHit: runtime.kind === "host" && ran === 0 } satisfies Compile;
+  const plan = emitted.plan;
+  const pipe = runtime.pipeline(lib, plan.kernel);
+  const buffers = allocate(runtime, c.text, plan, engine, c.sizes, protocol.seed);
+  try {
+    const dispatch: Dispatch = (repeat) =>
+      runtime.dispatch(pipe, buffers, plan.dispatch.threadgroupBytes, [plan.dispatch.groups, 1, 1], [plan.dispatch.threads, 1, 1], repeat);
+    timePhases(run, ctx, dispatch);
+    run.timed = true;
+  } catch (err) {
+    run.error = "timing failed: " + (err instanceof Error ? err.message : String(err));
+  } finally {
+    for (const b of buffers) runtime.freeBuffer(b);
+    runtime.freePipeline(pipe);
+    runtime.freeLibrary(lib);
+  }
+  return run;
+}
+
+function validationOf(v: ReturnType<typeof runAndValidate>, msl: string | null, invocations: number): Validation {
+  return {
+    passed: v.passed,
+    error: v.error ?? null,
+    guards: v.guards,
+    maxAbsError: Math.max(0, ...v.outputs.map((o) => o.maxAbsError)),
+    maxRelError: Math.max(0, ...v.outputs.map((o) => o.maxRelError)),
+    planSha256: v.plan ? sha256(JSON.stringify(v.plan)) : null,
+    mslSha256: msl === null ? null : sha256(msl),
+    compilerInvocations: invocations,
+  };
+}
+
+/** The plan's buffers, filled with the same deterministic inputs the validation used. */
+function allocate(runtime: Runtime, text: string, plan: any, engine: Engine, sizes: Record<string, number>, seed: number) {
+  const canonical = engine.call({ command: "canonical", document: text, options: { sizes } });
+  const doc = JSON.parse(canonical.text);
+  const inputs = makeInputs(doc, seed);
+  const out = [];
+  for (const b of plan.bindings.filter((x: any) => x.kind === "buffer").sort((x: any, y: any) => x.index - y.index)) {
+    const param = doc.params.find((p: any) => p.name === b.name);
+    const n = shapeOf(doc, b.name).reduce((a: number, x: number) => a * x, 1);
+    const src = inputs.get(b.name)!;
+    const data = param.dtype === "f32" ? Float32Array.from(src as ArrayLike<number>) : Int32Array.from(src as ArrayLike<number>);
+    const buf = runtime.buffer(Math.max(4, n * 4));
+    runtime.write(buf, data);
+    out.push(buf);
+  }
+  return out;
+}
+
+function gpuUs(runtime: Runtime): number {
+  const t = runtime.lastTimes();
+  if (!t.gpu) throw new Error("the runtime reported non-GPU times in a GPU phase");
+  return (t.end - t.start) * 1e6;
+}
+
+function wallUs(dispatch: Dispatch, repeat: number): number {
+  const t0 = nowUs();
+  dispatch(repeat);
+  return nowUs() - t0;
+}
+
+/** Doubles `repeat` until a call fills the window (or reaches maxBatch). */
+function calibrate(ctx: RunContext, dispatch: Dispatch, clock: "gpu" | "wall"): Calibration {
+  const { protocol, runtime } = ctx;
+  const windowUs = protocol.batchWindowMs * 1000;
+  const trials: { repeat: number; us: number }[] = [];
+  let repeat = 1;
+  for (;;) {
+    // two calls per doubling, the faster counts: one slow outlier must not end the doubling early
+    const once = (): number => (clock === "gpu" ? (dispatch(repeat), gpuUs(runtime)) : wallUs(dispatch, repeat));
+    const us = Math.min(once(), once());
+    trials.push({ repeat, us });
+    if (us >= windowUs || repeat >= protocol.maxBatch) break;
+    repeat = Math.min(repeat * 2, protocol.maxBatch);
+  }
+  return { windowMs: protocol.batchWindowMs, clock, trials, batch: repeat };
+}
+
+function timePhases(run: Run, ctx: RunContext, dispatch: Dispatch): void {
+  const { protocol, runtime } = ctx;
+  const gpu = runtime.kind === "metal";
+  for (let i = 0; i < protocol.warmup; i++) dispatch(1);
+  const wants = (m: Metric): boolean => protocol.metrics.includes(m) && run.unavailable[m] === undefined;
+  const needsBatch = wants("gpuBatch") || wants("hostBatch");
+  const cal = needsBatch ? calibrate(ctx, dispatch, gpu && wants("gpuBatch") ? "gpu" : "wall") : null;
+  run.calibration = cal;
+  const phase = (m: Metric, repeat: number, take: () => number): void => {
+    if (!wants(m)) return;
+    const s: number[] = [];
+    for (let i = 0; i < protocol.samples; i++) s.push(take());
+    run.samples[m] = s;
+    run.dispatchesPerSample[m] = repeat;
+  };
+  const batch = cal ? cal.batch : 1;
+  phase("gpuBatch", batch, () => (dispatch(batch), gpuUs(runtime)));
+  phase("gpuSingle", 1, () => (dispatch(1), gpuUs(runtime)));
+  phase("hostBatch", batch, () => wallUs(dispatch, batch));
+  phase("hostSingle", 1, () => wallUs(dispatch, 1));
+}

@@ -1,0 +1,118 @@
+// `tile bench`: a paired, counterbalanced replay of two plan variants over a protocol's cases.
+// The whole benchmark, stage by stage:
+//   read the protocol → open the runtime → fingerprint the artifacts →
+//   rounds (rotate cases and variant order; per run: re-plan, re-emit, validate, recompile, time) →
+//   summarize (paired medians of per-round ratios, min–max ranges) → write results.json + results.md
+import cliProgress from "cli-progress";
+import fs from "node:fs";
+import path from "node:path";
+import { loadEngine } from "../engine";
+import { openRuntime, repoRoot } from "../native";
+import { artifactFingerprints, fingerprint, machine, sha256 } from "./fingerprint";
+import { measureRun, RunContext, CaseText } from "./measure";
+import { caseId, readProtocol } from "./protocol";
+import { renderMarkdown, runtimeCaveats } from "./report";
+import { RESULTS_FORMAT, Round } from "./results";
+import { other, roundSchedule } from "./schedule";
+import { summarize } from "./summary";
+
+export interface BenchRequest {
+  protocolFile: string;
+  runtime: "metal" | "host" | "auto";
+  outDir: string;
+  /** The exact command as typed (recorded verbatim). */
+  argv: string[];
+  /** Show a progress bar (default: when stderr is a terminal). */
+  progress?: boolean;
+}
+
+export interface BenchOutcome {
+  ok: boolean;
+  dir: string;
+  resultsFile: string;
+  markdownFile: string;
+  results: any;
+}
+
+export async function runBench(req: BenchRequest): Promise<BenchOutcome> {
+  // 1. the protocol, checked before anything is timed
+  const engine = await loadEngine("wasm");
+  const builtins: { name: string; text: string }[] = engine.call({ command: "cases" }).cases;
+  const { text: protocolText, protocol } = readProtocol(req.protocolFile, builtins.map((c) => c.name));
+  const cases: CaseText[] = protocol.cases.map((c) => ({ id: caseId(c), text: builtins.find((b) => b.name === c.case)!.text, sizes: c.sizes }));
+
+  // 2. the runtime and the artifacts it and the core come from
+  const runtime = openRuntime(req.runtime);
+  const root = repoRoot();
+  const timesAreGpu = runtime.kind === "metal";
+  const gpuReason = timesAreGpu ? undefined : `${runtime.kind} runtime: no GPU timestamps; GPU metrics are not recorded (never filled with host times)`;
+  const artifacts = artifactFingerprints(root, runtime.libraryPath);
+  const ctx: RunContext = { engine, runtime, protocol, sources: {}, plans: {} };
+  const total = protocol.rounds * cases.length * 2;
+  const bar = (req.progress ?? process.stderr.isTTY) ? new cliProgress.SingleBar({ stream: process.stderr, format: "bench [{bar}] {value}/{total} {run}", hideCursor: true }, cliProgress.Presets.shades_classic) : null;
+  bar?.start(total, 0, { run: "" });
+
+  // 3. the rounds: rotate the starting case, alternate which variant goes first
+  const rounds: Round[] = [];
+  try {
+    for (let r = 0; r < protocol.rounds; r++) {
+      const round: Round = { index: r, caseOrder: [], first: {}, order: [], artifacts: artifactFingerprints(root, runtime.libraryPath), runs: [] };
+      for (const slot of roundSchedule(r, cases.length)) {
+        const c = cases[slot.case];
+        round.caseOrder.push(c.id);
+        round.first[c.id] = slot.first;
+        for (const v of [slot.first, other(slot.first)]) {
+          bar?.update(r * cases.length * 2 + round.order.length, { run: `round ${r} ${c.id} ${v}` });
+          round.order.push({ case: c.id, variant: v });
+          round.runs.push(measureRun(ctx, r, round.runs.length, c, v));
+        }
+      }
+      rounds.push(round);
+    }
+  } finally {
+    bar?.update(total, { run: "" });
+    bar?.stop();
+    runtime.close();
+  }
+
+  // 4. the paired summary and the two files
+  const summary = summarize(protocol, rounds, gpuReason);
+  const protocolAbs = path.resolve(req.protocolFile);
+  const protocolRel = path.relative(root, protocolAbs);
+  const commandLine = ["tile", ...req.argv].join(" ");
+  const m = machine();
+  const runtimeInfo = { requested: req.runtime, kind: runtime.kind, deviceName: runtime.deviceName, timesAreGpu, library: fingerprint(root, path.relative(root, runtime.libraryPath)) };
+  const caveats = [...runtimeCaveats(runtime.kind, timesAreGpu), ...protocol.caveats];
+  const allRuns = rounds.flatMap((r) => r.runs);
+  const ok = allRuns.every((x) => x.validation.passed && x.timed);
+  fs.mkdirSync(req.outDir, { recursive: true });
+  const markdown = renderMarkdown({
+    name: protocol.name, question: protocol.question, protocolPath: protocolRel.startsWith("..") ? protocolAbs : protocolRel,
+    protocolSha256: sha256(protocolText), rounds: protocol.rounds, samples: protocol.samples, batchWindowMs: protocol.batchWindowMs,
+    warmup: protocol.warmup, runtime: runtimeInfo, machine: m, variants: protocol.variants, caveats, commandLine, summary, roundList: rounds, plans: ctx.plans,
+  });
+  const results = {
+    format: RESULTS_FORMAT,
+    createdAt: new Date().toISOString(),
+    command: { line: commandLine, argv: req.argv, processArgv: process.argv, cwd: process.cwd(), options: { protocol: req.protocolFile, runtime: req.runtime, out: req.outDir, engine: engine.name } },
+    root,
+    protocol: { path: protocolAbs, sha256: sha256(protocolText), text: protocolText },
+    machine: m,
+    runtime: runtimeInfo,
+    artifacts,
+    caveats,
+    cases: protocol.cases.map((c) => ({ id: caseId(c), case: c.case, sizes: c.sizes })),
+    variants: protocol.variants,
+    rounds,
+    sources: ctx.sources,
+    plans: ctx.plans,
+    summary,
+    report: { markdown: "results.md" },
+    complete: ok,
+  };
+  const resultsFile = path.join(req.outDir, "results.json");
+  const markdownFile = path.join(req.outDir, "results.md");
+  fs.writeFileSync(resultsFile, JSON.stringify(results, null, 1) + "\n");
+  fs.writeFileSync(markdownFile, markdown);
+  return { ok, dir: req.outDir, resultsFile, markdownFile, results };
+}

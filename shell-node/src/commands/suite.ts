@@ -17,6 +17,8 @@ export interface SuiteRow {
   guards: string;
   enginesAgree: boolean;
   verdict: "pass" | "fail";
+  /** Wall-clock seconds for this row (plan, emit, compile or cache hit, 3 dispatches, oracle). */
+  seconds: number;
   error?: string;
 }
 
@@ -39,6 +41,7 @@ export async function suiteCommand(seed: number, json: boolean, full = false, ru
   if (!json) process.stdout.write(`runtime: ${runtime.kind} (${runtime.deviceName})${runtime.kind === "host" ? " — host CPU execution of the emitted MSL; no GPU timing" : ""}\n`);
   try {
     for (const e of entries) {
+      const rowStart = Date.now();
       const req = JSON.stringify({ command: "emit", document: e.text, options: e.options });
       const agree = wasm.callText(req) === js.callText(req);
       const r = runAndValidate({ engine: wasm, runtime, text: e.text, options: e.options, seed });
@@ -51,6 +54,7 @@ export async function suiteCommand(seed: number, json: boolean, full = false, ru
         guards: r.guards,
         enginesAgree: agree,
         verdict: r.passed && agree ? "pass" : "fail",
+        seconds: (Date.now() - rowStart) / 1000,
       };
       if (r.error) row.error = r.error;
       rows.push(row);
@@ -67,6 +71,8 @@ export async function suiteCommand(seed: number, json: boolean, full = false, ru
     for (const r of rows) t.push([r.id, r.realization, r.widths, r.maxAbsError.toExponential(2), r.guards === "intact" ? "intact" : r.guards.slice(0, 40), r.enginesAgree ? "yes" : "NO", r.verdict + (r.error ? `: ${r.error.slice(0, 80)}` : "")]);
     process.stdout.write(table(t) + "\n");
     const failed = rows.filter((r) => r.verdict !== "pass").length;
+    const slowest = rows.reduce((a, b) => (b.seconds > a.seconds ? b : a), rows[0]);
+    if (slowest) process.stdout.write(`slowest row: ${slowest.id} (${slowest.seconds.toFixed(2)} s)\n`);
     process.stdout.write(`${rows.length - failed} passed, ${failed} failed (${seconds.toFixed(1)} s on the ${runtime.kind} runtime)\n`);
   }
   return rows.every((r) => r.verdict === "pass") ? EXIT_OK : EXIT_FAILED;

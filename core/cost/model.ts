@@ -24,6 +24,7 @@ export const COEFFICIENTS: Array<string> = [
   "couplingFraction", "0.15", "share of a stage's worker time lost per extra program waiting at the same barrier (estimate)",
   "underfillWeight", "1", "memory time lost per unit of missing occupancy when the grid does not fill the GPU (estimate)",
   "uncoalescedFactor", "8", "memory cost multiplier for one-thread-per-row serial access (estimate)",
+  "threadSetupCycles", "8", "per-thread index arithmetic and edge predicate of the element grid, shared by its V elements (estimate)",
 ];
 
 const SETUP_NS: f64 = 1500.0;
@@ -34,6 +35,7 @@ const LOOP_OVERHEAD_CYCLES: f64 = 3.0;
 const COUPLING_FRACTION: f64 = 0.15;
 const UNDERFILL_WEIGHT: f64 = 1.0;
 const UNCOALESCED_FACTOR: f64 = 8.0;
+const THREAD_SETUP_CYCLES: f64 = 8.0;
 
 /** Groups one core can hold at this T and threadgroup memory. */
 export function groupsPerCore(d: Device, T: i32, tgBytes: i32): i32 {
@@ -147,8 +149,9 @@ export function costElement(d: Device, w: Work, m: Mapping): Cost {
   const st = w.stages[0];
   s.bytesRead = st.loads * elements * 4.0;
   s.bytesWritten = st.stores * elements * 4.0;
-  s.ops = st.ops * <f64>m.groups * <f64>m.T;
-  s.pathCycles = st.ops + st.loads * LOAD_ISSUE_CYCLES;
+  const V: f64 = <f64>(m.V > 1 ? m.V : 1);
+  s.ops = (st.ops * V + THREAD_SETUP_CYCLES) * <f64>m.groups * <f64>m.T;
+  s.pathCycles = THREAD_SETUP_CYCLES + V * (st.ops + st.loads * LOAD_ISSUE_CYCLES);
   return finish(d, s);
 }
 

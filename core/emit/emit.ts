@@ -20,7 +20,7 @@ function headerComment(doc: Doc, plan: Plan): string {
     s = s + "P=" + num(m.P) + " S=" + num(m.S) + " W=" + num(m.W) + " T=" + num(m.T) + " V=" + num(m.V) +
       " U=" + num(m.U) + " groups=" + num(m.groups) + " cached=" + (m.cacheBuffers.length == 0 ? "none" : m.cacheBuffers.join(","));
   } else if (plan.realization == REALIZATION_FUSED) {
-    s = s + "T=" + num(m.T) + " block=" + num(m.block) + " blocksPerRow=" + num(m.blocksPerRow) +
+    s = s + "T=" + num(m.T) + (m.V > 1 ? " V=" + num(m.V) : "") + " block=" + num(m.block) + " blocksPerRow=" + num(m.blocksPerRow) +
       " rows=" + num(m.domainRows) + " cols=" + num(m.domainCols) + " groups=" + num(m.groups);
   } else {
     s = s + "T=" + num(m.T) + " programs=" + num(m.programs) + " groups=" + num(m.groups);
@@ -41,9 +41,20 @@ function emitFused(cx: Ctx): void {
   const n: i32 = loops.length;
   cx.line("// one thread per element of the domain, blocks of " + num(m.block) + " along the innermost loop");
   cx.line("const int row = int(group) / " + num(m.blocksPerRow) + ";");
-  cx.line("const int col = (int(group) % " + num(m.blocksPerRow) + ") * " + num(m.block) + " + int(tid);");
-  cx.line("// ragged edge: threads past the last column have no element (no barrier in this kernel)");
-  cx.line("if (col >= " + num(m.domainCols) + ") return;");
+  const V: i32 = m.V > 1 ? m.V : 1;
+  if (V == 1) {
+    cx.line("const int col = (int(group) % " + num(m.blocksPerRow) + ") * " + num(m.block) + " + int(tid);");
+    cx.line("// ragged edge: threads past the last column have no element (no barrier in this kernel)");
+    cx.line("if (col >= " + num(m.domainCols) + ") return;");
+  } else {
+    // V consecutive columns per thread; the row length is a multiple of V, so a thread's
+    // columns are all in range or all past the edge
+    cx.line("const int col0 = ((int(group) % " + num(m.blocksPerRow) + ") * " + num(m.block) + " + int(tid)) * " + num(V) + ";");
+    cx.line("// ragged edge: threads past the last column have no element (no barrier in this kernel)");
+    cx.line("if (col0 >= " + num(m.domainCols) + ") return;");
+    cx.open("for (int j = 0; j < " + num(V) + "; ++j) {");
+    cx.line("const int col = col0 + j;");
+  }
   // row -> outer coordinates, the last outer loop varying fastest
   const extents = new Array<i32>();
   for (let d: i32 = 0; d < n; d++) {
@@ -62,6 +73,7 @@ function emitFused(cx: Ctx): void {
   cx.gridDepth = 0;
   emitList(cx.doc.body, cx);
   cx.gridDepth = -1;
+  if (V > 1) cx.close("}");
 }
 
 /** Serial program per thread: one thread per iteration of the top-level parallel loop. */

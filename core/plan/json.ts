@@ -76,13 +76,13 @@ export function rulesJson(rules: Array<RuleResult>, out: Text): void {
   out.add("]");
 }
 
-function candidatesJson(list: Array<Candidate>, out: Text): void {
+function candidatesJson(list: Array<Candidate>, realization: string, out: Text): void {
   out.add("[");
   for (let i: i32 = 0; i < list.length; i++) {
     const c = list[i];
     if (i > 0) out.add(",");
     out.add("{\"mapping\":");
-    mappingJson(c.mapping, "cooperative-reduction", out);
+    mappingJson(c.mapping, realization, out);
     out.add(",\"admissible\":").add(c.failed.length == 0 ? "true" : "false");
     out.add(",\"failed\":");
     strings(c.failed, out);
@@ -139,7 +139,7 @@ export function planJson(name: string, ok: bool, p: Plan, withCandidates: bool, 
   costJson(p.cost, out);
   if (withCandidates) {
     out.add(",\"candidates\":");
-    candidatesJson(p.candidates, out);
+    candidatesJson(p.candidates, p.realization, out);
   }
   out.add(",\"diagnostics\":");
   diagnosticsJson(out, diags);

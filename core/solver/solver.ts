@@ -306,28 +306,55 @@ function solveReduction(doc: Doc, st: Structure, device: Device, o: Options, pla
   if (o.candidates) plan.candidates = s.all;
 }
 
-function solveElement(doc: Doc, st: Structure, device: Device, o: Options, plan: Plan): void {
+/** The element grid with V columns per thread (the row length must be a multiple of V). */
+function elementMapping(doc: Doc, st: Structure, V: i32): Mapping {
   const m = new Mapping();
   const n: i32 = st.domainLoops.length;
-  m.V = 1;
+  m.V = V;
   m.U = 1;
   m.block = ELEMENT_BLOCK;
   m.T = ELEMENT_BLOCK;
   m.domainCols = constValue(doc, st.domainLoops[n - 1].extent);
   m.domainRows = 1;
   for (let i: i32 = 0; i + 1 < n; i++) m.domainRows = i32(Math.imul(m.domainRows, constValue(doc, st.domainLoops[i].extent)));
-  m.blocksPerRow = ceilDiv(m.domainCols, ELEMENT_BLOCK);
+  m.blocksPerRow = ceilDiv(m.domainCols, ELEMENT_BLOCK * V);
   m.groups = i32(Math.imul(m.domainRows, m.blocksPerRow));
   m.programs = m.domainRows;
+  return m;
+}
+
+function solveElement(doc: Doc, st: Structure, device: Device, o: Options, plan: Plan): void {
   const c = new LegalityContext(doc, st, device);
   const results = checkFusion(c);
   const failed = failedIds(results);
   plan.rules = results;
-  const fusedCost = costElement(device, elementWork(doc, changetype<Stmt>(st.programLoop)), m);
+  if (o.vector > 0 && device.vectorWidths.indexOf(o.vector) < 0) {
+    plan.diags.push(diag("TPL002", "/options/vector", "Choose a vector width the device allows (" + device.vectorWidths.join(", ") + "), not " + o.vector.toString() + "."));
+    return;
+  }
   if (failed.length == 0 && (o.fuse || st.outputs.length <= 1)) {
+    // vectorized where the row allows: V columns per thread when the row length is a multiple of V
+    const work = elementWork(doc, changetype<Stmt>(st.programLoop));
+    const cols: i32 = constValue(doc, st.domainLoops[st.domainLoops.length - 1].extent);
+    let best: Candidate | null = null;
+    for (let i: i32 = 0; i < device.vectorWidths.length; i++) {
+      const V = device.vectorWidths[i];
+      if (o.vector > 0 && V != o.vector) continue;
+      if (V > 1 && cols % V != 0) continue;
+      const m = elementMapping(doc, st, V);
+      const cand = new Candidate(m, costElement(device, work, m), new Array<string>(), "");
+      plan.candidates.push(cand);
+      if (best === null || better(cand, changetype<Candidate>(best))) best = cand;
+    }
+    if (best === null) {
+      plan.diags.push(diag("TPL002", "/options/vector", "The row length " + cols.toString() + " is not a multiple of the vector width " + o.vector.toString() + "."));
+      return;
+    }
+    const chosen = changetype<Candidate>(best);
     plan.realization = REALIZATION_FUSED;
-    plan.mapping = m;
-    plan.cost = fusedCost;
+    plan.mapping = chosen.mapping;
+    plan.cost = chosen.cost;
+    if (!o.candidates) plan.candidates = new Array<Candidate>();
     return;
   }
   if (failed.length > 0) {

@@ -19,7 +19,7 @@ export function planExit(p: any): number {
 
 export function mappingText(p: any): string {
   const m = p.mapping ?? {};
-  if (p.realization === "fused-elementwise") return `block=1x${m.block} rows=${m.rows} cols=${m.cols} groups=${m.groups}`;
+  if (p.realization === "fused-elementwise") return `block=1x${m.block} V=${m.V} rows=${m.rows} cols=${m.cols} groups=${m.groups}`;
   if (p.realization === "serial-program") return `T=${m.T} groups=${m.groups}`;
   return `P=${m.P} S=${m.S} W=${m.W} T=${m.T} V=${m.V} U=${m.U} groups=${m.groups}${m.cached ? " cached" : ""}`;
 }

@@ -25,7 +25,7 @@ export interface SuiteRow {
 function widths(plan: any): string {
   const m = plan?.mapping ?? {};
   if (!plan) return "";
-  if (plan.realization === "fused-elementwise") return `1x${m.block} grid, ${m.groups} groups`;
+  if (plan.realization === "fused-elementwise") return `1x${m.block} grid V${m.V}, ${m.groups} groups`;
   if (plan.realization === "serial-program") return `T=${m.T}`;
   return `P${m.P} S${m.S} T${m.T} V${m.V} U${m.U}${m.cached ? " cached" : ""}`;
 }

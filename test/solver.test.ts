@@ -163,3 +163,25 @@ describe("determinism across engines", () => {
     }
   });
 });
+
+describe("the element grid", () => {
+  it("is vectorized where the row allows: V divides the row length, blocks of 1 x 256 threads", () => {
+    const big = plan(caseText("sigmoid_pair"), { sizes: { R: 1024, C: 4096 }, candidates: true });
+    expect(big.realization).toBe("fused-elementwise");
+    expect(big.candidates.map((c: any) => c.mapping.V).sort()).toEqual([1, 4, 8]);
+    expect(4096 % big.mapping.V).toBe(0);
+    expect(big.mapping.groups).toBe(1024 * Math.ceil(4096 / (256 * big.mapping.V)));
+    // 1537 columns: no vector width but 1 divides the row
+    const odd = plan(caseText("sigmoid_pair"), { candidates: true });
+    expect(odd.candidates.map((c: any) => c.mapping.V)).toEqual([1]);
+    expect(odd.mapping.V).toBe(1);
+  });
+
+  it("an explicit vector width the row does not allow is rejected with a reason", () => {
+    const p = plan(caseText("add"), { vector: 4 });
+    expect(p.ok).toBe(false);
+    expect(p.diagnostics[0].code).toBe("TPL002");
+    expect(p.diagnostics[0].message).toMatch(/1537 is not a multiple of the vector width 4/);
+    expect(plan(caseText("add"), { vector: 4, sizes: { C: 1536 } }).mapping.V).toBe(4);
+  });
+});

@@ -89,6 +89,20 @@ describe("the bounded search is exhaustive and totally ordered", () => {
     }
   });
 
+  it("the lazy search (rules checked in cost order) chooses what checking every candidate chooses", () => {
+    const docs = [...loadMatrix(wasm, false).map((e) => [e.text, e.options] as [string, object])];
+    for (const name of ["pk_inplace_tail", "pk_repeat_wrapper", "pk_no_noalias", "pk_cross_worker_read", "pk_gather", "pk_threadgroup_memory"]) {
+      const text = fs.readFileSync(path.join(ROOT, "test", "fixtures", "legality", name + ".json"), "utf8");
+      docs.push([text, {}], [text, { programsPerGroup: 2 }], [text, { threads: 1056 }]);
+    }
+    for (const [text, options] of docs) {
+      const lazy = plan(text, options);
+      const full = plan(text, { ...options, candidates: true });
+      delete full.candidates;
+      expect(lazy).toEqual(full);
+    }
+  });
+
   it("a maximum-threads cap bounds the search", () => {
     const p = plan(caseText("softmax"), { maxThreads: 128, candidates: true });
     expect(Math.max(...p.candidates.map((c: any) => c.mapping.T))).toBe(128);

@@ -10,7 +10,7 @@
 // wait at one barrier) and the extra reads of replayed tail slots.
 
 import { Device } from "../device/device";
-import { Cost, CostTerm, Mapping } from "../plan/plan";
+import { Cost, Mapping } from "../plan/plan";
 import { Work } from "./work";
 import { ceilDiv, idiv } from "../util/text";
 
@@ -78,17 +78,17 @@ function finish(d: Device, s: Shape): Cost {
   const fill: f64 = resident >= capacity ? 1.0 : resident / capacity;
   const concurrency: f64 = fill >= 1.0 ? 0.0 : UNDERFILL_WEIGHT * memory * (1.0 / fill - 1.0);
   const coupling: f64 = waves * s.couplingNsPerGroup;
-  cost.terms.push(new CostTerm("bytesRead", s.bytesRead));
-  cost.terms.push(new CostTerm("bytesWritten", s.bytesWritten));
-  cost.terms.push(new CostTerm("memory", memory));
-  cost.terms.push(new CostTerm("arithmetic", arithmetic));
-  cost.terms.push(new CostTerm("latency", latency));
-  cost.terms.push(new CostTerm("collectivesAndBarriers", sync));
-  cost.terms.push(new CostTerm("setup", setup));
-  cost.terms.push(new CostTerm("concurrency", concurrency));
-  cost.terms.push(new CostTerm("fenceCoupling", coupling));
-  cost.terms.push(new CostTerm("groupsPerCore", <f64>perCore));
-  cost.terms.push(new CostTerm("waves", waves));
+  cost.bytesRead = s.bytesRead;
+  cost.bytesWritten = s.bytesWritten;
+  cost.memory = memory;
+  cost.arithmetic = arithmetic;
+  cost.latency = latency;
+  cost.collectivesAndBarriers = sync;
+  cost.setup = setup;
+  cost.concurrency = concurrency;
+  cost.fenceCoupling = coupling;
+  cost.groupsPerCore = <f64>perCore;
+  cost.waves = waves;
   cost.total = memory + arithmetic + latency + sync + setup + concurrency + coupling;
   return cost;
 }

@@ -10,7 +10,7 @@ import { LegalityContext } from "./context";
 import { FAMILY_FUSION, FAMILY_PACKING, rerunWidthRules, runRules } from "./rules";
 
 export { LegalityContext, contextForMapping, packingContext, programCount } from "./context";
-export { FAMILY_FUSION, FAMILY_PACKING, RULES, Rule, ruleIds } from "./rules";
+export { FAMILY_FUSION, FAMILY_PACKING, RULES, Rule, isWidthDependent, ruleIds } from "./rules";
 export { writeConflicts } from "./conflicts";
 
 /** Every packing rule's verdict, in table order. */

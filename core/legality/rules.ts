@@ -84,6 +84,14 @@ export function rerunWidthRules(family: string, ctx: LegalityContext, previous: 
   return out;
 }
 
+/** True when the packing rule `id`'s verdict depends on P, S or T. */
+export function isWidthDependent(id: string): bool {
+  for (let i: i32 = 0; i < RULES.length; i++) {
+    if (RULES[i].family == FAMILY_PACKING && RULES[i].id == id) return RULES[i].widthDependent;
+  }
+  return true;
+}
+
 /** The ids of `family`'s rules, in table order. */
 export function ruleIds(family: string): Array<string> {
   const out = new Array<string>();

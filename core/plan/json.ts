@@ -49,9 +49,10 @@ export function mappingJson(m: Mapping, realization: string, out: Text): void {
 
 export function costJson(c: Cost, out: Text): void {
   out.add("{\"total\":").add(num(c.total)).add(",\"terms\":{");
-  for (let i: i32 = 0; i < c.terms.length; i++) {
+  const terms = c.terms();
+  for (let i: i32 = 0; i < terms.length; i++) {
     if (i > 0) out.add(",");
-    out.add(quote(c.terms[i].name)).add(":").add(num(c.terms[i].value));
+    out.add(quote(terms[i].name)).add(":").add(num(terms[i].value));
   }
   out.add("}}");
 }

@@ -94,9 +94,37 @@ export class CostTerm {
   }
 }
 
+/** A score and its terms (ns, bytes). Plain numbers, so scoring a candidate allocates little. */
 export class Cost {
   total: f64 = 0.0;
-  terms: Array<CostTerm> = new Array<CostTerm>();
+  bytesRead: f64 = 0.0;
+  bytesWritten: f64 = 0.0;
+  memory: f64 = 0.0;
+  arithmetic: f64 = 0.0;
+  latency: f64 = 0.0;
+  collectivesAndBarriers: f64 = 0.0;
+  setup: f64 = 0.0;
+  concurrency: f64 = 0.0;
+  fenceCoupling: f64 = 0.0;
+  groupsPerCore: f64 = 0.0;
+  waves: f64 = 0.0;
+
+  /** Every term, in the order they are reported. */
+  terms(): Array<CostTerm> {
+    const t = new Array<CostTerm>();
+    t.push(new CostTerm("bytesRead", this.bytesRead));
+    t.push(new CostTerm("bytesWritten", this.bytesWritten));
+    t.push(new CostTerm("memory", this.memory));
+    t.push(new CostTerm("arithmetic", this.arithmetic));
+    t.push(new CostTerm("latency", this.latency));
+    t.push(new CostTerm("collectivesAndBarriers", this.collectivesAndBarriers));
+    t.push(new CostTerm("setup", this.setup));
+    t.push(new CostTerm("concurrency", this.concurrency));
+    t.push(new CostTerm("fenceCoupling", this.fenceCoupling));
+    t.push(new CostTerm("groupsPerCore", this.groupsPerCore));
+    t.push(new CostTerm("waves", this.waves));
+    return t;
+  }
 }
 
 export class Candidate {

@@ -17,12 +17,18 @@ import {
 import { Work, constValue, elementWork, reductionWork, serialWork } from "../cost/work";
 import { costCooperative, costElement, costSerial } from "../cost/model";
 import { LegalityContext } from "../legality/context";
-import { checkFusion, checkPacking, failedIds, recheckPackingWidths } from "../legality/index";
+import { checkFusion, checkPacking, failedIds, isWidthDependent, recheckPackingWidths } from "../legality/index";
 
 /** Threads per group of the serial realization (one thread per logical program). */
 export const SERIAL_THREADS: i32 = 64;
 /** Elements per block of the fused element grid (1 x 256). */
 export const ELEMENT_BLOCK: i32 = 256;
+
+/** True when every failed rule is one whose verdict depends on the widths. */
+function onlyWidthRulesFailed(failed: Array<string>): bool {
+  for (let i: i32 = 0; i < failed.length; i++) if (!isWidthDependent(failed[i])) return false;
+  return true;
+}
 
 /** Total order on candidates: cost, then P, S, V, U. */
 function better(a: Candidate, b: Candidate): bool {
@@ -80,6 +86,7 @@ class Search {
   plan: Plan;
   all: Array<Candidate> = new Array<Candidate>();
   rules: Array<Array<RuleResult>> = new Array<Array<RuleResult>>();
+  checked: Array<bool> = new Array<bool>();
   /** One legality context for the whole search (its access facts are computed once). */
   ctx: LegalityContext;
   /** Verdicts already computed, per cached-buffer set (width-independent rules are reused). */
@@ -161,10 +168,24 @@ class Search {
         note = "uncached: the stripe needs " + need.toString() + " scalars per worker, over the private budget of " + this.device.privateBudget.toString();
       }
     }
-    const results = this.check(m);
+    // scored now; checked by the rules only when the search needs its verdict (ensureChecked)
     const cost = costCooperative(this.device, this.work, m, m.cacheBuffers);
-    this.all.push(new Candidate(m, cost, failedIds(results), note));
-    this.rules.push(results);
+    this.all.push(new Candidate(m, cost, new Array<string>(), note));
+    this.rules.push(new Array<RuleResult>());
+    this.checked.push(false);
+  }
+
+  /** Runs the packing rules on candidate `i` once. */
+  ensureChecked(i: i32): void {
+    if (this.checked[i]) return;
+    const results = this.check(this.all[i].mapping);
+    this.rules[i] = results;
+    this.all[i].failed = failedIds(results);
+    this.checked[i] = true;
+  }
+
+  checkAll(): void {
+    for (let i: i32 = 0; i < this.all.length; i++) this.ensureChecked(i);
   }
 
   enumerate(P: i32, T: i32, widths: Array<i32>, U: i32, limit: i32): void {
@@ -202,14 +223,42 @@ class Search {
     }
   }
 
-  /** Index of the best candidate in [from, all.length), admissible only if `admissible`. */
-  best(from: i32, admissible: bool): i32 {
+  /** Index of the cheapest candidate in [from, all.length) under the total order, or -1. */
+  best(from: i32): i32 {
     let bi: i32 = -1;
     for (let i: i32 = from; i < this.all.length; i++) {
-      if (admissible && this.all[i].failed.length > 0) continue;
       if (bi < 0 || better(this.all[i], this.all[bi])) bi = i;
     }
     return bi;
+  }
+
+  /**
+   * Index of the cheapest admissible candidate in [from, all.length), or -1. Candidates are
+   * checked in the total order until one holds every rule, so usually one or two are checked;
+   * a failed width-independent rule fails every candidate of the same cache set, which ends
+   * the search early. The result is the same as checking all and taking the cheapest admissible.
+   */
+  bestAdmissible(from: i32): i32 {
+    const excluded = new Array<bool>(this.all.length);
+    while (true) {
+      let bi: i32 = -1;
+      for (let i: i32 = from; i < this.all.length; i++) {
+        if (excluded[i]) continue;
+        if (this.checked[i] && this.all[i].failed.length > 0) continue;
+        if (bi < 0 || better(this.all[i], this.all[bi])) bi = i;
+      }
+      if (bi < 0) return -1;
+      this.ensureChecked(bi);
+      if (this.all[bi].failed.length == 0) return bi;
+      excluded[bi] = true;
+      if (!onlyWidthRulesFailed(this.all[bi].failed)) {
+        // the same verdict holds for every candidate with the same cached buffers
+        const key = this.all[bi].mapping.cacheBuffers.join(",");
+        for (let i: i32 = from; i < this.all.length; i++) {
+          if (this.all[i].mapping.cacheBuffers.join(",") == key) excluded[i] = true;
+        }
+      }
+    }
   }
 }
 
@@ -280,8 +329,10 @@ function solveReduction(doc: Doc, st: Structure, device: Device, o: Options, pla
   else widths = device.vectorWidths;
   const U: i32 = o.unroll > 0 ? o.unroll : 1;
   s.enumerate(o.programsPerGroup, o.threads, widths, U, limit);
-  const preferred = s.best(0, false);
-  let chosen = s.best(0, true);
+  if (o.candidates) s.checkAll();
+  const preferred = s.best(0);
+  if (preferred >= 0) s.ensureChecked(preferred);
+  let chosen = s.bestAdmissible(0);
   if (preferred >= 0 && s.all[preferred].failed.length > 0) {
     plan.rejections.push(new Rejection(REALIZATION_COOPERATIVE, s.all[preferred].failed,
       "The " + (s.all[preferred].mapping.P > 1 ? "packed" : "unpacked") + " mapping " + describe(s.all[preferred].mapping) + " is rejected: " + reasons(s.rules[preferred]) + "."));
@@ -290,7 +341,8 @@ function solveReduction(doc: Doc, st: Structure, device: Device, o: Options, pla
     // packed (or the requested widths) unproven: the unpacked form P = 1 by the bounded search
     const from: i32 = s.all.length;
     s.enumerate(1, 0, widths, U, limit);
-    chosen = s.best(from, true);
+    if (o.candidates) s.checkAll();
+    chosen = s.bestAdmissible(from);
   }
   if (chosen < 0) {
     useSerial(doc, st, device, plan);

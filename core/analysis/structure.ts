@@ -8,7 +8,8 @@
 //  - otherwise the serial program-per-worker fallback (one worker per iteration of the top-level
 //    parallel loop, or a single worker when the top level is not one parallel loop).
 
-import { Doc, Expr, Stmt } from "../ir/ast";
+import { Doc, Stmt } from "../ir/ast";
+import { collectAccess } from "../ir/access";
 
 export class Structure {
   /** "reduction", "element" or "serial". */
@@ -29,26 +30,6 @@ export class Structure {
   outputs: Array<string> = new Array<string>();
   /** Buffers loaded anywhere in the document, in first-load order. */
   inputs: Array<string> = new Array<string>();
-}
-
-function collectExprBuffers(e: Expr, out: Array<string>): void {
-  if (e.op == "load" && out.indexOf(e.name) < 0) out.push(e.name);
-  for (let i: i32 = 0; i < e.args.length; i++) collectExprBuffers(e.args[i], out);
-}
-
-function collectBuffers(list: Array<Stmt>, outputs: Array<string>, inputs: Array<string>): void {
-  for (let i: i32 = 0; i < list.length; i++) {
-    const s = list[i];
-    if (s.kind == "store" && outputs.indexOf(s.name) < 0) outputs.push(s.name);
-    collectExprBuffers(s.min, inputs);
-    collectExprBuffers(s.extent, inputs);
-    collectExprBuffers(s.step, inputs);
-    collectExprBuffers(s.value, inputs);
-    collectExprBuffers(s.cond, inputs);
-    for (let k: i32 = 0; k < s.at.length; k++) collectExprBuffers(s.at[k], inputs);
-    collectBuffers(s.body, outputs, inputs);
-    collectBuffers(s.orelse, outputs, inputs);
-  }
 }
 
 /** True when the list and everything nested in it holds a reduce. */
@@ -99,7 +80,7 @@ function firstParallelLoop(list: Array<Stmt>): Stmt | null {
 
 export function recognize(doc: Doc): Structure {
   const st = new Structure();
-  collectBuffers(doc.body, st.outputs, st.inputs);
+  collectAccess(doc.body, st.inputs, st.outputs);
   if (doc.body.length != 1 || doc.body[0].kind != "for" || !doc.body[0].parallel) {
     st.why = "the top level is not a single parallel loop, so the whole body runs as one serial program";
     return st;

@@ -7,7 +7,8 @@
 //   then the thread-position arguments a realization uses, in this fixed order:
 //                       tid, group, lane, sg
 
-import { Doc, Expr, Stmt } from "../ir/ast";
+import { Doc } from "../ir/ast";
+import { collectAccess } from "../ir/access";
 import { Binding, Plan, REALIZATION_COOPERATIVE } from "../plan/plan";
 import { Names, sanitize } from "./names";
 import { mslType } from "./expr";
@@ -35,31 +36,11 @@ export function kernelName(doc: Doc, realization: string): string {
   return sanitize(doc.name) + "_" + sanitize(realization);
 }
 
-function exprLoads(e: Expr, out: Array<string>): void {
-  if (e.op == "load" && out.indexOf(e.name) < 0) out.push(e.name);
-  for (let i: i32 = 0; i < e.args.length; i++) exprLoads(e.args[i], out);
-}
-
-function listAccess(list: Array<Stmt>, loads: Array<string>, stores: Array<string>): void {
-  for (let i: i32 = 0; i < list.length; i++) {
-    const s = list[i];
-    if (s.kind == "store" && stores.indexOf(s.name) < 0) stores.push(s.name);
-    exprLoads(s.min, loads);
-    exprLoads(s.extent, loads);
-    exprLoads(s.step, loads);
-    exprLoads(s.value, loads);
-    exprLoads(s.cond, loads);
-    for (let k: i32 = 0; k < s.at.length; k++) exprLoads(s.at[k], loads);
-    listAccess(s.body, loads, stores);
-    listAccess(s.orelse, loads, stores);
-  }
-}
-
 /** Buffers the document stores anywhere. */
 export function storedBuffers(doc: Doc): Array<string> {
   const loads = new Array<string>();
   const stores = new Array<string>();
-  listAccess(doc.body, loads, stores);
+  collectAccess(doc.body, loads, stores);
   return stores;
 }
 
@@ -67,7 +48,7 @@ export function storedBuffers(doc: Doc): Array<string> {
 export function accessOf(doc: Doc, p: i32): string {
   const loads = new Array<string>();
   const stores = new Array<string>();
-  listAccess(doc.body, loads, stores);
+  collectAccess(doc.body, loads, stores);
   const name = doc.params[p].name;
   const st: bool = stores.indexOf(name) >= 0;
   if (!st) return ACCESS_READ;

@@ -19,7 +19,7 @@ function resolveTs(source, importer) {
 }
 
 /** Resolves extension-less TypeScript imports, swaps the target glue, and transpiles with swc. */
-function portableTs() {
+export function portableTs() {
   return {
     name: "portable-ts",
     resolveId(source, importer) {

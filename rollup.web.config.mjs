@@ -2,7 +2,7 @@
 // by @swc/core; type-checking is `tsc -p web/tsconfig.json`), index.html and style.css copied,
 // and the WebAssembly core (dist/tile-core.wasm, from `npm run build:core`) copied beside them
 // so the page fetches the very build the CLI runs.
-import { transform } from "@swc/core";
+import { portableTs } from "./rollup.config.mjs";
 import path from "node:path";
 import fs from "node:fs";
 
@@ -10,27 +10,6 @@ const root = path.dirname(new URL(import.meta.url).pathname);
 const web = path.join(root, "web");
 const core = path.join(root, "dist", "tile-core.wasm");
 const STATIC = ["index.html", "style.css"];
-
-/** Resolves extension-less TypeScript imports and transpiles them with swc. */
-function typescript() {
-  return {
-    name: "web-ts",
-    resolveId(source, importer) {
-      if (!importer || !source.startsWith(".")) return null;
-      const file = path.resolve(path.dirname(importer), source) + ".ts";
-      return fs.existsSync(file) ? file : null;
-    },
-    async transform(code, id) {
-      if (!id.endsWith(".ts")) return null;
-      const out = await transform(code, {
-        filename: id,
-        sourceMaps: true,
-        jsc: { parser: { syntax: "typescript" }, target: "es2022" },
-      });
-      return { code: out.code, map: out.map };
-    },
-  };
-}
 
 /** Copies the page's static files and the WebAssembly core into the output. */
 function pageFiles() {
@@ -51,5 +30,5 @@ function pageFiles() {
 export default {
   input: "web/app.ts",
   output: { dir: "dist/web", entryFileNames: "app.js", format: "es", sourcemap: true },
-  plugins: [typescript(), pageFiles()],
+  plugins: [portableTs(), pageFiles()],
 };

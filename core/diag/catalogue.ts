@@ -41,6 +41,8 @@ export const CODES: Array<string> = [
   "TPL005", "error", "bad-device", "The device description is incomplete or invalid.",
   // Requests to the core
   "TAPI01", "error", "bad-request", "The request to the core is malformed.",
+  // Found by a shell before the core sees any text
+  "TSH001", "error", "unreadable-file", "The document file cannot be read: it does not exist or is a directory.",
 ];
 
 export const CODE_STRIDE: i32 = 4;

@@ -34,9 +34,9 @@ export function readDocument(file: string): DocumentText {
   try {
     stat = fs.statSync(file);
   } catch {
-    throw new UsageError(`cannot read ${file}: no such file`);
+    throw new UsageError(`error TSH001 (unreadable-file): cannot read ${file}: no such file`);
   }
-  if (stat.isDirectory()) throw new UsageError(`${file} is a directory; give a Tile IR JSON file`);
+  if (stat.isDirectory()) throw new UsageError(`error TSH001 (unreadable-file): ${file} is a directory; give a Tile IR JSON file`);
   const bytes = fs.readFileSync(file);
   const bad = firstInvalidUtf8(bytes);
   if (bad < 0) return { file, text: strictUtf8.decode(bytes), diagnostic: null };

@@ -4,7 +4,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { Engine } from "./engine";
-import { Runtime } from "./native";
+import { Library, Runtime } from "./native";
 import { evaluate } from "./oracle";
 import { makeInputs, shapeOf } from "./inputs";
 
@@ -101,6 +101,9 @@ export interface RunRequest {
   dumpDir?: string;
   /** Replace the emitted MSL (negative controls in tests). */
   mslOverride?: (msl: string) => string;
+  /** A library compiled beforehand (e.g. many kernels in one source) holding this plan's kernel
+   *  under the name `entry`; it is used instead of compiling the emitted MSL, and not freed. */
+  precompiled?: { library: Library; entry: string };
 }
 
 /** Plans, emits, compiles, runs three dispatches and validates. Never throws for kernel errors. */
@@ -123,9 +126,20 @@ export function runAndValidate(req: RunRequest): RunResult {
   // the FP64 reference: one evaluation, or DISPATCHES chained ones when a buffer is updated in place
   const inPlace = [...written].some((b) => read.has(b));
   let oracle = evaluate(doc, inputs);
-  if (inPlace) for (let k = 1; k < DISPATCHES; k++) oracle = evaluate(doc, oracle.buffers as Map<string, Float64Array | Int32Array>);
+  if (inPlace) {
+    for (let k = 1; k < DISPATCHES; k++) {
+      const next = evaluate(doc, oracle.buffers as Map<string, Float64Array | Int32Array>);
+      // an element written by any dispatch counts as written (a conditional store may fire in
+      // the first dispatch only); the last evaluation's mask alone would expect its sentinel
+      for (const [name, mask] of next.written) {
+        const before = oracle.written.get(name);
+        if (before) for (let i = 0; i < mask.length; i++) mask[i] |= before[i];
+      }
+      oracle = next;
+    }
+  }
 
-  const lib = (() => {
+  const lib = req.precompiled ? req.precompiled.library : (() => {
     try {
       return runtime.compile(msl);
     } catch (err) {
@@ -135,7 +149,7 @@ export function runAndValidate(req: RunRequest): RunResult {
   if (lib instanceof Error) return { ...base, error: "compile failed: " + lib.message };
   const buffers: { name: string; dtype: string; n: number; guard: number; buf: any; initial: Float32Array | Int32Array }[] = [];
   try {
-    const pipe = runtime.pipeline(lib, plan.kernel);
+    const pipe = runtime.pipeline(lib, req.precompiled ? req.precompiled.entry : plan.kernel);
     try {
       for (const b of plan.bindings.filter((x: any) => x.kind === "buffer").sort((a: any, b: any) => a.index - b.index)) {
         const param = doc.params.find((p: any) => p.name === b.name);
@@ -197,7 +211,7 @@ export function runAndValidate(req: RunRequest): RunResult {
   } catch (err) {
     return { ...base, error: err instanceof Error ? err.message : String(err) };
   } finally {
-    runtime.freeLibrary(lib);
+    if (!req.precompiled) runtime.freeLibrary(lib);
   }
 }
 

@@ -1,0 +1,194 @@
+// Hostile input: every malformed, oversized or otherwise wrong document gets a coded diagnostic
+// and exit code 2 from the CLI (spawned), never a stack trace; in process, the WebAssembly
+// engine survives each one (no trap, one instance) and answers the next valid request.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { spawnSync } from "node:child_process";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import fc from "fast-check";
+import { loadEngine, type Engine, type WasmEngine } from "../shell-node/src/engine";
+
+const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
+const BIN = path.join(ROOT, "shell-node", "bin", "tile.mjs");
+const LEGALITY = path.join(ROOT, "test", "fixtures", "legality");
+const CODED = /\b(TIR\d{3}|TPL\d{3}|TSH\d{3}|TAPI\d{2})\b/;
+const STACK = /^\s+at .+[:(]\d+/m;
+
+const VALID = fs.readFileSync(path.join(LEGALITY, "pk_gather.json"), "utf8");
+const valid = JSON.parse(VALID);
+const withDoc = (f: (d: any) => void): string => {
+  const d = JSON.parse(VALID);
+  f(d);
+  return JSON.stringify(d);
+};
+const nest = (n: number, leaf: unknown): unknown => (n === 0 ? leaf : ["neg", nest(n - 1, leaf)]);
+
+/** Hostile documents as bytes, each with the diagnostic code it must produce. */
+const HOSTILE: { name: string; bytes: Buffer; code: string }[] = [
+  { name: "empty", bytes: Buffer.alloc(0), code: "TIR001" },
+  { name: "whitespace", bytes: Buffer.from(" \n\t\n"), code: "TIR001" },
+  { name: "truncated", bytes: Buffer.from(VALID.slice(0, Math.floor(VALID.length / 2))), code: "TIR001" },
+  { name: "truncated-in-string", bytes: Buffer.from('{"tile": 1, "name": "ab'), code: "TIR001" },
+  { name: "trailing-garbage", bytes: Buffer.from(VALID + "}x"), code: "TIR001" },
+  { name: "not-json", bytes: Buffer.from("tile: 1\nname: yaml\n"), code: "TIR001" },
+  { name: "nul-bytes", bytes: Buffer.from([0x7b, 0x00, 0x00, 0x7d]), code: "TIR001" },
+  { name: "non-utf8", bytes: Buffer.concat([Buffer.from(VALID.slice(0, 30)), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from(VALID.slice(30))]), code: "TIR027" },
+  { name: "utf16-bom", bytes: Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(VALID, "utf16le")]), code: "TIR027" },
+  { name: "lone-surrogate", bytes: Buffer.from([0x7b, 0x22, 0xed, 0xa0, 0x80, 0x22, 0x7d]), code: "TIR027" },
+  { name: "top-level-array", bytes: Buffer.from("[1, 2, 3]"), code: "TIR006" },
+  { name: "wrong-version", bytes: Buffer.from(withDoc((d) => (d.tile = 2))), code: "TIR007" },
+  { name: "version-as-string", bytes: Buffer.from(withDoc((d) => (d.tile = "1"))), code: "TIR006" },
+  { name: "sizes-as-array", bytes: Buffer.from(withDoc((d) => (d.sizes = [37, 100]))), code: "TIR006" },
+  { name: "params-as-object", bytes: Buffer.from(withDoc((d) => (d.params = { X: "f32" }))), code: "TIR006" },
+  { name: "body-as-string", bytes: Buffer.from(withDoc((d) => (d.body = "for r"))), code: "TIR006" },
+  { name: "fractional-size", bytes: Buffer.from(withDoc((d) => (d.sizes.C = 2.5))), code: "TIR020" },
+  { name: "negative-size", bytes: Buffer.from(withDoc((d) => (d.sizes.R = -1))), code: "TIR020" },
+  { name: "size-over-i32", bytes: Buffer.from(withDoc((d) => (d.sizes.N = 4294967296))), code: "TIR020" },
+  { name: "size-1e400", bytes: Buffer.from(VALID.replace('"N": 500', '"N": 1e400')), code: "TIR020" },
+  { name: "unknown-top-field", bytes: Buffer.from(withDoc((d) => (d.bogus = { deep: [1, 2] }))), code: "TIR005" },
+  { name: "unknown-stmt-field", bytes: Buffer.from(withDoc((d) => (d.body[0].unroll = 4))), code: "TIR005" },
+  { name: "duplicate-key", bytes: Buffer.from(VALID.replace('"tile": 1,', '"tile": 1, "tile": 1,')), code: "TIR008" },
+  { name: "json-too-deep", bytes: Buffer.from("[".repeat(100000) + "]".repeat(100000)), code: "TIR003" },
+  { name: "ir-too-deep", bytes: Buffer.from(withDoc((d) => (d.body[0].body[1].value = nest(200, "s")))), code: "TIR003" },
+  { name: "too-large", bytes: Buffer.from(withDoc((d) => (d.name = "x".repeat(4_300_000)))), code: "TIR002" },
+  { name: "huge-literal", bytes: Buffer.from(withDoc((d) => (d.body[0].body[1].value = ["f32", 1e39]))), code: "TIR024" },
+  { name: "huge-number-text", bytes: Buffer.from(VALID.replace('"R": 37', '"R": ' + "9".repeat(5000))), code: "TIR020" },
+  { name: "unknown-op", bytes: Buffer.from(withDoc((d) => (d.body[0].body[1].value = ["pow", "s", "s"]))), code: "TIR015" },
+];
+
+let tmp = "";
+let wasm: WasmEngine;
+let js: Engine;
+
+beforeAll(async () => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), "tile-hostile-"));
+  for (const h of HOSTILE) fs.writeFileSync(path.join(tmp, h.name + ".json"), h.bytes);
+  fs.mkdirSync(path.join(tmp, "a-directory.json"));
+  wasm = (await loadEngine("wasm")) as WasmEngine;
+  js = await loadEngine("js");
+});
+
+afterAll(() => {
+  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+function tile(...args: string[]) {
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: "utf8", timeout: 60000, maxBuffer: 64 << 20 });
+  return { code: r.status, out: (r.stdout ?? "") + (r.stderr ?? "") };
+}
+
+describe("the CLI on hostile files", () => {
+  const files = HOSTILE.map((h) => ({ name: h.name, code: h.code })).concat([{ name: "a-directory", code: "TSH001" }, { name: "no-such-file", code: "TSH001" }]);
+  for (const f of files) {
+    test(`${f.name}: exit 2, ${f.code}, no stack trace`, () => {
+      for (const command of ["validate", "plan"]) {
+        const r = tile(command, path.join(tmp, f.name + ".json"));
+        expect(r.code, `${command} ${f.name}: ${r.out.slice(0, 400)}`).toBe(2);
+        expect(r.out).toMatch(CODED);
+        expect(r.out).toContain(f.code);
+        expect(r.out).not.toMatch(STACK);
+        expect(r.out).not.toContain("internal error");
+      }
+    });
+  }
+
+  test("emit and run give exit 2 as well (a sample)", () => {
+    for (const name of ["empty", "non-utf8", "json-too-deep", "a-directory", "unknown-top-field"]) {
+      for (const command of ["emit", "run"]) {
+        const r = command === "run" ? tile(command, path.join(tmp, name + ".json"), "--runtime", "host") : tile(command, path.join(tmp, name + ".json"));
+        expect(r.code, `${command} ${name}: ${r.out.slice(0, 400)}`).toBe(2);
+        expect(r.out).toMatch(CODED);
+        expect(r.out).not.toMatch(STACK);
+      }
+    }
+  });
+});
+
+describe("the WebAssembly engine survives hostile documents", () => {
+  const next = (): void => {
+    const r = wasm.call({ command: "plan", document: VALID, options: {} });
+    expect(r.ok).toBe(true);
+    expect(wasm.instances).toBe(1);
+  };
+
+  test("each hostile document: a coded diagnostic, the same bytes from both engines, one instance", () => {
+    next();
+    for (const h of HOSTILE) {
+      if (h.code === "TIR027") continue; // bytes that are not UTF-8 never reach the core as text
+      const text = h.bytes.toString("utf8");
+      for (const command of ["validate", "plan", "emit"]) {
+        const req = JSON.stringify({ command, document: text, options: {} });
+        const a = wasm.callText(req);
+        expect(a, h.name).toBe(js.callText(req));
+        const r = JSON.parse(a);
+        expect(r.ok, h.name).toBe(false);
+        const diags = r.diagnostics ?? r.plan?.diagnostics;
+        expect(diags.map((d: any) => d.code), h.name).toContain(h.code);
+      }
+      next();
+    }
+  });
+
+  test("hostile requests to the core's own interface", () => {
+    const bad = [
+      "", "null", "[]", "{", '{"command": 7}', '{"command": "launch"}', '{"command": "plan"}',
+      '{"command": "plan", "document": 5}', JSON.stringify({ command: "plan", document: VALID, options: [] }),
+      JSON.stringify({ command: "plan", document: VALID, options: { threads: -1, sizes: { C: 0 } } }),
+      JSON.stringify({ command: "plan", document: VALID, options: { sizes: { C: 1e12 } } }),
+      JSON.stringify({ command: "plan", document: VALID, options: { device: "m1" } }),
+      JSON.stringify({ command: "audit-msl", msl: "kernel void k(" }), '{"command": "audit-msl", "msl": 3}',
+    ];
+    for (const req of bad) {
+      const a = wasm.callText(req);
+      expect(a, req).toBe(js.callText(req));
+      const r = JSON.parse(a);
+      const diags: any[] = r.diagnostics ?? r.plan?.diagnostics ?? r.findings ?? [];
+      if (r.ok !== true) expect(diags.length, req).toBeGreaterThan(0);
+      next();
+    }
+  });
+
+  test("2,000 random mutations of valid documents: no trap, identical bytes, ok or coded", () => {
+    const sources = fs.readdirSync(LEGALITY).filter((f) => !f.includes(".expect.")).map((f) => fs.readFileSync(path.join(LEGALITY, f), "utf8"));
+    const mutation = fc.record({
+      src: fc.nat(sources.length - 1),
+      edits: fc.array(
+        fc.record({ kind: fc.constantFrom("flip", "delete", "insert", "duplicate", "truncate", "swap"), at: fc.nat(), len: fc.integer({ min: 1, max: 40 }), ch: fc.constantFrom(..."{}[]\",:0123456789-.eE tfnul\\x".split("")) }),
+        { minLength: 1, maxLength: 4 },
+      ),
+    });
+    let accepted = 0;
+    fc.assert(
+      fc.property(mutation, (m) => {
+        let t = sources[m.src];
+        for (const e of m.edits) {
+          const at = t.length ? e.at % t.length : 0;
+          if (e.kind === "flip") t = t.slice(0, at) + e.ch + t.slice(at + 1);
+          else if (e.kind === "delete") t = t.slice(0, at) + t.slice(at + e.len);
+          else if (e.kind === "insert") t = t.slice(0, at) + e.ch.repeat(e.len % 5 + 1) + t.slice(at);
+          else if (e.kind === "duplicate") t = t.slice(0, at) + t.slice(at, at + e.len) + t.slice(at);
+          else if (e.kind === "truncate") t = t.slice(0, at);
+          else t = t.slice(0, at) + t.slice(at + e.len, at + 2 * e.len) + t.slice(at, at + e.len) + t.slice(at + 2 * e.len);
+        }
+        for (const command of ["validate", "emit"]) {
+          const req = JSON.stringify({ command, document: t, options: {} });
+          const a = wasm.callText(req);
+          if (a !== js.callText(req)) return false;
+          const r = JSON.parse(a);
+          if (r.ok) {
+            accepted++;
+            continue;
+          }
+          const diags: any[] = r.diagnostics ?? [];
+          if (diags.length === 0 || !diags.every((d) => CODED.test(d.code))) return false;
+        }
+        return wasm.instances === 1;
+      }),
+      { seed: 424242, numRuns: 2000 },
+    );
+    expect(wasm.instances).toBe(1);
+    next();
+    expect(accepted).toBeLessThan(4000); // most mutants are rejected
+  }, 120_000);
+});

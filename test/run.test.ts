@@ -78,6 +78,19 @@ describe("negative controls", () => {
   });
 });
 
+describe("the pipeline's real thread limit", () => {
+  it("a plan wider than the compiled pipeline allows is planned again under that limit", () => {
+    // Metal reports a pipeline's maxTotalThreadsPerThreadgroup after compiling (it depends on
+    // register use); the host runtime always allows 1024, so this wraps it to report 256
+    const limited: Runtime = Object.create(runtime);
+    limited.pipeline = (lib, entry) => ({ ...runtime.pipeline(lib, entry), maxThreads: 256 });
+    const r = runAndValidate({ engine: wasm, runtime: limited, text: caseText("softmax"), options: {}, seed: 3 });
+    expect(r.replanned).toMatch(/allows 256 threads per group, the plan had 512/);
+    expect(r.plan.mapping.T).toBeLessThanOrEqual(256);
+    expect(r.passed).toBe(true);
+  });
+});
+
 describe("tile run", () => {
   const CLI = path.join(ROOT, "shell-node", "bin", "tile.mjs");
   it("--json gives {passed, outputs, guards, runtime, plan}; --dump writes binaries and a manifest", () => {

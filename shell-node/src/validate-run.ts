@@ -40,6 +40,8 @@ export interface RunResult {
   guards: string;
   error?: string;
   mslSha256?: string;
+  /** Set when the pipeline's real thread limit forced a second plan. */
+  replanned?: string;
 }
 
 function touchedBuffers(doc: any): { read: Set<string>; written: Set<string> } {
@@ -150,6 +152,14 @@ export function runAndValidate(req: RunRequest): RunResult {
   const buffers: { name: string; dtype: string; n: number; guard: number; buf: any; initial: Float32Array | Int32Array }[] = [];
   try {
     const pipe = runtime.pipeline(lib, req.precompiled ? req.precompiled.entry : plan.kernel);
+    if (plan.dispatch.threads > pipe.maxThreads && !req.precompiled) {
+      // the compiled pipeline holds fewer threads than the device limit the plan assumed (on
+      // Metal this depends on the kernel's register use): plan again under the real limit
+      runtime.freePipeline(pipe);
+      const again = runAndValidate({ ...req, options: { ...req.options, maxThreads: pipe.maxThreads } });
+      const note = `re-planned: the pipeline allows ${pipe.maxThreads} threads per group, the plan had ${plan.dispatch.threads}`;
+      return { ...again, replanned: again.replanned ? `${note}; ${again.replanned}` : note };
+    }
     try {
       for (const b of plan.bindings.filter((x: any) => x.kind === "buffer").sort((a: any, b: any) => a.index - b.index)) {
         const param = doc.params.find((p: any) => p.name === b.name);

@@ -22,10 +22,11 @@ export function runCommand(engine: Engine, file: string, options: PlanOptions, r
   try {
     const r = runAndValidate({ engine, runtime, text: src.text, options, seed, dumpDir: dump });
     if (json) {
-      printJson({ file, passed: r.passed, outputs: r.outputs, guards: r.guards, runtime: r.runtime, device: r.device, timesAreGpu: r.timesAreGpu, error: r.error ?? null, plan: r.plan });
+      printJson({ file, passed: r.passed, outputs: r.outputs, guards: r.guards, runtime: r.runtime, device: r.device, timesAreGpu: r.timesAreGpu, error: r.error ?? null, replanned: r.replanned ?? null, plan: r.plan });
     } else {
       process.stdout.write(`${file}: ${r.name} on ${r.runtime} (${r.device})\n`);
       if (r.plan) process.stdout.write(`  ${r.plan.realization}  ${mappingText(r.plan)}\n`);
+      if (r.replanned) process.stdout.write(`  ${r.replanned}\n`);
       if (r.error) process.stdout.write(`  error: ${r.error}\n`);
       const rows = [["output", "written", "max abs error", "max rel error", "mismatches"]];
       for (const o of r.outputs) rows.push([o.name, `${o.written}/${o.elements}`, o.maxAbsError.toExponential(2), o.maxRelError.toExponential(2), String(o.mismatches)]);

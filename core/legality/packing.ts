@@ -421,7 +421,7 @@ export function checkThreadgroupMemory(ctx: LegalityContext): RuleResult {
   const bytes: f64 = <f64>n * <f64>ctx.P * <f64>ctx.S * 4.0;
   const cap: i32 = ctx.device.threadgroupMemoryBytes;
   if (bytes > <f64>cap) {
-    v.fail(n.toString() + " reductions * P * S partials of 4 bytes need " + num(bytes) + " bytes of threadgroup memory; the device has " + cap.toString() + ".", programPtr(ctx));
+    v.fail(n.toString() + (n == 1 ? " reduction" : " reductions") + " * P * S partials of 4 bytes need " + num(bytes) + " bytes of threadgroup memory; the device has " + cap.toString() + ".", programPtr(ctx));
   }
-  return v.result(n.toString() + " reductions * P * S partials of 4 bytes need " + num(bytes) + " bytes, within the device's " + cap.toString() + " bytes of threadgroup memory.");
+  return v.result(n.toString() + (n == 1 ? " reduction" : " reductions") + " * P * S partials of 4 bytes need " + num(bytes) + " bytes, within the device's " + cap.toString() + " bytes of threadgroup memory.");
 }

@@ -93,25 +93,16 @@ function finish(d: Device, s: Shape): Cost {
   return cost;
 }
 
-/** Cost of the cooperative reduction realization with mapping `m`. */
-export function costCooperative(d: Device, w: Work, m: Mapping, cacheBuffers: Array<string>): Cost {
-  const s = new Shape();
-  s.groups = <f64>m.groups;
-  s.T = m.T;
-  s.tgBytes = w.reduces * m.P * m.S * 4;
-  const slotsRun: f64 = <f64>m.groups * <f64>m.P; // programs run, including replayed tail slots
+/** Bytes one program reads: cached buffers come from memory once, later stages read registers. */
+function programReadBytes(w: Work, cacheBuffers: Array<string>): f64 {
+  const key = cacheBuffers.join(",");
+  const at = w.readKeys.indexOf(key);
+  if (at >= 0) return w.readValues[at];
   const seen = new Array<string>();
-  let readPerProgram: f64 = 0.0;
-  let writePerProgram: f64 = 0.0;
-  let opsPerProgram: f64 = 0.0;
-  let path: f64 = 0.0;
-  let stageNs: f64 = 0.0;
-  const clockGhz: f64 = <f64>d.clockMhz / 1000.0;
+  let bytes: f64 = 0.0;
   for (let i: i32 = 0; i < w.stages.length; i++) {
     const st = w.stages[i];
-    const ext: f64 = <f64>st.extent;
     let loads: f64 = st.loads;
-    // cached buffers are read from memory once per program; later stages read registers
     for (let b: i32 = 0; b < st.buffers.length; b++) {
       if (cacheBuffers.indexOf(st.buffers[b]) >= 0) {
         if (seen.indexOf(st.buffers[b]) >= 0) loads -= 1.0;
@@ -119,9 +110,26 @@ export function costCooperative(d: Device, w: Work, m: Mapping, cacheBuffers: Ar
       }
     }
     if (loads < 0.0) loads = 0.0;
-    readPerProgram += loads * ext * 4.0;
-    writePerProgram += st.stores * ext * 4.0;
-    opsPerProgram += st.ops * ext;
+    bytes += loads * <f64>st.extent * 4.0;
+  }
+  w.readKeys.push(key);
+  w.readValues.push(bytes);
+  return bytes;
+}
+
+/** Cost of the cooperative reduction realization with mapping `m`. */
+export function costCooperative(d: Device, w: Work, m: Mapping, cacheBuffers: Array<string>): Cost {
+  const s = new Shape();
+  s.groups = <f64>m.groups;
+  s.T = m.T;
+  s.tgBytes = w.reduces * m.P * m.S * 4;
+  const slotsRun: f64 = <f64>m.groups * <f64>m.P; // programs run, including replayed tail slots
+  const readPerProgram: f64 = programReadBytes(w, cacheBuffers);
+  let path: f64 = 0.0;
+  let stageNs: f64 = 0.0;
+  const clockGhz: f64 = <f64>d.clockMhz / 1000.0;
+  for (let i: i32 = 0; i < w.stages.length; i++) {
+    const st = w.stages[i];
     if (st.kind == "scalar") {
       path += st.ops + st.loads * LOAD_ISSUE_CYCLES;
       continue;
@@ -132,8 +140,8 @@ export function costCooperative(d: Device, w: Work, m: Mapping, cacheBuffers: Ar
     if (st.kind == "reduce") stageNs += cyc / clockGhz;
   }
   s.bytesRead = readPerProgram * slotsRun;
-  s.bytesWritten = writePerProgram * <f64>m.programs;
-  s.ops = opsPerProgram * slotsRun;
+  s.bytesWritten = w.writeBytesPerProgram() * <f64>m.programs;
+  s.ops = w.opsPerProgram() * slotsRun;
   s.pathCycles = path;
   s.syncNsPerGroup = <f64>w.reduces * (2.0 * SIMD_NS + BARRIER_NS);
   s.couplingNsPerGroup = <f64>(m.P - 1) * COUPLING_FRACTION * stageNs;

@@ -33,6 +33,21 @@ export class Stage {
 export class Work {
   stages: Array<Stage> = new Array<Stage>();
   reduces: i32 = 0;
+  /** Bytes read per program, memoized per set of cached buffers (see cost/model.ts). */
+  readKeys: Array<string> = new Array<string>();
+  readValues: Array<f64> = new Array<f64>();
+
+  writeBytesPerProgram(): f64 {
+    let b: f64 = 0.0;
+    for (let i: i32 = 0; i < this.stages.length; i++) b += this.stages[i].stores * <f64>this.stages[i].extent * 4.0;
+    return b;
+  }
+
+  opsPerProgram(): f64 {
+    let n: f64 = 0.0;
+    for (let i: i32 = 0; i < this.stages.length; i++) n += this.stages[i].ops * <f64>this.stages[i].extent;
+    return n;
+  }
 }
 
 function countExpr(e: Expr, st: Stage, times: f64): void {

@@ -45,6 +45,13 @@ describe("fixtures", () => {
         expect(typeof r.ok).toBe("boolean");
         expect(Array.isArray(r.diagnostics)).toBe(true);
       }
+      // tile plan and tile emit too, with the candidates the solver compared
+      for (const options of [{ candidates: true }, { programsPerGroup: 2, candidates: true }]) {
+        const p = JSON.parse(same(req("plan", text, options)));
+        expect(Array.isArray(p.diagnostics)).toBe(true);
+        const e = JSON.parse(same(req("emit", text, options)));
+        expect(typeof e.msl).toBe("string");
+      }
     });
   }
 

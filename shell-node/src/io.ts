@@ -92,7 +92,9 @@ export function parseSizes(list: string[] | undefined): Record<string, number> {
 
 export function formatDiagnostic(file: string, d: ShellDiagnostic): string {
   const where = d.line ? `${file}:${d.line}:${d.column}` : `${file}${d.pointer ? "#" + d.pointer : ""}`;
-  return `${where}: ${d.severity} ${d.code}${d.id ? " (" + d.id + ")" : ""}: ${d.message}`;
+  // the position is already in front; the core's message repeats it for JSON readers
+  const message = d.line ? d.message.replace(/ \(line \d+, column \d+\)$/, "") : d.message;
+  return `${where}: ${d.severity} ${d.code}${d.id ? " (" + d.id + ")" : ""}: ${message}`;
 }
 
 export function printJson(value: unknown): void {

@@ -14,28 +14,46 @@ import { Cost, Mapping } from "../plan/plan";
 import { Work } from "./work";
 import { ceilDiv, idiv } from "../util/text";
 
-/** name, value, source. Values are estimates for Apple GPUs, not fitted to measurements. */
-export const COEFFICIENTS: Array<string> = [
-  "setupNs", "1500", "per-threadgroup launch and setup latency; order of magnitude of published Apple GPU dispatch overheads (estimate)",
-  "barrierNs", "40", "threadgroup_barrier round trip, ~50 cycles at 1.3 GHz (estimate)",
-  "simdNs", "8", "one simd_sum/max/min, ~10 cycles (estimate)",
-  "loadIssueCycles", "4", "issue cost of one load instruction; a V-wide stripe element costs 1/V of it (estimate)",
-  "loopOverheadCycles", "3", "per stripe-chunk loop iteration, divided by the unroll U (estimate)",
-  "couplingFraction", "0.15", "share of a stage's worker time lost per extra program waiting at the same barrier (estimate)",
-  "underfillWeight", "1", "memory time lost per unit of missing occupancy when the grid does not fill the GPU (estimate)",
-  "uncoalescedFactor", "8", "memory cost multiplier for one-thread-per-row serial access (estimate)",
-  "threadSetupCycles", "8", "per-thread index arithmetic and edge predicate of the element grid, shared by its V elements (estimate)",
+/** One named coefficient of the cost model, with where its value comes from. */
+export class Coefficient {
+  name: string;
+  value: f64;
+  source: string;
+
+  constructor(name: string, value: f64, source: string) {
+    this.name = name;
+    this.value = value;
+    this.source = source;
+  }
+}
+
+/** Every coefficient, in one place. Values are estimates for Apple GPUs, not fitted to measurements. */
+export const COEFFICIENTS: Array<Coefficient> = [
+  new Coefficient("setupNs", 1500.0, "per-threadgroup launch and setup latency; order of magnitude of published Apple GPU dispatch overheads (estimate)"),
+  new Coefficient("barrierNs", 40.0, "threadgroup_barrier round trip, ~50 cycles at 1.3 GHz (estimate)"),
+  new Coefficient("simdNs", 8.0, "one simd_sum/max/min, ~10 cycles (estimate)"),
+  new Coefficient("loadIssueCycles", 4.0, "issue cost of one load instruction (estimate)"),
+  new Coefficient("loopOverheadCycles", 3.0, "per stripe-chunk loop iteration, divided by the unroll U (estimate)"),
+  new Coefficient("couplingFraction", 0.15, "share of a stage's worker time lost per extra program waiting at the same barrier (estimate)"),
+  new Coefficient("underfillWeight", 1.0, "memory time lost per unit of missing occupancy when the grid does not fill the GPU (estimate)"),
+  new Coefficient("uncoalescedFactor", 8.0, "memory cost multiplier for one-thread-per-row serial access (estimate)"),
+  new Coefficient("threadSetupCycles", 8.0, "per-thread index arithmetic and edge predicate of the element grid, shared by its V elements (estimate)"),
 ];
 
-const SETUP_NS: f64 = 1500.0;
-const BARRIER_NS: f64 = 40.0;
-const SIMD_NS: f64 = 8.0;
-const LOAD_ISSUE_CYCLES: f64 = 4.0;
-const LOOP_OVERHEAD_CYCLES: f64 = 3.0;
-const COUPLING_FRACTION: f64 = 0.15;
-const UNDERFILL_WEIGHT: f64 = 1.0;
-const UNCOALESCED_FACTOR: f64 = 8.0;
-const THREAD_SETUP_CYCLES: f64 = 8.0;
+function coefficient(name: string): f64 {
+  for (let i: i32 = 0; i < COEFFICIENTS.length; i++) if (COEFFICIENTS[i].name == name) return COEFFICIENTS[i].value;
+  return 0.0;
+}
+
+const SETUP_NS: f64 = coefficient("setupNs");
+const BARRIER_NS: f64 = coefficient("barrierNs");
+const SIMD_NS: f64 = coefficient("simdNs");
+const LOAD_ISSUE_CYCLES: f64 = coefficient("loadIssueCycles");
+const LOOP_OVERHEAD_CYCLES: f64 = coefficient("loopOverheadCycles");
+const COUPLING_FRACTION: f64 = coefficient("couplingFraction");
+const UNDERFILL_WEIGHT: f64 = coefficient("underfillWeight");
+const UNCOALESCED_FACTOR: f64 = coefficient("uncoalescedFactor");
+const THREAD_SETUP_CYCLES: f64 = coefficient("threadSetupCycles");
 
 /** Groups one core can hold at this T and threadgroup memory. */
 export function groupsPerCore(d: Device, T: i32, tgBytes: i32): i32 {

@@ -280,6 +280,18 @@ describe("host runtime: negative controls", () => {
     expect(msg).not.toMatch(/\.metal:4:/);
   });
 
+  it("recursion (direct or through another function) is rejected, as Metal does; plain calls are not", () => {
+    const head = "#include <metal_stdlib>\nusing namespace metal;\n";
+    const kern = "kernel void k(device float* Y [[buffer(0)]], uint i [[thread_position_in_grid]]) { Y[i] = f(float(i)); }\n";
+    const direct = `${head}static float f(float x) {\n  return x < 1.0f ? x : f(x - 1.0f);\n}\n${kern}`;
+    expect(() => rt.compile(direct)).toThrow(/:4: error: recursion: 'f' calls 'f'/);
+    const mutual = `${head}static float g(float x);\nstatic float f(float x) { return x < 1.0f ? x : g(x); }\nstatic float g(float x) {\n  return f(x - 1.0f);\n}\n${kern}`;
+    expect(() => rt.compile(mutual)).toThrow(/error: recursion: '(f|g)' calls '(f|g)'/);
+    const plain = `${head}static float h(float x) { return x * 2.0f; }\nstatic float f(float x) { return h(x) + h(1.0f); }\n${kern}`;
+    const lib = rt.compile(plain);
+    rt.freeLibrary(lib);
+  });
+
   it("includes other than <metal_stdlib>, std::, printf, malloc and new are rejected", () => {
     const head = "#include <metal_stdlib>\nusing namespace metal;\n";
     const body = (s: string) => `${head}kernel void k(device float* Y [[buffer(0)]], uint i [[thread_position_in_grid]]) { ${s} }\n`;

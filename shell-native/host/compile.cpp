@@ -2,7 +2,8 @@
 //
 //   1. checks   reject what Metal rejects and the shim cannot stop by itself (textual, on the
 //               source with comments blanked): `double`, #include other than <metal_stdlib>,
-//               std::, printf, malloc/calloc/realloc/free, new/delete.
+//               std::, printf, malloc/calloc/realloc/free, new/delete; recursion (a cycle
+//               in the call graph of file-scope functions).
 //   2. parse    every `kernel void NAME(` and its parameters (type, name, [[attribute]]).
 //   3. key      hash of shim text + source + compiler + flags; <cache>/<key>.so is reused.
 //   4. unit     shim + `#line 1 "<cache>/<key>.metal"` + source (attributes blanked) + one
@@ -22,6 +23,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <regex>
 #include <sstream>
 
@@ -132,8 +134,76 @@ const Rule kRejected[] = {
     {R"(\b(new|delete)\b)", "new/delete are not available in Metal"},
 };
 
-std::string check_source(const std::string &clean, const std::string &file) {
+// Metal rejects recursion. Functions are found at file scope (a `name(...) {` at brace depth 0);
+// a call is a known function's name followed by `(` inside a body. Any cycle in that call graph
+// (a function calling itself included) is reported at the call that closes it.
+std::string check_recursion(const std::string &clean, const std::string &file) {
+  struct Fn {
+    std::string name;
+    size_t open, close;
+  };
+  std::vector<Fn> fns;
+  int depth = 0;
+  size_t open = 0;
+  for (size_t i = 0; i < clean.size(); ++i) {
+    char c = clean[i];
+    if (c == '{') {
+      if (depth == 0) open = i;
+      ++depth;
+    } else if (c == '}' && depth > 0) {
+      if (--depth == 0) {
+        // the definition's name: the identifier before the '(' matching the ')' before '{'
+        size_t k = open;
+        while (k > 0 && std::isspace((unsigned char)clean[k - 1])) --k;
+        if (k == 0 || clean[k - 1] != ')') continue;
+        int paren = 0;
+        size_t p = k - 1;
+        for (;; --p) {
+          if (clean[p] == ')') ++paren;
+          else if (clean[p] == '(' && --paren == 0) break;
+          if (p == 0) break;
+        }
+        size_t e = p;
+        while (e > 0 && std::isspace((unsigned char)clean[e - 1])) --e;
+        size_t b = e;
+        while (b > 0 && (std::isalnum((unsigned char)clean[b - 1]) || clean[b - 1] == '_')) --b;
+        if (b < e) fns.push_back({clean.substr(b, e - b), open, i});
+      }
+    }
+  }
+  std::vector<std::vector<std::pair<size_t, size_t>>> calls(fns.size()); // (callee, position)
+  for (size_t f = 0; f < fns.size(); ++f) {
+    for (size_t g = 0; g < fns.size(); ++g) {
+      const std::string &n = fns[g].name;
+      for (size_t at = clean.find(n, fns[f].open); at != std::string::npos && at < fns[f].close; at = clean.find(n, at + 1)) {
+        bool left = at == 0 || !(std::isalnum((unsigned char)clean[at - 1]) || clean[at - 1] == '_');
+        size_t r = at + n.size();
+        bool right = r < clean.size() && !(std::isalnum((unsigned char)clean[r]) || clean[r] == '_');
+        while (r < clean.size() && std::isspace((unsigned char)clean[r])) ++r;
+        if (left && right && r < clean.size() && clean[r] == '(') calls[f].push_back({g, at});
+      }
+    }
+  }
+  // depth-first search for a cycle: 0 unvisited, 1 on the stack, 2 done
+  std::vector<int> state(fns.size(), 0);
   std::string log;
+  std::function<void(size_t)> visit = [&](size_t f) {
+    state[f] = 1;
+    for (auto &c : calls[f]) {
+      if (state[c.first] == 1 && log.empty())
+        log = file + ":" + std::to_string(line_of(clean, c.second)) + ": error: recursion: '" + fns[f].name +
+              "' calls '" + fns[c.first].name + "', which is on the call stack; Metal does not support recursive functions\n";
+      else if (state[c.first] == 0) visit(c.first);
+    }
+    state[f] = 2;
+  };
+  for (size_t f = 0; f < fns.size(); ++f)
+    if (state[f] == 0) visit(f);
+  return log;
+}
+
+std::string check_source(const std::string &clean, const std::string &file) {
+  std::string log = check_recursion(clean, file);
   for (const Rule &r : kRejected) {
     std::regex re(r.pattern);
     for (auto it = std::sregex_iterator(clean.begin(), clean.end(), re); it != std::sregex_iterator(); ++it)

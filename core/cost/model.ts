@@ -80,8 +80,25 @@ class Shape {
   memoryFactor: f64 = 1.0;
 }
 
-function finish(d: Device, s: Shape): Cost {
-  const cost = new Cost();
+/** One scratch record, reset for every score (scoring allocates only the Cost it returns). */
+const SCRATCH: Shape = new Shape();
+
+function freshShape(): Shape {
+  const s = SCRATCH;
+  s.groups = 0.0;
+  s.T = 0;
+  s.tgBytes = 0;
+  s.bytesRead = 0.0;
+  s.bytesWritten = 0.0;
+  s.ops = 0.0;
+  s.pathCycles = 0.0;
+  s.syncNsPerGroup = 0.0;
+  s.couplingNsPerGroup = 0.0;
+  s.memoryFactor = 1.0;
+  return s;
+}
+
+function finish(d: Device, s: Shape, cost: Cost): Cost {
   const clockGhz: f64 = <f64>d.clockMhz / 1000.0;
   const perCore: i32 = groupsPerCore(d, s.T, s.tgBytes);
   const slots: f64 = <f64>d.gpuCores * <f64>perCore;
@@ -113,8 +130,8 @@ function finish(d: Device, s: Shape): Cost {
 
 /** Bytes one program reads: cached buffers come from memory once, later stages read registers. */
 function programReadBytes(w: Work, cacheBuffers: Array<string>): f64 {
-  const key = cacheBuffers.join(",");
-  const at = w.readKeys.indexOf(key);
+  // keyed by the list itself: the solver shares one list among all its cached candidates
+  const at = w.readKeys.indexOf(cacheBuffers);
   if (at >= 0) return w.readValues[at];
   const seen = new Array<string>();
   let bytes: f64 = 0.0;
@@ -130,14 +147,19 @@ function programReadBytes(w: Work, cacheBuffers: Array<string>): f64 {
     if (loads < 0.0) loads = 0.0;
     bytes += loads * <f64>st.extent * 4.0;
   }
-  w.readKeys.push(key);
+  w.readKeys.push(cacheBuffers);
   w.readValues.push(bytes);
   return bytes;
 }
 
 /** Cost of the cooperative reduction realization with mapping `m`. */
 export function costCooperative(d: Device, w: Work, m: Mapping, cacheBuffers: Array<string>): Cost {
-  const s = new Shape();
+  return costCooperativeInto(d, w, m, cacheBuffers, new Cost());
+}
+
+/** costCooperative, written into `out` (a search reuses one record while it only ranks). */
+export function costCooperativeInto(d: Device, w: Work, m: Mapping, cacheBuffers: Array<string>, out: Cost): Cost {
+  const s = freshShape();
   s.groups = <f64>m.groups;
   s.T = m.T;
   s.tgBytes = w.reduces * m.P * m.S * 4;
@@ -163,12 +185,12 @@ export function costCooperative(d: Device, w: Work, m: Mapping, cacheBuffers: Ar
   s.pathCycles = path;
   s.syncNsPerGroup = <f64>w.reduces * (2.0 * SIMD_NS + BARRIER_NS);
   s.couplingNsPerGroup = <f64>(m.P - 1) * COUPLING_FRACTION * stageNs;
-  return finish(d, s);
+  return finish(d, s, out);
 }
 
 /** Cost of the fused element grid. */
 export function costElement(d: Device, w: Work, m: Mapping): Cost {
-  const s = new Shape();
+  const s = freshShape();
   s.groups = <f64>m.groups;
   s.T = m.T;
   const elements: f64 = <f64>m.domainRows * <f64>m.domainCols;
@@ -178,12 +200,12 @@ export function costElement(d: Device, w: Work, m: Mapping): Cost {
   const V: f64 = <f64>(m.V > 1 ? m.V : 1);
   s.ops = (st.ops * V + THREAD_SETUP_CYCLES) * <f64>m.groups * <f64>m.T;
   s.pathCycles = THREAD_SETUP_CYCLES + V * (st.ops + st.loads * LOAD_ISSUE_CYCLES);
-  return finish(d, s);
+  return finish(d, s, new Cost());
 }
 
 /** Cost of the serial program-per-worker realization (uncoalesced, one thread per program). */
 export function costSerial(d: Device, w: Work, m: Mapping): Cost {
-  const s = new Shape();
+  const s = freshShape();
   s.groups = <f64>m.groups;
   s.T = m.T;
   const st = w.stages[0];
@@ -193,5 +215,5 @@ export function costSerial(d: Device, w: Work, m: Mapping): Cost {
   s.ops = st.ops * programs;
   s.pathCycles = st.ops + st.loads * LOAD_ISSUE_CYCLES;
   s.memoryFactor = UNCOALESCED_FACTOR;
-  return finish(d, s);
+  return finish(d, s, new Cost());
 }

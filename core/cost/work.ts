@@ -34,7 +34,7 @@ export class Work {
   stages: Array<Stage> = new Array<Stage>();
   reduces: i32 = 0;
   /** Bytes read per program, memoized per set of cached buffers (see cost/model.ts). */
-  readKeys: Array<string> = new Array<string>();
+  readKeys: Array<Array<string>> = new Array<Array<string>>();
   readValues: Array<f64> = new Array<f64>();
 
   writeBytesPerProgram(): f64 {

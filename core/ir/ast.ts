@@ -1,6 +1,9 @@
 // Tile IR v1 as typed, immutable-after-construction nodes. Built by ./read.ts, typed by
 // ./check.ts during construction; every later pass only reads them.
 
+/** Shared by every leaf expression (never mutated): leaves allocate no operand array. */
+const NO_ARGS: Array<Expr> = new Array<Expr>();
+
 /** Expression node. `op` is the Tile IR operator, or "int" / "f32" / "name" for leaves. */
 export class Expr {
   op: string;
@@ -10,7 +13,8 @@ export class Expr {
   fval: f64 = 0.0;
   /** Name for "name", buffer for "load", target dtype for "cast". */
   name: string = "";
-  args: Array<Expr> = new Array<Expr>();
+  /** Operands; leaves share one empty array, so assign a new array before pushing. */
+  args: Array<Expr> = NO_ARGS;
   /** JSON pointer of this node in the source document. */
   ptr: string;
   /** "i32", "f32", "bool", or "" before checking / when ill-typed. */

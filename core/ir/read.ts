@@ -356,6 +356,7 @@ class IrReader {
       }
       const e = new Expr("cast", ptr);
       e.name = t;
+      e.args = new Array<Expr>();
       e.args.push(this.expr(v.items[2], ptr + "/2", depth + 1));
       return e;
     }
@@ -372,6 +373,7 @@ class IrReader {
       return new Expr("none", ptr);
     }
     const e = new Expr(op, ptr);
+    e.args = new Array<Expr>();
     for (let i: i32 = 1; i <= n; i++) e.args.push(this.expr(v.items[i], ptr + "/" + i.toString(), depth + 1));
     return e;
   }

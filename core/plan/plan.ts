@@ -55,6 +55,9 @@ export class Rejection {
   }
 }
 
+/** The empty buffer list every uncached mapping shares (never mutated). */
+export const NO_BUFFERS: Array<string> = new Array<string>();
+
 /** Widths and grid of one realization. Fields that do not apply are 0 / false. */
 export class Mapping {
   /** Programs per group, SIMD groups per program, workers per program, threads per group. */
@@ -69,7 +72,8 @@ export class Mapping {
   groups: i32 = 0;
   cached: bool = false;
   /** Buffers whose stripes are held in registers (cached input). */
-  cacheBuffers: Array<string> = new Array<string>();
+  /** Shared lists: assign a new array rather than pushing into the default. */
+  cacheBuffers: Array<string> = NO_BUFFERS;
   /** Scalars per worker held in registers for cached stripes. */
   cacheScalars: i32 = 0;
   /** Logical programs (rows) and the program loop's first coordinate. */
@@ -133,12 +137,15 @@ export class Candidate {
   /** Rule ids this candidate failed (mapping-dependent rules), empty when admissible. */
   failed: Array<string>;
   note: string;
+  /** cost.total, kept apart so a search can score without keeping every term. */
+  total: f64;
 
   constructor(mapping: Mapping, cost: Cost, failed: Array<string>, note: string) {
     this.mapping = mapping;
     this.cost = cost;
     this.failed = failed;
     this.note = note;
+    this.total = cost.total;
   }
 }
 

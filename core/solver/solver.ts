@@ -11,13 +11,19 @@ import { Options } from "../options";
 import { diag } from "../diag/diagnostic";
 import { ceilDiv, idiv } from "../util/text";
 import {
-  Candidate, Cost, Mapping, Plan, Rejection, RuleResult,
+  Candidate, Cost, Mapping, NO_BUFFERS, Plan, Rejection, RuleResult,
   REALIZATION_COOPERATIVE, REALIZATION_FUSED, REALIZATION_SERIAL,
 } from "../plan/plan";
 import { Work, constValue, elementWork, reductionWork, serialWork } from "../cost/work";
-import { costCooperative, costElement, costSerial } from "../cost/model";
+import { costCooperative, costCooperativeInto, costElement, costSerial } from "../cost/model";
 import { LegalityContext } from "../legality/context";
 import { checkFusion, checkPacking, failedIds, isWidthDependent, recheckPackingWidths } from "../legality/index";
+
+/** Placeholder verdicts of a candidate not yet checked (never mutated). */
+const NO_RULES: Array<RuleResult> = new Array<RuleResult>();
+/** Placeholder cost of a candidate whose terms were not kept, and the search's scratch record. */
+const PENDING_COST: Cost = new Cost();
+const SCRATCH_COST: Cost = new Cost();
 
 /** Threads per group of the serial realization (one thread per logical program). */
 export const SERIAL_THREADS: i32 = 64;
@@ -32,7 +38,7 @@ function onlyWidthRulesFailed(failed: Array<string>): bool {
 
 /** Total order on candidates: cost, then P, S, V, U. */
 function better(a: Candidate, b: Candidate): bool {
-  if (a.cost.total != b.cost.total) return a.cost.total < b.cost.total;
+  if (a.total != b.total) return a.total < b.total;
   if (a.mapping.P != b.mapping.P) return a.mapping.P < b.mapping.P;
   if (a.mapping.S != b.mapping.S) return a.mapping.S < b.mapping.S;
   if (a.mapping.V != b.mapping.V) return a.mapping.V < b.mapping.V;
@@ -90,7 +96,7 @@ class Search {
   /** One legality context for the whole search (its access facts are computed once). */
   ctx: LegalityContext;
   /** Verdicts already computed, per cached-buffer set (width-independent rules are reused). */
-  memoKeys: Array<string> = new Array<string>();
+  memoKeys: Array<Array<string>> = new Array<Array<string>>();
   memoResults: Array<Array<RuleResult>> = new Array<Array<RuleResult>>();
 
   constructor(doc: Doc, st: Structure, device: Device, o: Options, plan: Plan) {
@@ -116,11 +122,11 @@ class Search {
     c.T = m.T;
     c.programs = m.programs;
     c.cacheBuffers = m.cacheBuffers;
-    const key = m.cacheBuffers.join(",");
-    const at = this.memoKeys.indexOf(key);
+    // keyed by the list itself: every cached candidate shares `cacheable`, every uncached one NO_BUFFERS
+    const at = this.memoKeys.indexOf(m.cacheBuffers);
     if (at >= 0) return recheckPackingWidths(c, this.memoResults[at]);
     const results = checkPacking(c);
-    this.memoKeys.push(key);
+    this.memoKeys.push(m.cacheBuffers);
     this.memoResults.push(results);
     return results;
   }
@@ -135,6 +141,7 @@ class Search {
       m.S = 1;
       m.T = 32;
       m.programs = this.programs;
+      m.cacheBuffers = new Array<string>();
       m.cacheBuffers.push(wanted[i]);
       const results = this.check(m);
       let owned = true;
@@ -162,16 +169,19 @@ class Search {
       const need = stripeScalars(this.work, this.cacheable, m.W, V);
       if (need <= this.device.privateBudget) {
         m.cached = true;
-        for (let i: i32 = 0; i < this.cacheable.length; i++) m.cacheBuffers.push(this.cacheable[i]);
+        m.cacheBuffers = this.cacheable;
         m.cacheScalars = need;
       } else {
         note = "uncached: the stripe needs " + need.toString() + " scalars per worker, over the private budget of " + this.device.privateBudget.toString();
       }
     }
     // scored now; checked by the rules only when the search needs its verdict (ensureChecked)
-    const cost = costCooperative(this.device, this.work, m, m.cacheBuffers);
-    this.all.push(new Candidate(m, cost, new Array<string>(), note));
-    this.rules.push(new Array<RuleResult>());
+    // ranked by total now; the full cost record is kept only for candidates that are reported
+    const total: f64 = costCooperativeInto(this.device, this.work, m, m.cacheBuffers, SCRATCH_COST).total;
+    const cand = new Candidate(m, PENDING_COST, NO_BUFFERS, note);
+    cand.total = total;
+    this.all.push(cand);
+    this.rules.push(NO_RULES);
     this.checked.push(false);
   }
 
@@ -185,7 +195,17 @@ class Search {
   }
 
   checkAll(): void {
-    for (let i: i32 = 0; i < this.all.length; i++) this.ensureChecked(i);
+    for (let i: i32 = 0; i < this.all.length; i++) {
+      this.ensureChecked(i);
+      this.costOf(i);
+    }
+  }
+
+  /** The full cost record of candidate `i` (recomputed once: scoring is deterministic). */
+  costOf(i: i32): Cost {
+    const c = this.all[i];
+    if (c.cost == PENDING_COST) c.cost = costCooperative(this.device, this.work, c.mapping, c.mapping.cacheBuffers);
+    return c.cost;
   }
 
   enumerate(P: i32, T: i32, widths: Array<i32>, U: i32, limit: i32): void {
@@ -253,9 +273,9 @@ class Search {
       excluded[bi] = true;
       if (!onlyWidthRulesFailed(this.all[bi].failed)) {
         // the same verdict holds for every candidate with the same cached buffers
-        const key = this.all[bi].mapping.cacheBuffers.join(",");
+        const key = this.all[bi].mapping.cacheBuffers;
         for (let i: i32 = from; i < this.all.length; i++) {
-          if (this.all[i].mapping.cacheBuffers.join(",") == key) excluded[i] = true;
+          if (this.all[i].mapping.cacheBuffers == key) excluded[i] = true;
         }
       }
     }
@@ -351,7 +371,7 @@ function solveReduction(doc: Doc, st: Structure, device: Device, o: Options, pla
   }
   plan.realization = REALIZATION_COOPERATIVE;
   plan.mapping = s.all[chosen].mapping;
-  plan.cost = s.all[chosen].cost;
+  plan.cost = s.costOf(chosen);
   plan.rules = s.rules[chosen];
   const note = s.all[chosen].note;
   if (note.length > 0) plan.diags.push(diag("TPL004", "/options/cacheInput", "Cached input does not fit: " + note + "; the input is read uncached."));

@@ -18,13 +18,19 @@ export const MAX_JSON_DEPTH: i32 = 256;
  *  than as a malformed request. */
 export const MAX_REQUEST_CHARS: i32 = 33554432;
 
+/** Shared by every leaf value (never mutated): leaves allocate no arrays of their own. */
+const NO_ITEMS: Array<JsonValue> = new Array<JsonValue>();
+const NO_KEYS: Array<string> = new Array<string>();
+
 export class JsonValue {
   kind: i32;
   flag: bool = false;
   /** The raw token for numbers; the decoded value for strings. */
   text: string = "";
-  items: Array<JsonValue> = new Array<JsonValue>();
-  keys: Array<string> = new Array<string>();
+  /** Elements of an array, values of an object (a fresh array only for those two kinds). */
+  items: Array<JsonValue> = NO_ITEMS;
+  /** Keys of an object. */
+  keys: Array<string> = NO_KEYS;
   line: i32;
   col: i32;
 
@@ -240,6 +246,7 @@ class Reader {
 
   array(depth: i32): JsonValue {
     const v = new JsonValue(J_ARR, this.line, this.col());
+    v.items = new Array<JsonValue>();
     if (depth >= this.maxDepth) return this.fail("too-deep", "Nesting is deeper than the limit of " + this.maxDepth.toString() + " levels.");
     this.pos++;
     this.skipSpace();
@@ -267,6 +274,8 @@ class Reader {
 
   object(depth: i32): JsonValue {
     const v = new JsonValue(J_OBJ, this.line, this.col());
+    v.items = new Array<JsonValue>();
+    v.keys = new Array<string>();
     if (depth >= this.maxDepth) return this.fail("too-deep", "Nesting is deeper than the limit of " + this.maxDepth.toString() + " levels.");
     this.pos++;
     this.skipSpace();

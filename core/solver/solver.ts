@@ -135,6 +135,7 @@ class Search {
   findCacheable(): void {
     if (!this.o.cacheInput) return;
     const wanted = cacheCandidates(this.work, this.st);
+    let single: Array<string> = NO_BUFFERS;
     for (let i: i32 = 0; i < wanted.length; i++) {
       const m = new Mapping();
       m.P = 1;
@@ -148,8 +149,13 @@ class Search {
       for (let k: i32 = 0; k < results.length; k++) {
         if (results[k].id == "private-ownership" && !results[k].holds()) owned = false;
       }
-      if (owned) this.cacheable.push(wanted[i]);
+      if (owned) {
+        this.cacheable.push(wanted[i]);
+        single = m.cacheBuffers;
+      }
     }
+    // one cacheable buffer: share the list already checked, so its verdicts are reused
+    if (this.cacheable.length == 1) this.cacheable = single;
   }
 
   add(P: i32, S: i32, V: i32, U: i32): void {

@@ -550,6 +550,31 @@ export function formatF32(x: f64): string {
  * the exact binary value of x; exact for every finite f64. A result that rounds to zero has no
  * sign ("0", "0.000"). NaN gives "NaN", infinities "Infinity" / "-Infinity".
  */
+/**
+ * Fast path of formatF64Fixed for small magnitudes: when |x|*10^dec < 2^31, the f64 product is
+ * within 2^-21 of the exact one, so unless its fraction is within 2^-18 of one half the rounding
+ * is decided, and the digits come from an i32. Returns "" to defer to the exact path. Only
+ * IEEE multiply, floor and subtract: identical in both builds.
+ */
+function fixedFast(ax: f64, dec: i32, neg: bool): string {
+  if (dec > 9) return "";
+  let p: f64 = 1.0;
+  for (let i: i32 = 0; i < dec; i++) p = p * 10.0;
+  const scaled: f64 = ax * p;
+  if (!(scaled < 2147483647.0)) return "";
+  const whole: f64 = Math.floor(scaled);
+  const frac: f64 = scaled - whole;
+  const margin: f64 = 0.000003814697265625; // 2^-18
+  if (frac > 0.5 - margin && frac < 0.5 + margin) return "";
+  let n: i32 = <i32>whole;
+  if (frac > 0.5) n = n + 1;
+  let digits: string = n.toString();
+  while (digits.length < dec + 1) digits = "0" + digits;
+  const cut: i32 = digits.length - dec;
+  const body: string = dec == 0 ? digits : digits.substring(0, cut) + "." + digits.substring(cut);
+  return neg && n != 0 ? "-" + body : body;
+}
+
 export function formatF64Fixed(x: f64, decimals: i32): string {
   if (x != x) return "NaN";
   const hi: i32 = f64High(x);
@@ -560,6 +585,8 @@ export function formatF64Fixed(x: f64, decimals: i32): string {
   let dec: i32 = decimals;
   if (dec < 0) dec = 0;
   if (dec > 20) dec = 20;
+  const quick = fixedFast(neg ? -x : x, dec, neg);
+  if (quick.length > 0) return quick;
   let mhi: i32 = hi & 0xfffff;
   let e: i32 = -1074;
   if (expBits != 0) {

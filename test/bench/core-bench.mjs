@@ -39,8 +39,10 @@ function median(xs) {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 }
 
+const labels = {};
 function timeAll(engine, kind) {
   const perRequest = [];
+  labels[kind] = requests.filter((x) => x.kind === kind).map((x) => x.label);
   for (const r of requests.filter((x) => x.kind === kind)) {
     for (let i = 0; i < 3; i++) engine.callText(r.req); // warm-up
     const samples = [];
@@ -61,11 +63,12 @@ for (const [kind, order] of [["validate", [wasm, js]], ["plan", [js, wasm]]]) {
   for (const e of order) res[e.name] = timeAll(e, kind);
   const ratios = res.wasm.map((w, i) => w / res.js[i]);
   const sum = (xs) => xs.reduce((a, b) => a + b, 0);
-  out.push({ kind, totalWasmMs: sum(res.wasm), totalJsMs: sum(res.js), requests: res.wasm.length, wasmMedianMs: median(res.wasm), jsMedianMs: median(res.js), wasmOverJsMedianRatio: median(ratios), wasmMaxMs: Math.max(...res.wasm), jsMaxMs: Math.max(...res.js) });
+  const slowestAt = res.wasm.indexOf(Math.max(...res.wasm));
+  out.push({ kind, slowestLabel: labels[kind][slowestAt], totalWasmMs: sum(res.wasm), totalJsMs: sum(res.js), requests: res.wasm.length, wasmMedianMs: median(res.wasm), jsMedianMs: median(res.js), wasmOverJsMedianRatio: median(ratios), wasmMaxMs: Math.max(...res.wasm), jsMaxMs: Math.max(...res.js) });
 }
 const wasmBytes = fs.statSync(new URL("../../dist/tile-core.wasm", import.meta.url)).size;
 const smallBytes = fs.statSync(new URL("../../dist/tile-core.small.wasm", import.meta.url)).size;
 console.log(`core sizes: release ${wasmBytes} bytes, small ${smallBytes} bytes; rounds ${rounds}`);
 for (const o of out) {
-  console.log(`${o.kind.padEnd(8)} ${String(o.requests).padStart(4)} kernels  median per kernel: wasm ${o.wasmMedianMs.toFixed(4)} ms, js ${o.jsMedianMs.toFixed(4)} ms; median wasm/js ratio ${o.wasmOverJsMedianRatio.toFixed(3)}; slowest: wasm ${o.wasmMaxMs.toFixed(4)} ms, js ${o.jsMaxMs.toFixed(4)} ms; all ${o.requests} (sum of medians): wasm ${o.totalWasmMs.toFixed(3)} ms, js ${o.totalJsMs.toFixed(3)} ms`);
+  console.log(`${o.kind.padEnd(8)} ${String(o.requests).padStart(4)} kernels  median per kernel: wasm ${o.wasmMedianMs.toFixed(4)} ms, js ${o.jsMedianMs.toFixed(4)} ms; median wasm/js ratio ${o.wasmOverJsMedianRatio.toFixed(3)}; slowest: wasm ${o.wasmMaxMs.toFixed(4)} ms (${o.slowestLabel}), js ${o.jsMaxMs.toFixed(4)} ms; all ${o.requests} (sum of medians): wasm ${o.totalWasmMs.toFixed(3)} ms, js ${o.totalJsMs.toFixed(3)} ms`);
 }

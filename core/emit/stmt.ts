@@ -11,8 +11,9 @@ import { Val, emitExpr, indexText, intText, mslType } from "./expr";
 /** Identity of a combiner for a type, as MSL text. */
 export function identityText(combiner: string, ty: string): string {
   if (ty == "i32") {
-    if (combiner == "max") return "INT_MIN";
-    if (combiner == "min") return "INT_MAX";
+    // literals rather than INT_MIN / INT_MAX: no reliance on which limit macros a toolchain defines
+    if (combiner == "max") return "(-2147483647 - 1)";
+    if (combiner == "min") return "2147483647";
     return "0";
   }
   if (combiner == "max") return "-INFINITY";

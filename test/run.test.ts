@@ -118,6 +118,12 @@ describe("tile run", () => {
     }
   });
 
+  it.skipIf(process.platform === "darwin")("asking for the Metal runtime where there is none is a usage error (exit 2), not a crash", () => {
+    const r = spawnSync(process.execPath, [CLI, "run", "cases/sum.json", "--runtime", "metal"], { encoding: "utf8", cwd: ROOT });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^tile: metal runtime library not found/);
+  });
+
   it("a failing run exits 1; an invalid document exits 2", () => {
     const bad = path.join(ROOT, "test", "fixtures", "validate");
     const invalid = fs.readdirSync(bad).find((f) => f.startsWith("TIR010") && !f.includes("expect"))!;

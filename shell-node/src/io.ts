@@ -8,6 +8,15 @@ export const EXIT_USAGE = 2;
 
 export class UsageError extends Error {}
 
+/** Runs `open`; a runtime that cannot be opened (not built, not this OS) is a usage error. */
+export function openOrUsage<T>(open: () => T): T {
+  try {
+    return open();
+  } catch (err) {
+    throw new UsageError((err instanceof Error ? err.message : String(err)).replace(/^tile: /, ""));
+  }
+}
+
 export interface ShellDiagnostic {
   code: string;
   id?: string;

@@ -7,6 +7,7 @@ import cliProgress from "cli-progress";
 import fs from "node:fs";
 import path from "node:path";
 import { loadEngine } from "../engine";
+import { openOrUsage } from "../io";
 import { openRuntime, repoRoot } from "../native";
 import { artifactFingerprints, fingerprint, machine, sha256 } from "./fingerprint";
 import { measureRun, RunContext, CaseText } from "./measure";
@@ -42,7 +43,7 @@ export async function runBench(req: BenchRequest): Promise<BenchOutcome> {
   const cases: CaseText[] = protocol.cases.map((c) => ({ id: caseId(c), text: builtins.find((b) => b.name === c.case)!.text, sizes: c.sizes }));
 
   // 2. the runtime and the artifacts it and the core come from
-  const runtime = openRuntime(req.runtime);
+  const runtime = openOrUsage(() => openRuntime(req.runtime));
   const root = repoRoot();
   const timesAreGpu = runtime.kind === "metal";
   const gpuReason = timesAreGpu ? undefined : `${runtime.kind} runtime: no GPU timestamps; GPU metrics are not recorded (never filled with host times)`;

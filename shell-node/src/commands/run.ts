@@ -1,7 +1,7 @@
 // tile run FILE : plan, emit, compile, run three dispatches and validate against the FP64 oracle.
 import { Engine } from "../engine";
 import { openRuntime, RuntimeKind } from "../native";
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatDiagnostic, printJson, readDocument, table } from "../io";
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatDiagnostic, openOrUsage, printJson, readDocument, table } from "../io";
 import { PlanOptions } from "../options";
 import { runAndValidate } from "../validate-run";
 import { mappingText } from "./plan";
@@ -18,7 +18,7 @@ export function runCommand(engine: Engine, file: string, options: PlanOptions, r
     else for (const d of check.diagnostics) process.stderr.write(formatDiagnostic(file, d) + "\n");
     return EXIT_USAGE;
   }
-  const runtime = openRuntime(runtimeKind as RuntimeKind | "auto");
+  const runtime = openOrUsage(() => openRuntime(runtimeKind as RuntimeKind | "auto"));
   try {
     const r = runAndValidate({ engine, runtime, text: src.text, options, seed, dumpDir: dump });
     if (json) {

@@ -4,7 +4,7 @@
 // oracle with guard regions. One table; exit 1 if any row fails.
 import { loadEngine } from "../engine";
 import { openRuntime } from "../native";
-import { EXIT_FAILED, EXIT_OK, printJson, table } from "../io";
+import { EXIT_FAILED, EXIT_OK, openOrUsage, printJson, table } from "../io";
 import { builtinEntries, loadMatrix, MatrixEntry } from "../matrix";
 import { runAndValidate } from "../validate-run";
 
@@ -35,7 +35,7 @@ export async function suiteCommand(seed: number, json: boolean, full = false, ru
   const js = await loadEngine("js");
   let entries: MatrixEntry[] = [...builtinEntries(wasm), ...loadMatrix(wasm, full)];
   if (filter) entries = entries.filter((e) => e.id.includes(filter));
-  const runtime = openRuntime(runtimeKind as "auto");
+  const runtime = openOrUsage(() => openRuntime(runtimeKind as "auto"));
   const rows: SuiteRow[] = [];
   const started = Date.now();
   if (!json) process.stdout.write(`runtime: ${runtime.kind} (${runtime.deviceName})${runtime.kind === "host" ? " — host CPU execution of the emitted MSL; no GPU timing" : ""}\n`);

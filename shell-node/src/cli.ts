@@ -1,6 +1,9 @@
 // The `tile` command line: a thin shell over the core. Every command takes --json and --help.
 // Exit codes: 0 ok, 1 understood but failed (e.g. rejected), 2 bad usage or invalid document.
+import fs from "node:fs";
+import path from "node:path";
 import { Command, CommanderError, Option } from "commander";
+import { packageRoot } from "./root";
 import { EngineName, loadEngine } from "./engine";
 import { EXIT_USAGE, UsageError, parseSizes } from "./io";
 import { validateCommand } from "./commands/validate";
@@ -13,6 +16,15 @@ import { addPlanOptions, planOptionsFrom } from "./options";
 import { runCommand } from "./commands/run";
 import { benchCommand } from "./commands/bench";
 import { auditCommand } from "./commands/audit";
+
+/** The package's version, from its package.json (the core reports its own through "version"). */
+function packageVersion(): string {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(packageRoot(), "package.json"), "utf8")).version;
+  } catch {
+    return "unknown";
+  }
+}
 
 const collect = (value: string, previous: string[]): string[] => previous.concat([value]);
 
@@ -35,7 +47,8 @@ export function buildProgram(setExit: (code: number) => void): Command {
   const program = new Command("tile")
     .description("Tile: a portable planner and Metal emitter for GPU reductions")
     .exitOverride()
-    .showHelpAfterError(false);
+    .showHelpAfterError(false)
+    .version(packageVersion(), "-V, --version", "print the version of tile and its core");
 
   program
     .command("validate")

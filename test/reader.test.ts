@@ -263,3 +263,23 @@ describe("unicode", () => {
     expect(quote("é😀")).toBe('"é😀"');
   });
 });
+
+describe("string decoding agrees with JSON.parse (fast and general paths)", () => {
+  it("on 5,000 random strings of quotes, backslashes, control and non-ASCII characters", () => {
+    const alphabet = ['"', "\\", "\n", "\t", "\r", "/", "a", "Z", "0", " ", "\u00e9", "\u2028", "\ud83d\ude00", "\b", "\f", "\u0001", "n", "t", "u"];
+    let seed = 12345;
+    const next = (): number => ((seed = (Math.imul(seed, 1103515245) + 12345) | 0) >>> 0) / 4294967296;
+    for (let k = 0; k < 5000; k++) {
+      let s = "";
+      const n = Math.floor(next() * 24);
+      for (let i = 0; i < n; i++) s += alphabet[Math.floor(next() * alphabet.length)];
+      // JSON.stringify escapes \" \\ \n \t \r \b \f and control characters; "/" stays raw, so
+      // also try the form with "\/" that other encoders produce
+      for (const text of [JSON.stringify(s), JSON.stringify(s).replaceAll("/", "\\/")]) {
+        const r = readJson(text, 16);
+        expect(r.ok, text).toBe(true);
+        expect(r.value.text, text).toBe(s);
+      }
+    }
+  });
+});

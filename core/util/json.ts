@@ -192,8 +192,48 @@ class Reader {
     return v;
   }
 
+  /**
+   * Fast path for a string whose escapes are only \" \n \t \r \/ (no \\, no \u, no \b \f):
+   * with no escaped backslash, replacing each escape kind in turn cannot create or break
+   * another, so a few native replaceAll calls decode it (a document embedded in a request is
+   * such a string). Returns false, consuming nothing, for anything else.
+   */
+  simpleString(v: JsonValue): bool {
+    const src = this.src;
+    const start: i32 = this.pos + 1;
+    let i: i32 = start;
+    let escapes: bool = false;
+    while (i < src.length) {
+      const c: i32 = src.charCodeAt(i);
+      if (c == 34) break;
+      if (c < 32) return false;
+      if (c == 92) {
+        if (i + 1 >= src.length) return false;
+        const e: i32 = src.charCodeAt(i + 1);
+        if (e != 34 && e != 110 && e != 116 && e != 114 && e != 47) return false;
+        escapes = true;
+        i += 2;
+        continue;
+      }
+      i++;
+    }
+    if (i >= src.length) return false;
+    let text = src.substring(start, i);
+    if (escapes) {
+      if (text.indexOf("\\\"") >= 0) text = text.replaceAll("\\\"", "\"");
+      if (text.indexOf("\\n") >= 0) text = text.replaceAll("\\n", "\n");
+      if (text.indexOf("\\t") >= 0) text = text.replaceAll("\\t", "\t");
+      if (text.indexOf("\\r") >= 0) text = text.replaceAll("\\r", "\r");
+      if (text.indexOf("\\/") >= 0) text = text.replaceAll("\\/", "/");
+    }
+    v.text = text;
+    this.pos = i + 1;
+    return true;
+  }
+
   string(): JsonValue {
     const v = new JsonValue(J_STR, this.line, this.col());
+    if (this.simpleString(v)) return v;
     this.pos++; // opening quote
     const parts = new Array<string>();
     let runStart: i32 = this.pos;

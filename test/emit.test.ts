@@ -220,7 +220,11 @@ describe("emitMsl: shape of each realization", () => {
     expect(un).not.toContain("cache_");
     expect(un.split("X[r * 1537 + c]").length - 1).toBe(3);
     const ca = emitVariant({ doc: "softmax", variant: "", spec: coop(2, 4, 3, ["X"]) }).msl;
-    expect(ca.split("X[r * 1537 + c]").length - 1).toBe(1); // the fill only
+    // the fill only: its V-wide read of a whole chunk and its element-by-element ragged chunk
+    const [fill, stages] = ca.split("// stage 1:");
+    expect(fill.split("X[r * 1537 + c]").length - 1).toBe(2);
+    expect(fill).toContain("(device const packed_float4*)(&X[r * 1537 + c])");
+    expect(stages.split("X[r * 1537 + c]").length - 1).toBe(0);
     expect(ca).toContain("cache_X[(k + 2) * 4 + j]");
   });
 

@@ -135,6 +135,25 @@ function fillCaches(s: Stmt, cx: Ctx): void {
     const chunks = ceilDiv(extV.ival, m.W * m.V);
     cx.line("// fill: the same stripe layout as the stages below; 0 outside the range");
     cx.open("for (int k = 0; k < " + num(chunks) + "; ++k) {");
+    if (m.V >= 4 && m.V % 4 == 0) {
+      // a whole chunk in range is read V-wide: packed vectors need only 4-byte alignment
+      const vec = cx.doc.params[pi].dtype == "i32" ? "packed_int4" : "packed_float4";
+      const ident0 = cx.names.of(v);
+      cx.open("{");
+      cx.line("const int " + ident0 + " = " + chunkStartText("k", minV, cx) + ";");
+      cx.open("if (" + ident0 + " + " + num(m.V) + " <= " + guardEnd(minV, extV) + ") {");
+      cx.line("device const " + vec + "* wide = (device const " + vec + "*)(&" + emitLoad(load, cx) + ");");
+      for (let q: i32 = 0; q < m.V / 4; q++) {
+        cx.line("const " + vec + " w" + num(q) + " = wide[" + num(q) + "];");
+        for (let l: i32 = 0; l < 4; l++) {
+          cx.line("cache_" + id + "[k * " + num(m.V) + " + " + num(q * 4 + l) + "] = w" + num(q) + "[" + num(l) + "];");
+        }
+      }
+      cx.line("continue;");
+      cx.close("}");
+      cx.close("}");
+      cx.line("// the ragged last chunk, element by element");
+    }
     if (m.V > 1) cx.open("for (int j = 0; j < " + num(m.V) + "; ++j) {");
     const slot = m.V > 1 ? "k * " + num(m.V) + " + j" : "k";
     const ident = cx.names.of(v);
@@ -155,6 +174,14 @@ function elementText(chunk: string, minV: Val, cx: Ctx): string {
   const m = cx.plan.mapping;
   let core: string = chunk + " * " + num(m.W) + " + worker";
   if (m.V > 1) core = "(" + core + ") * " + num(m.V) + " + j";
+  if (minV.known && minV.ival == 0) return core;
+  return minV.text + " + " + core;
+}
+
+/** The first element of chunk `chunk` of this worker's stripe (elementText with j = 0). */
+function chunkStartText(chunk: string, minV: Val, cx: Ctx): string {
+  const m = cx.plan.mapping;
+  const core: string = "(" + chunk + " * " + num(m.W) + " + worker) * " + num(m.V);
   if (minV.known && minV.ival == 0) return core;
   return minV.text + " + " + core;
 }

@@ -25,7 +25,9 @@ const RESERVED: Array<string> = [
   "INT_MIN", "INT_MAX", "threadgroup_barrier", "simd_sum", "simd_max", "simd_min",
   // locals and arguments the emitter generates
   "tid", "group", "lane", "sg", "program_in_group", "worker", "partial_base", "logical", "live",
-  "k", "j", "i", "row", "col", "main",
+  "k", "j", "i", "row", "col", "col0", "main", "wide", "w0", "w1",
+  // packed vector types of V-wide loads
+  "packed_float4", "packed_int4",
 ];
 
 /** Prefixes of generated names (accumulators, partials, caches, helpers, chunk counts). */

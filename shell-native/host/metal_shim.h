@@ -96,6 +96,14 @@ template <class T> struct alignas(4 * sizeof(T)) __tile_vec<T, 4> {
 typedef __tile_vec<float, 2> float2;
 typedef __tile_vec<float, 3> float3;
 typedef __tile_vec<float, 4> float4;
+// packed vectors: four elements with the element's own alignment (4 bytes), as Metal's packed_*
+// types; reading one through a pointer that is not 16-byte aligned is valid, as on the GPU
+template <class T> struct __tile_packed4 {
+  T x, y, z, w;
+  TILE_VEC_INDEX
+};
+typedef __tile_packed4<float> packed_float4;
+typedef __tile_packed4<int> packed_int4;
 typedef __tile_vec<int, 2> int2;
 typedef __tile_vec<int, 3> int3;
 typedef __tile_vec<int, 4> int4;

@@ -7,6 +7,7 @@ import { Engine } from "./engine";
 import { Library, Runtime } from "./native";
 import { evaluate } from "./oracle";
 import { makeInputs, shapeOf } from "./inputs";
+import { bufferAccess } from "./access";
 
 export const ABS_TOL = 2e-6;
 export const REL_TOL = 2e-5;
@@ -42,26 +43,6 @@ export interface RunResult {
   mslSha256?: string;
   /** Set when the pipeline's real thread limit forced a second plan. */
   replanned?: string;
-}
-
-function touchedBuffers(doc: any): { read: Set<string>; written: Set<string> } {
-  const read = new Set<string>();
-  const written = new Set<string>();
-  const expr = (e: any): void => {
-    if (!Array.isArray(e)) return;
-    if (e[0] === "load") read.add(e[1]);
-    for (const x of e.slice(1)) if (Array.isArray(x)) x.forEach(expr);
-    for (const x of e.slice(1)) expr(x);
-  };
-  const walk = (list: any[]): void => {
-    for (const s of list) {
-      if ("store" in s) written.add(s.store);
-      for (const k of ["value", "if", "at", "in", "over", "step"]) if (k in s) expr(Array.isArray(s[k]) && k !== "value" && k !== "if" ? ["list", ...s[k]] : s[k]);
-      for (const k of ["body", "then", "else"]) if (s[k]) walk(s[k]);
-    }
-  };
-  walk(doc.body);
-  return { read, written };
 }
 
 /** Checks one output against the oracle; returns the summary. */
@@ -103,6 +84,8 @@ export interface RunRequest {
   dumpDir?: string;
   /** Replace the emitted MSL (negative controls in tests). */
   mslOverride?: (msl: string) => string;
+  /** The core's emit response for this text and these options, when the caller already has it. */
+  emitted?: any;
   /** A library compiled beforehand (e.g. many kernels in one source) holding this plan's kernel
    *  under the name `entry`; it is used instead of compiling the emitted MSL, and not freed. */
   precompiled?: { library: Library; entry: string };
@@ -111,7 +94,7 @@ export interface RunRequest {
 /** Plans, emits, compiles, runs three dispatches and validates. Never throws for kernel errors. */
 export function runAndValidate(req: RunRequest): RunResult {
   const { engine, runtime } = req;
-  const emitted = engine.call({ command: "emit", document: req.text, options: req.options });
+  const emitted = req.emitted ?? engine.call({ command: "emit", document: req.text, options: req.options });
   const base: RunResult = {
     passed: false, name: emitted.plan?.name ?? "", runtime: runtime.kind, device: runtime.deviceName,
     timesAreGpu: runtime.kind === "metal", plan: emitted.plan, outputs: [], guards: "not checked",
@@ -123,7 +106,7 @@ export function runAndValidate(req: RunRequest): RunResult {
   const msl = req.mslOverride ? req.mslOverride(emitted.msl) : emitted.msl;
   const plan = emitted.plan;
   const inputs = makeInputs(doc, req.seed);
-  const { read, written } = touchedBuffers(doc);
+  const { read, written } = bufferAccess(doc);
 
   // the FP64 reference: one evaluation, or DISPATCHES chained ones when a buffer is updated in place
   const inPlace = [...written].some((b) => read.has(b));

@@ -3,6 +3,7 @@ import { Engine } from "../engine";
 import { EXIT_OK, EXIT_USAGE, formatDiagnostic, printJson, readDocument, table } from "../io";
 import { evaluate } from "../oracle";
 import { makeInputs } from "../inputs";
+import { writtenBuffers } from "../access";
 
 export interface OutputSummary {
   name: string;
@@ -18,21 +19,6 @@ export interface OutputSummary {
 export function canonicalDocument(engine: Engine, text: string, sizes: Record<string, number>): { doc: any; response: any } {
   const r = engine.call({ command: "canonical", document: text, options: { sizes } });
   return { doc: r.ok ? JSON.parse(r.text) : null, response: r };
-}
-
-/** Buffers a document stores to, in parameter order. */
-export function writtenBuffers(doc: any): string[] {
-  const names = new Set<string>();
-  const walk = (list: any[]): void => {
-    for (const s of list) {
-      if ("store" in s) names.add(s.store);
-      if (s.body) walk(s.body);
-      if (s.then) walk(s.then);
-      if (s.else) walk(s.else);
-    }
-  };
-  walk(doc.body);
-  return doc.params.map((p: any) => p.name).filter((n: string) => names.has(n));
 }
 
 export function summarise(doc: any, seed: number): OutputSummary[] {

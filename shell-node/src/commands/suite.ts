@@ -43,8 +43,9 @@ export async function suiteCommand(seed: number, json: boolean, full = false, ru
     for (const e of entries) {
       const rowStart = Date.now();
       const req = JSON.stringify({ command: "emit", document: e.text, options: e.options });
-      const agree = wasm.callText(req) === js.callText(req);
-      const r = runAndValidate({ engine: wasm, runtime, text: e.text, options: e.options, seed });
+      const fromWasm = wasm.callText(req);
+      const agree = fromWasm === js.callText(req);
+      const r = runAndValidate({ engine: wasm, runtime, text: e.text, options: e.options, seed, emitted: JSON.parse(fromWasm) });
       const row: SuiteRow = {
         id: e.id,
         realization: r.plan?.realization ?? "",

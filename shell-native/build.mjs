@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Builds the native runtimes into build/native/ (run by `npm run build:native`).
-//   Linux/other: libtile_host.so   from shell-native/host/*.cpp (g++ -O2 -fPIC -shared -ldl)
+//   Linux/other: libtile_host.so   from shell-native/{common,host}/*.cpp (g++ -O2 -fPIC -shared -ldl)
 //   macOS:       libtile_host.dylib (clang++) and libtile_metal.dylib (clang -fobjc-arc, Metal)
 // The shim text (kernel_abi.h + metal_shim.h) is embedded into the host library as
 // build/native/gen/shim_text.inc. Always rebuilds (a few seconds). A missing compiler or a
@@ -40,6 +40,15 @@ function writeShim() {
   if (!fs.existsSync(file) || fs.readFileSync(file, "utf8") !== text) fs.writeFileSync(file, text);
 }
 
+/** The .cpp files of shell-native/<dir>, sorted, relative to the repository root. */
+function cppSources(dir) {
+  return fs
+    .readdirSync(path.join(here, dir))
+    .filter((f) => f.endsWith(".cpp"))
+    .sort()
+    .map((f) => path.join("shell-native", dir, f));
+}
+
 function buildHost() {
   const cxx = process.env.CXX || (isMac ? "clang++" : "g++");
   if (!have(cxx)) {
@@ -47,11 +56,7 @@ function buildHost() {
     return false;
   }
   writeShim();
-  const sources = fs
-    .readdirSync(path.join(here, "host"))
-    .filter((f) => f.endsWith(".cpp"))
-    .sort()
-    .map((f) => path.join("shell-native", "host", f));
+  const sources = [...cppSources("common"), ...cppSources("host")];
   const lib = path.join("build", "native", isMac ? "libtile_host.dylib" : "libtile_host.so");
   const args = ["-std=c++17", "-O2", "-fPIC", "-shared", "-Wall", "-I", path.join("build", "native", "gen"),
     "-o", lib + ".tmp", ...sources];

@@ -4,7 +4,8 @@
 //               source with comments blanked): `double`, #include other than <metal_stdlib>,
 //               std::, printf, malloc/calloc/realloc/free, new/delete; recursion (a cycle
 //               in the call graph of file-scope functions).
-//   2. parse    every `kernel void NAME(` and its parameters (type, name, [[attribute]]).
+//   2. parse    every `kernel void NAME(` and its parameters (type, name, [[attribute]]), with
+//               the reader shared with the CUDA runtime (../common/msl_signature.cpp).
 //   3. key      hash of shim text + source + compiler + flags; <cache>/<key>.so is reused.
 //   4. unit     shim + `#line 1 "<cache>/<key>.metal"` + source (attributes blanked) + one
 //               extern "C" trampoline per kernel; g++ -std=c++17 -O1 -shared -fPIC.
@@ -54,55 +55,6 @@ const char *kFlags[] = {"-std=c++17", "-O1", "-shared", "-fPIC", "-fno-exception
 const char *kFlags[] = {"-std=c++17", "-O1", "-shared", "-fPIC", "-fno-exceptions", "-fno-rtti",
                         "-fvisibility=hidden", "-fsingle-precision-constant"};
 #endif
-
-// Blanks comments (keeping newlines, so line numbers hold).
-std::string blank_comments(const std::string &s) {
-  std::string o = s;
-  size_t i = 0, n = s.size();
-  while (i < n) {
-    if (s[i] == '/' && i + 1 < n && s[i + 1] == '/') {
-      while (i < n && s[i] != '\n') o[i++] = ' ';
-    } else if (s[i] == '/' && i + 1 < n && s[i + 1] == '*') {
-      size_t j = i;
-      while (j < n && !(s[j] == '*' && j + 1 < n && s[j + 1] == '/')) ++j;
-      size_t end = j + 2 < n ? j + 2 : n;
-      for (; i < end; ++i)
-        if (o[i] != '\n') o[i] = ' ';
-    } else if (s[i] == '"') {
-      ++i;
-      while (i < n && s[i] != '"' && s[i] != '\n') {
-        if (s[i] == '\\' && i + 1 < n) o[i++] = ' ';
-        o[i++] = ' ';
-      }
-      ++i;
-    } else {
-      ++i;
-    }
-  }
-  return o;
-}
-
-int line_of(const std::string &s, size_t pos) {
-  int line = 1;
-  for (size_t i = 0; i < pos && i < s.size(); ++i)
-    if (s[i] == '\n') ++line;
-  return line;
-}
-
-// Blanks [[...]] attribute specifiers: the shim turns `threadgroup` into nothing, which would
-// leave `[[(0)]]`; the runtime has already read them from the original text.
-std::string blank_attributes(const std::string &s) {
-  std::string o = s;
-  size_t i = 0;
-  while ((i = o.find("[[", i)) != std::string::npos) {
-    size_t j = o.find("]]", i + 2);
-    if (j == std::string::npos) break;
-    for (size_t k = i; k < j + 2; ++k)
-      if (o[k] != '\n') o[k] = ' ';
-    i = j + 2;
-  }
-  return o;
-}
 
 // `threadgroup T name[N];` declared in a kernel body (paren depth 0) becomes a function-local
 // `static`: one instance shared by the fibers of the group, as threadgroup memory is (groups run
@@ -217,11 +169,6 @@ std::string check_source(const std::string &clean, const std::string &file) {
   return log;
 }
 
-std::string trim(const std::string &s) {
-  size_t a = s.find_first_not_of(" \t\r\n"), b = s.find_last_not_of(" \t\r\n");
-  return a == std::string::npos ? "" : s.substr(a, b - a + 1);
-}
-
 // Builtin attribute -> expression over `const tile_thread *t`, one per component.
 struct Builtin {
   const char *attr;
@@ -244,104 +191,11 @@ const Builtin kBuiltins[] = {
     {"threads_per_simdgroup", "__tile_t->simd_width", "0u", "0u"},
 };
 
+// Every attribute the shared reader accepts (tile_msl::kBuiltinAttributes) has a row here.
 const Builtin *find_builtin(const std::string &a) {
   for (const Builtin &b : kBuiltins)
     if (a == b.attr) return &b;
   return nullptr;
-}
-
-// Splits a parameter list on top-level commas.
-std::vector<std::pair<std::string, size_t>> split_params(const std::string &s, size_t begin, size_t end) {
-  std::vector<std::pair<std::string, size_t>> out;
-  int depth = 0;
-  size_t start = begin;
-  for (size_t i = begin; i < end; ++i) {
-    char c = s[i];
-    if (c == '(' || c == '[' || c == '<') ++depth;
-    else if (c == ')' || c == ']' || c == '>') --depth;
-    else if (c == ',' && depth == 0) {
-      out.push_back({s.substr(start, i - start), start});
-      start = i + 1;
-    }
-  }
-  if (trim(s.substr(start, end - start)).size()) out.push_back({s.substr(start, end - start), start});
-  return out;
-}
-
-// Parses every kernel signature. Appends errors to *log.
-std::vector<KernelSig> parse_kernels(const std::string &clean, const std::string &file, std::string *log) {
-  std::vector<KernelSig> out;
-  std::regex head(R"(\bkernel\s+void\s+([A-Za-z_]\w*)\s*\()");
-  std::regex attr_re(R"(\[\[\s*([A-Za-z_]\w*)\s*(?:\(\s*(\d+)\s*\))?\s*\]\])");
-  std::regex name_re(R"(([A-Za-z_]\w*)\s*$)");
-  for (auto it = std::sregex_iterator(clean.begin(), clean.end(), head); it != std::sregex_iterator(); ++it) {
-    KernelSig k;
-    k.name = (*it)[1].str();
-    k.line = line_of(clean, it->position());
-    size_t open = it->position() + it->length() - 1, i = open + 1;
-    int depth = 1;
-    while (i < clean.size() && depth > 0) {
-      if (clean[i] == '(') ++depth;
-      else if (clean[i] == ')') --depth;
-      ++i;
-    }
-    if (depth != 0) {
-      *log += file + ":" + std::to_string(k.line) + ": error: unterminated parameter list of kernel '" + k.name + "'\n";
-      continue;
-    }
-    for (auto &p : split_params(clean, open + 1, i - 1)) {
-      std::string text = p.first;
-      size_t first = text.find_first_not_of(" \t\r\n");
-      int line = line_of(clean, p.second + (first == std::string::npos ? 0 : first));
-      std::smatch am;
-      KernelParam kp;
-      kp.line = line;
-      if (!std::regex_search(text, am, attr_re)) {
-        *log += file + ":" + std::to_string(line) + ": error: parameter '" + trim(text) + "' of kernel '" +
-                k.name + "' has no [[attribute]]\n";
-        continue;
-      }
-      std::string decl = trim(text.substr(0, am.position()));
-      std::smatch nm;
-      if (!std::regex_search(decl, nm, name_re)) {
-        *log += file + ":" + std::to_string(line) + ": error: cannot read parameter '" + trim(text) + "'\n";
-        continue;
-      }
-      kp.name = nm[1].str();
-      kp.type = trim(decl.substr(0, nm.position()));
-      kp.attr = am[1].str();
-      kp.index = am[2].matched ? std::atoi(am[2].str().c_str()) : -1;
-      if (kp.attr == "buffer" && kp.index >= 0) {
-        kp.kind = KernelParam::Buffer;
-        if (kp.index >= TILE_MAX_BUFFERS) {
-          *log += file + ":" + std::to_string(line) + ": error: buffer index " + std::to_string(kp.index) + " out of range\n";
-          continue;
-        }
-        if (kp.index > k.max_buffer) k.max_buffer = kp.index;
-      } else if (kp.attr == "threadgroup" && kp.index >= 0) {
-        kp.kind = KernelParam::Threadgroup;
-        if (kp.index >= TILE_MAX_THREADGROUP_BINDINGS) {
-          *log += file + ":" + std::to_string(line) + ": error: threadgroup index " + std::to_string(kp.index) + " out of range\n";
-          continue;
-        }
-        if (kp.index > k.max_threadgroup) k.max_threadgroup = kp.index;
-      } else if (find_builtin(kp.attr) && !am[2].matched) {
-        kp.kind = KernelParam::Builtin;
-      } else {
-        *log += file + ":" + std::to_string(line) + ": error: unsupported attribute [[" + am[0].str().substr(2, am[0].length() - 4) +
-                "]] on parameter '" + kp.name + "' of kernel '" + k.name + "'\n";
-        continue;
-      }
-      if (kp.kind != KernelParam::Builtin && kp.type.find('*') == std::string::npos && kp.type.find('&') == std::string::npos) {
-        *log += file + ":" + std::to_string(line) + ": error: [[" + kp.attr + "(" + std::to_string(kp.index) +
-                ")]] parameter '" + kp.name + "' must be a pointer or a reference\n";
-        continue;
-      }
-      k.params.push_back(kp);
-    }
-    out.push_back(k);
-  }
-  return out;
 }
 
 std::string trampoline(const KernelSig &k) {
@@ -493,7 +347,8 @@ int compile_library(tile_device *dev, const char *src_c, tile_library **out) {
 
   // 1. checks, 2. signatures
   std::string log = check_source(clean, metal_path);
-  std::vector<KernelSig> kernels = parse_kernels(clean, metal_path, &log);
+  std::vector<KernelSig> kernels =
+      parse_kernels(clean, metal_path, &log, TILE_MAX_BUFFERS, TILE_MAX_THREADGROUP_BINDINGS);
   if (kernels.empty() && log.empty()) log = metal_path + ":1: error: no `kernel void name(...)` function in the source\n";
   if (!log.empty()) return fail(dev, TILE_E_COMPILE, log);
   std::string entries;
@@ -551,8 +406,7 @@ int compile_library(tile_device *dev, const char *src_c, tile_library **out) {
   lib->dl = dl;
   lib->key = key;
   lib->kernels = kernels;
-  static const std::regex rendezvous(R"(\b(threadgroup_barrier|simdgroup_barrier|simd_\w+)\b)");
-  lib->rendezvous = std::regex_search(clean, rendezvous);
+  lib->rendezvous = names_rendezvous(clean);
   *out = lib;
   return TILE_OK;
 }

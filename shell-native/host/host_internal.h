@@ -9,26 +9,14 @@
 
 #include "../tile_native.h"
 #include "kernel_abi.h"
+#include "../common/msl_signature.h"
 
 namespace tile_host {
 
-// One parameter of a `kernel void name(...)`, as written in the MSL text.
-struct KernelParam {
-  enum Kind { Buffer, Threadgroup, Builtin } kind;
-  int index;        // [[buffer(i)]] / [[threadgroup(i)]]; -1 for builtins
-  std::string type; // e.g. "device const float*"
-  std::string name;
-  std::string attr; // attribute text without brackets, e.g. "thread_index_in_threadgroup"
-  int line;
-};
-
-struct KernelSig {
-  std::string name;
-  std::vector<KernelParam> params;
-  int line = 0;
-  int max_buffer = -1;      // highest [[buffer(i)]] index, -1 if none
-  int max_threadgroup = -1; // highest [[threadgroup(j)]] index, -1 if none
-};
+// The kernel signature as read from the MSL text (shared with the CUDA runtime).
+using tile_msl::KernelParam;
+using tile_msl::KernelSig;
+using namespace tile_msl;
 
 typedef void (*EntryFn)(const tile_thread *);
 

@@ -1,0 +1,180 @@
+// msl_signature.cpp: see msl_signature.h.
+#include "msl_signature.h"
+
+#include <cctype>
+#include <cstdlib>
+#include <regex>
+
+namespace tile_msl {
+
+const char *const kBuiltinAttributes[] = {
+    "thread_index_in_threadgroup", "thread_position_in_threadgroup", "threadgroup_position_in_grid",
+    "thread_position_in_grid",     "threads_per_threadgroup",        "dispatch_threads_per_threadgroup",
+    "threadgroups_per_grid",       "threads_per_grid",               "thread_index_in_simdgroup",
+    "simdgroup_index_in_threadgroup", "simdgroups_per_threadgroup",  "threads_per_simdgroup",
+};
+const int kBuiltinAttributeCount = sizeof kBuiltinAttributes / sizeof kBuiltinAttributes[0];
+
+bool is_builtin_attribute(const std::string &attr) {
+  for (int i = 0; i < kBuiltinAttributeCount; ++i)
+    if (attr == kBuiltinAttributes[i]) return true;
+  return false;
+}
+
+// Blanks comments (keeping newlines, so line numbers hold).
+std::string blank_comments(const std::string &s) {
+  std::string o = s;
+  size_t i = 0, n = s.size();
+  while (i < n) {
+    if (s[i] == '/' && i + 1 < n && s[i + 1] == '/') {
+      while (i < n && s[i] != '\n') o[i++] = ' ';
+    } else if (s[i] == '/' && i + 1 < n && s[i + 1] == '*') {
+      size_t j = i;
+      while (j < n && !(s[j] == '*' && j + 1 < n && s[j + 1] == '/')) ++j;
+      size_t end = j + 2 < n ? j + 2 : n;
+      for (; i < end; ++i)
+        if (o[i] != '\n') o[i] = ' ';
+    } else if (s[i] == '"') {
+      ++i;
+      while (i < n && s[i] != '"' && s[i] != '\n') {
+        if (s[i] == '\\' && i + 1 < n) o[i++] = ' ';
+        o[i++] = ' ';
+      }
+      ++i;
+    } else {
+      ++i;
+    }
+  }
+  return o;
+}
+
+int line_of(const std::string &s, size_t pos) {
+  int line = 1;
+  for (size_t i = 0; i < pos && i < s.size(); ++i)
+    if (s[i] == '\n') ++line;
+  return line;
+}
+
+// Blanks [[...]] attribute specifiers (the runtimes read them from the original text first).
+std::string blank_attributes(const std::string &s) {
+  std::string o = s;
+  size_t i = 0;
+  while ((i = o.find("[[", i)) != std::string::npos) {
+    size_t j = o.find("]]", i + 2);
+    if (j == std::string::npos) break;
+    for (size_t k = i; k < j + 2; ++k)
+      if (o[k] != '\n') o[k] = ' ';
+    i = j + 2;
+  }
+  return o;
+}
+
+std::string trim(const std::string &s) {
+  size_t a = s.find_first_not_of(" \t\r\n"), b = s.find_last_not_of(" \t\r\n");
+  return a == std::string::npos ? "" : s.substr(a, b - a + 1);
+}
+
+bool names_rendezvous(const std::string &clean) {
+  static const std::regex rendezvous(R"(\b(threadgroup_barrier|simdgroup_barrier|simd_\w+)\b)");
+  return std::regex_search(clean, rendezvous);
+}
+
+namespace {
+
+// Splits a parameter list on top-level commas.
+std::vector<std::pair<std::string, size_t>> split_params(const std::string &s, size_t begin, size_t end) {
+  std::vector<std::pair<std::string, size_t>> out;
+  int depth = 0;
+  size_t start = begin;
+  for (size_t i = begin; i < end; ++i) {
+    char c = s[i];
+    if (c == '(' || c == '[' || c == '<') ++depth;
+    else if (c == ')' || c == ']' || c == '>') --depth;
+    else if (c == ',' && depth == 0) {
+      out.push_back({s.substr(start, i - start), start});
+      start = i + 1;
+    }
+  }
+  if (trim(s.substr(start, end - start)).size()) out.push_back({s.substr(start, end - start), start});
+  return out;
+}
+
+} // namespace
+
+std::vector<KernelSig> parse_kernels(const std::string &clean, const std::string &file, std::string *log,
+                                     int max_buffers, int max_threadgroups) {
+  std::vector<KernelSig> out;
+  std::regex head(R"(\bkernel\s+void\s+([A-Za-z_]\w*)\s*\()");
+  std::regex attr_re(R"(\[\[\s*([A-Za-z_]\w*)\s*(?:\(\s*(\d+)\s*\))?\s*\]\])");
+  std::regex name_re(R"(([A-Za-z_]\w*)\s*$)");
+  for (auto it = std::sregex_iterator(clean.begin(), clean.end(), head); it != std::sregex_iterator(); ++it) {
+    KernelSig k;
+    k.name = (*it)[1].str();
+    k.line = line_of(clean, it->position());
+    size_t open = it->position() + it->length() - 1, i = open + 1;
+    int depth = 1;
+    while (i < clean.size() && depth > 0) {
+      if (clean[i] == '(') ++depth;
+      else if (clean[i] == ')') --depth;
+      ++i;
+    }
+    if (depth != 0) {
+      *log += file + ":" + std::to_string(k.line) + ": error: unterminated parameter list of kernel '" + k.name + "'\n";
+      continue;
+    }
+    for (auto &p : split_params(clean, open + 1, i - 1)) {
+      std::string text = p.first;
+      size_t first = text.find_first_not_of(" \t\r\n");
+      int line = line_of(clean, p.second + (first == std::string::npos ? 0 : first));
+      std::smatch am;
+      KernelParam kp;
+      kp.line = line;
+      if (!std::regex_search(text, am, attr_re)) {
+        *log += file + ":" + std::to_string(line) + ": error: parameter '" + trim(text) + "' of kernel '" +
+                k.name + "' has no [[attribute]]\n";
+        continue;
+      }
+      std::string decl = trim(text.substr(0, am.position()));
+      std::smatch nm;
+      if (!std::regex_search(decl, nm, name_re)) {
+        *log += file + ":" + std::to_string(line) + ": error: cannot read parameter '" + trim(text) + "'\n";
+        continue;
+      }
+      kp.name = nm[1].str();
+      kp.type = trim(decl.substr(0, nm.position()));
+      kp.attr = am[1].str();
+      kp.index = am[2].matched ? std::atoi(am[2].str().c_str()) : -1;
+      if (kp.attr == "buffer" && kp.index >= 0) {
+        kp.kind = KernelParam::Buffer;
+        if (kp.index >= max_buffers) {
+          *log += file + ":" + std::to_string(line) + ": error: buffer index " + std::to_string(kp.index) + " out of range\n";
+          continue;
+        }
+        if (kp.index > k.max_buffer) k.max_buffer = kp.index;
+      } else if (kp.attr == "threadgroup" && kp.index >= 0) {
+        kp.kind = KernelParam::Threadgroup;
+        if (kp.index >= max_threadgroups) {
+          *log += file + ":" + std::to_string(line) + ": error: threadgroup index " + std::to_string(kp.index) + " out of range\n";
+          continue;
+        }
+        if (kp.index > k.max_threadgroup) k.max_threadgroup = kp.index;
+      } else if (is_builtin_attribute(kp.attr) && !am[2].matched) {
+        kp.kind = KernelParam::Builtin;
+      } else {
+        *log += file + ":" + std::to_string(line) + ": error: unsupported attribute [[" + am[0].str().substr(2, am[0].length() - 4) +
+                "]] on parameter '" + kp.name + "' of kernel '" + k.name + "'\n";
+        continue;
+      }
+      if (kp.kind != KernelParam::Builtin && kp.type.find('*') == std::string::npos && kp.type.find('&') == std::string::npos) {
+        *log += file + ":" + std::to_string(line) + ": error: [[" + kp.attr + "(" + std::to_string(kp.index) +
+                ")]] parameter '" + kp.name + "' must be a pointer or a reference\n";
+        continue;
+      }
+      k.params.push_back(kp);
+    }
+    out.push_back(k);
+  }
+  return out;
+}
+
+} // namespace tile_msl

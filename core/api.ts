@@ -123,15 +123,18 @@ function headerRealization(msl: string): string {
   return parts.length >= 2 ? parts[1] : "";
 }
 
-/** By the calling convention, a cooperative kernel has one [[threadgroup(K)]] allocation, and so
- *  one barrier, per reduction; the other realizations have none. */
+/** By the calling convention, a cooperative kernel declares one threadgroup array (a line that
+ *  starts with `threadgroup `: in its body, or, in hand-written MSL, a `threadgroup T*` argument)
+ *  and so has one barrier, per reduction; the other realizations have none. */
 function expectedBarriers(msl: string, realization: string): i32 {
   if (realization != "cooperative-reduction") return 0;
   let n: i32 = 0;
-  let at: i32 = msl.indexOf("[[threadgroup(");
-  while (at >= 0) {
-    n++;
-    at = msl.indexOf("[[threadgroup(", at + 1);
+  const lines = msl.split("\n");
+  for (let i: i32 = 0; i < lines.length; i++) {
+    const l = lines[i];
+    let j: i32 = 0;
+    while (j < l.length && (l.charCodeAt(j) == 32 || l.charCodeAt(j) == 9)) j++;
+    if (l.length - j > 12 && l.substring(j, j + 12) == "threadgroup ") n++;
   }
   return n;
 }

@@ -58,7 +58,7 @@ describe("both engines emit byte-identical MSL", () => {
     for (const e of loadMatrix(wasm, true)) {
       const r = emit(wasm, e.text, e.options);
       expect(r.audit.ok, e.id + JSON.stringify(r.audit.findings)).toBe(true);
-      const expected = r.plan.realization === "cooperative-reduction" ? (r.plan.bindings.filter((b: any) => b.kind === "threadgroup").length) : 0;
+      const expected = r.plan.realization === "cooperative-reduction" ? (e.text.match(/"reduce"\s*:/g) ?? []).length : 0;
       expect(r.audit.barriers, e.id).toBe(expected);
     }
   });

@@ -17,7 +17,7 @@ import {
   REALIZATION_SERIAL,
 } from "../core/plan/plan";
 import { emitMsl } from "../core/emit/emit";
-import { bindingsFor, kernelName } from "../core/emit/abi";
+import { bindingsFor, kernelName, threadgroupDecls } from "../core/emit/abi";
 import { floatText } from "../core/emit/expr";
 import { auditMsl } from "../core/audit/audit";
 import { Text } from "../core/util/text";
@@ -199,7 +199,8 @@ describe("emitMsl: shape of each realization", () => {
     expect(msl).toContain("// tile: softmax / cooperative-reduction / P=2 S=1 W=32 T=64 V=4 U=1 groups=19 cached=X");
     expect(msl).toContain("kernel void softmax_cooperative_reduction(");
     expect(msl).toContain("    device const float* X [[buffer(0)]],\n    device float* Y [[buffer(1)]],\n");
-    expect(msl).toContain("    threadgroup float* tg0 [[threadgroup(0)]],\n    threadgroup float* tg1 [[threadgroup(1)]],\n");
+    expect(msl).toContain("    device const float* X [[buffer(0)]],\n    device float* Y [[buffer(1)]],\n    uint tid");
+    expect(msl).toContain("{\n  // threadgroup memory, per reduce: one partial per SIMD group of each of the P programs\n  threadgroup float tg0[2];\n  threadgroup float tg1[2];\n");
     expect(msl).toContain(
       "    uint tid [[thread_index_in_threadgroup]],\n    uint group [[threadgroup_position_in_grid]],\n" +
         "    uint lane [[thread_index_in_simdgroup]],\n    uint sg [[simdgroup_index_in_threadgroup]])\n",
@@ -252,10 +253,24 @@ describe("emitMsl: shape of each realization", () => {
       ["buffer", 1, "G", "read", 1537 * 4],
       ["buffer", 2, "B", "read", 1537 * 4],
       ["buffer", 3, "Y", "write", 37 * 1537 * 4],
-      ["threadgroup", 0, "tg0", "partials", 12],
-      ["threadgroup", 1, "tg1", "partials", 12],
     ]);
     expect(bindingsFor(doc, planFor(doc, serial)).length).toBe(4);
+  });
+
+  it("threadgroup memory is declared in the body with static sizes: P*S partials per reduce, typed by the reduce", () => {
+    const doc = load("layernorm_affine");
+    const plan = planFor(doc, coop(3, 4, 1));
+    expect(threadgroupDecls(plan)).toEqual(["threadgroup float tg0[3];", "threadgroup float tg1[3];"]);
+    const msl = emitMsl(doc, plan);
+    const body = msl.substring(msl.indexOf("{\n"));
+    expect(body).toContain("\n  threadgroup float tg0[3];\n  threadgroup float tg1[3];\n");
+    expect(msl.substring(0, msl.indexOf("{\n"))).not.toContain("threadgroup float");
+    expect(msl).not.toContain("[[threadgroup(");
+    expect(threadgroupDecls(planFor(doc, serial))).toEqual([]);
+    const wide = load("softmax");
+    expect(threadgroupDecls(planFor(wide, coop(2, 4, 1, ["X"], 2)))).toEqual(["threadgroup float tg0[4];", "threadgroup float tg1[4];"]);
+    const ints = load("wrapped_i32");
+    expect(threadgroupDecls(planFor(ints, coop(2, 4, 3)))).toEqual(["threadgroup int tg0[2];", "threadgroup int tg1[2];", "threadgroup float tg2[2];"]);
   });
 });
 
@@ -410,8 +425,7 @@ describe.skipIf(!HOST)("emitMsl: kernels compute the oracle's values on the host
         r.write(b, p.dtype === "i32" ? Int32Array.from(data) : Float32Array.from(data));
         return b;
       });
-      const tg = plan.bindings.filter((b) => b.kind === "threadgroup").map((b) => b.bytes);
-      r.dispatch(pipe, bufs, tg, [plan.mapping.groups, 1, 1], [plan.mapping.T, 1, 1], 3);
+      r.dispatch(pipe, bufs, [], [plan.mapping.groups, 1, 1], [plan.mapping.T, 1, 1], 3);
       const bad: string[] = [];
       doc.params.forEach((p, i) => {
         const got = p.dtype === "i32" ? new Int32Array(r.read(bufs[i])) : new Float32Array(r.read(bufs[i]));

@@ -28,6 +28,15 @@ beforeAll(async () => {
 const plan = (text: string, options: object = {}): any => wasm.call({ command: "plan", document: text, options });
 
 describe("plan JSON contract", () => {
+  it("dispatch: buffers are the only bindings; threadgroup memory is declared in the kernel (reduces * P * S * 4 bytes)", () => {
+    const p = plan(caseText("softmax"), { programsPerGroup: 2, threads: 128 });
+    expect(p.mapping).toMatchObject({ P: 2, S: 2 });
+    expect(p.dispatch).toEqual({ groups: 19, threads: 128, threadgroupMemory: 2 * 2 * 2 * 4, threadgroupBytes: [] });
+    expect(p.bindings.map((b: any) => b.kind)).toEqual(["buffer", "buffer"]);
+    expect(plan(caseText("sum"), { programsPerGroup: 3, threads: 96 }).dispatch.threadgroupMemory).toBe(1 * 3 * 1 * 4);
+    expect(plan(caseText("gelu_pair")).dispatch.threadgroupMemory).toBe(0);
+  });
+
   it("has realization, mapping, rules, rejections, cost and diagnostics", () => {
     const p = plan(caseText("softmax"), { programsPerGroup: 2, threads: 64 });
     expect(p.ok).toBe(true);

@@ -66,7 +66,7 @@ export function renderPlan(p: Plan | null, show: ShowInDocument): void {
     "realization",
     h("p", null, "Document ", h("code", null, p.name || "(unnamed)"), ", family ", h("code", null, p.family), ": ", verdict, p.ok ? h("span", null, " as kernel ", h("code", null, p.kernel)) : null),
     p.ok ? mappingList(p.mapping, "mapping") : null,
-    p.ok ? h("p", null, `Dispatch: ${p.dispatch.groups} groups of ${p.dispatch.threads} threads`, p.dispatch.threadgroupBytes.length ? `, threadgroup memory ${p.dispatch.threadgroupBytes.join(" + ")} bytes` : "", ".") : null,
+    p.ok ? h("p", null, `Dispatch: ${p.dispatch.groups} groups of ${p.dispatch.threads} threads`, p.dispatch.threadgroupMemory ? `, ${p.dispatch.threadgroupMemory} bytes of threadgroup memory declared in the kernel` : "", ".") : null,
     p.bindings.length ? table("Bindings", ["kind", "index", "name", "access", "bytes"], p.bindings.map((b) => [b.kind, b.index, b.name, b.access, b.bytes])) : null,
     p.rejections.length ? h("h3", null, "Rejected realizations") : null,
     p.rejections.length ? h("ul", { class: "rejections" }, ...p.rejections.map((r) => h("li", null, h("code", null, r.realization), ` (fails ${r.failed.join(", ")}): ${r.message}`))) : null,

@@ -42,7 +42,7 @@ export interface Plan {
   realization: string;
   kernel: string;
   mapping: Mapping;
-  dispatch: { groups: number; threads: number; threadgroupBytes: number[] };
+  dispatch: { groups: number; threads: number; threadgroupMemory: number; threadgroupBytes: number[] };
   bindings: { kind: string; index: number; name: string; access: string; bytes: number }[];
   rules: Rule[];
   rejections: { realization: string; failed: string[]; message: string }[];

@@ -3,9 +3,11 @@
 //
 //   [[buffer(i)]]       parameter i of the document, in parameter order:
 //                       `device const T*` when the kernel never stores it, `device T*` otherwise
-//   [[threadgroup(K)]]  one per reduce, in program order: P*S partials of 4 bytes
 //   then the thread-position arguments a realization uses, in this fixed order:
 //                       tid, group, lane, sg
+// Buffers are the only bindings. Threadgroup memory (one array of P*S partials per reduce, in
+// program order) is declared in the kernel body with a static size (`threadgroupDecls`), so a
+// host that can only bind buffers (MLX, torch.mps) dispatches every kernel.
 
 import { Doc } from "../ir/ast";
 import { collectAccess } from "../ir/access";
@@ -15,11 +17,9 @@ import { mslType } from "./expr";
 import { formatI32 } from "../util/num";
 
 export const BINDING_BUFFER: string = "buffer";
-export const BINDING_THREADGROUP: string = "threadgroup";
 export const ACCESS_READ: string = "read";
 export const ACCESS_WRITE: string = "write";
 export const ACCESS_READWRITE: string = "readwrite";
-export const ACCESS_PARTIALS: string = "partials";
 /** Bytes per element of every buffer and partial (f32 and i32). */
 export const ELEMENT_BYTES: i32 = 4;
 
@@ -55,27 +55,35 @@ export function accessOf(doc: Doc, p: i32): string {
   return loads.indexOf(name) >= 0 ? ACCESS_READWRITE : ACCESS_WRITE;
 }
 
-/** Bytes of one reduction's threadgroup partials: P*S elements. */
-export function partialBytes(plan: Plan): i32 {
-  return plan.mapping.P * plan.mapping.S * ELEMENT_BYTES;
-}
-
 /** Whether the realization uses each thread-position argument (tid, group, lane, sg). */
 export function usesThreadArg(realization: string, k: i32): bool {
   if (realization == REALIZATION_COOPERATIVE) return true;
   return k < 2;
 }
 
-/** The bindings of `plan`'s kernel: buffers in parameter order, then one partials allocation per reduce. */
+/** The bindings of `plan`'s kernel: its buffers, in parameter order. */
 export function bindingsFor(doc: Doc, plan: Plan): Array<Binding> {
   const out = new Array<Binding>();
   for (let p: i32 = 0; p < doc.params.length; p++) {
     out.push(new Binding(BINDING_BUFFER, p, doc.params[p].name, accessOf(doc, p), doc.elements(p) * ELEMENT_BYTES));
   }
-  if (plan.realization == REALIZATION_COOPERATIVE) {
-    for (let k: i32 = 0; k < plan.reduces.length; k++) {
-      out.push(new Binding(BINDING_THREADGROUP, k, "tg" + formatI32(k), ACCESS_PARTIALS, partialBytes(plan)));
-    }
+  return out;
+}
+
+/** Bytes of threadgroup memory the kernel declares in its body (the sum of `threadgroupDecls`). */
+export function threadgroupMemoryBytes(plan: Plan): i32 {
+  if (plan.realization != REALIZATION_COOPERATIVE) return 0;
+  return plan.reduces.length * plan.mapping.P * plan.mapping.S * ELEMENT_BYTES;
+}
+
+/** The threadgroup arrays a cooperative kernel declares at the top of its body: per reduce, in
+ *  program order, `tgK` with one partial per SIMD group of each of the group's P programs. */
+export function threadgroupDecls(plan: Plan): Array<string> {
+  const out = new Array<string>();
+  if (plan.realization != REALIZATION_COOPERATIVE) return out;
+  const n: i32 = plan.mapping.P * plan.mapping.S;
+  for (let k: i32 = 0; k < plan.reduces.length; k++) {
+    out.push("threadgroup " + mslType(plan.reduces[k].value.ty) + " tg" + formatI32(k) + "[" + formatI32(n) + "];");
   }
   return out;
 }
@@ -86,14 +94,9 @@ export function signatureArgs(doc: Doc, plan: Plan, names: Names): Array<string>
   const bindings = bindingsFor(doc, plan);
   for (let i: i32 = 0; i < bindings.length; i++) {
     const b = bindings[i];
-    if (b.kind == BINDING_BUFFER) {
-      const t = mslType(doc.params[b.index].dtype);
-      const q = b.access == ACCESS_READ ? "device const " : "device ";
-      args.push(q + t + "* " + names.buf(b.name) + " [[buffer(" + formatI32(b.index) + ")]]");
-    } else {
-      const t = mslType(plan.reduces[b.index].value.ty);
-      args.push("threadgroup " + t + "* " + b.name + " [[threadgroup(" + formatI32(b.index) + ")]]");
-    }
+    const t = mslType(doc.params[b.index].dtype);
+    const q = b.access == ACCESS_READ ? "device const " : "device ";
+    args.push(q + t + "* " + names.buf(b.name) + " [[buffer(" + formatI32(b.index) + ")]]");
   }
   for (let k: i32 = 0; k < THREAD_ARGS.length; k++) {
     if (usesThreadArg(plan.realization, k)) args.push(THREAD_ARGS[k]);

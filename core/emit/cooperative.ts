@@ -9,7 +9,7 @@ import { containsReduce } from "../analysis/structure";
 import { ceilDiv } from "../util/text";
 import { Ctx } from "./context";
 import { Val, emitExpr, emitLoad, indexText, intText, mentions, mslType } from "./expr";
-import { storedBuffers } from "./abi";
+import { storedBuffers, threadgroupDecls } from "./abi";
 import { combineText, emitList, emitStmt, identityText, num, simdName } from "./stmt";
 
 // ---------------------------------------------------------------------------------------------
@@ -324,6 +324,11 @@ export function emitCooperative(cx: Ctx): void {
   if (cx.plan.programLoop === null) return;
   const loop = changetype<Stmt>(cx.plan.programLoop);
   const last: i32 = m.programs - 1;
+  const decls = threadgroupDecls(cx.plan);
+  if (decls.length > 0) {
+    cx.line("// threadgroup memory, per reduce: one partial per SIMD group of each of the P programs");
+    for (let i: i32 = 0; i < decls.length; i++) cx.line(decls[i]);
+  }
   cx.line("// P programs per group, W workers per program, S SIMD groups per program");
   cx.line("const int program_in_group = int(tid) / " + num(m.W) + ";");
   cx.line("const int worker = int(tid) % " + num(m.W) + ";");

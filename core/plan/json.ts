@@ -5,6 +5,7 @@ import { quote } from "../util/json";
 import { Diagnostic, diagnosticsJson } from "../diag/diagnostic";
 import { formatF64Fixed } from "../util/num";
 import { Candidate, Cost, Mapping, Plan, RuleResult } from "./plan";
+import { threadgroupMemoryBytes } from "../emit/abi";
 
 function num(x: f64): string {
   return formatF64Fixed(x, 3);
@@ -105,15 +106,10 @@ export function planJson(name: string, ok: bool, p: Plan, withCandidates: bool, 
   out.add(",\"mapping\":");
   mappingJson(p.mapping, p.realization, out);
   out.add(",\"dispatch\":{\"groups\":").add(p.mapping.groups.toString()).add(",\"threads\":").add(p.mapping.T.toString());
-  out.add(",\"threadgroupBytes\":[");
-  let first = true;
-  for (let i: i32 = 0; i < p.bindings.length; i++) {
-    if (p.bindings[i].kind != "threadgroup") continue;
-    if (!first) out.add(",");
-    first = false;
-    out.add(p.bindings[i].bytes.toString());
-  }
-  out.add("]}");
+  // threadgroup memory is declared in the kernel body with static sizes (core/emit/abi.ts):
+  // its total, for readers and limits; no [[threadgroup(j)]] argument, so no lengths to bind
+  out.add(",\"threadgroupMemory\":").add(threadgroupMemoryBytes(p).toString());
+  out.add(",\"threadgroupBytes\":[]}");
   out.add(",\"bindings\":[");
   for (let i: i32 = 0; i < p.bindings.length; i++) {
     const b = p.bindings[i];

@@ -149,12 +149,12 @@ export class Candidate {
   }
 }
 
-/** Kernel parameter binding: one per buffer, then one threadgroup allocation per reduction. */
+/** Kernel parameter binding: one per buffer (threadgroup memory is declared in the kernel body). */
 export class Binding {
-  kind: string; // "buffer" | "threadgroup"
+  kind: string; // "buffer"
   index: i32;
   name: string;
-  /** Buffers: "read", "write" or "readwrite"; threadgroup: "partials". */
+  /** "read", "write" or "readwrite". */
   access: string;
   bytes: i32;
 
@@ -184,6 +184,6 @@ export class Plan {
   programLoop: Stmt | null = null;
   /** Element family: the nested parallel loops, outermost first, and the leaf body. */
   domainLoops: Array<Stmt> = new Array<Stmt>();
-  /** Reduction family: the reduces, in program order (each owns one threadgroup allocation). */
+  /** Reduction family: the reduces, in program order (each owns one threadgroup array, `tgK`). */
   reduces: Array<Stmt> = new Array<Stmt>();
 }

@@ -194,3 +194,5 @@ export async function main(argv: string[]): Promise<number> {
   return code;
 }
 export { loadEngine, wasmPath } from "./engine";
+export { openRuntime } from "./native";
+export { loadMatrix, builtinEntries } from "./matrix";

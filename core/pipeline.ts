@@ -65,6 +65,7 @@ export function compile(text: string, o: Options, emit: bool): Compiled {
   plan.programLoop = st.programLoop;
   plan.domainLoops = st.domainLoops;
   plan.reduces = st.reduces;
+  plan.distribution = st.distribution;
   solve(r.doc, st, r.device, o, plan);
   append(r.diags, plan.diags);
   if (hasErrors(plan.diags)) {

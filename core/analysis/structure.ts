@@ -10,6 +10,9 @@
 
 import { Doc, Stmt } from "../ir/ast";
 import { collectAccess } from "../ir/access";
+import { Distribution, containsReduce, distribute } from "./distribution";
+
+export { containsReduce };
 
 export class Structure {
   /** "reduction", "element" or "serial". */
@@ -26,21 +29,15 @@ export class Structure {
   domainLoops: Array<Stmt> = new Array<Stmt>();
   /** Element family: the body of the innermost loop of that chain. */
   leaf: Array<Stmt> = new Array<Stmt>();
+  /** Reduction family: where each program-level statement runs (distributed, every worker,
+   *  worker 0); read by the legality facts and the emitter alike. Empty otherwise. */
+  distribution: Distribution = new Distribution();
   /** Buffers stored anywhere in the document, in first-store order. */
   outputs: Array<string> = new Array<string>();
   /** Buffers loaded anywhere in the document, in first-load order. */
   inputs: Array<string> = new Array<string>();
 }
 
-/** True when the list and everything nested in it holds a reduce. */
-export function containsReduce(list: Array<Stmt>): bool {
-  for (let i: i32 = 0; i < list.length; i++) {
-    const s = list[i];
-    if (s.kind == "reduce") return true;
-    if (containsReduce(s.body) || containsReduce(s.orelse)) return true;
-  }
-  return false;
-}
 
 /** Collects reduces reachable through serial loops only; returns false if one hides elsewhere. */
 function reducesThroughSerial(list: Array<Stmt>, st: Structure): bool {
@@ -90,6 +87,7 @@ export function recognize(doc: Doc): Structure {
   if (containsReduce(top.body)) {
     if (reducesThroughSerial(top.body, st)) {
       st.family = "reduction";
+      st.distribution = distribute(top);
     } else {
       st.why = "a reduce sits inside a parallel loop or a conditional below the program loop";
       st.reduces = new Array<Stmt>();

@@ -6,6 +6,7 @@ import { Doc, Stmt } from "../ir/ast";
 import { Plan } from "../plan/plan";
 import { Text } from "../util/text";
 import { Names } from "./names";
+import { Distribution } from "../analysis/distribution";
 
 export class Ctx {
   doc: Doc;
@@ -21,6 +22,8 @@ export class Ctx {
   gridDepth: i32 = -1;
   /** Fused element grid: the coordinate text of each domain depth (without the loop's min). */
   gridCoords: Array<string> = new Array<string>();
+  /** Cooperative reduction: where each program-level statement runs (the plan's Distribution). */
+  roles: Distribution = new Distribution();
   /** Counter for generated names that must be unique in the kernel. */
   serial: i32 = 0;
   /** Inside a worker's stripe: the IR variable, its range texts, and the register slot text. */

@@ -5,7 +5,7 @@
 // last program replays the last one (reads stay valid) and never stores.
 
 import { Expr, Stmt } from "../ir/ast";
-import { containsReduce } from "../analysis/structure";
+import { RUN_DISTRIBUTED, RUN_EVERY, distribute, isWrapper } from "../analysis/distribution";
 import { ceilDiv } from "../util/text";
 import { Ctx } from "./context";
 import { Val, emitExpr, emitLoad, indexText, intText, mentions, mslType } from "./expr";
@@ -51,28 +51,25 @@ function cacheLoadInList(list: Array<Stmt>, buffer: string, v: string): Expr | n
   return null;
 }
 
-function isWrapper(s: Stmt): bool {
-  return s.kind == "for" && !s.parallel && containsReduce(s.body);
-}
-
-function isDistributed(s: Stmt): bool {
-  return s.kind == "for" && s.parallel && !containsReduce(s.body);
+/** A parallel loop the shared Distribution splits over the program's workers. */
+function isDistributed(s: Stmt, cx: Ctx): bool {
+  return s.kind == "for" && cx.roles.roleOf(s) == RUN_DISTRIBUTED;
 }
 
 /** The load of `buffer` a stripe statement would serve from the cache, or null. */
-function siteLoad(s: Stmt, buffer: string): Expr | null {
+function siteLoad(s: Stmt, buffer: string, cx: Ctx): Expr | null {
   if (s.kind == "reduce") return cacheLoadIn(s.value, buffer, s.axis);
-  if (isDistributed(s)) return cacheLoadInList(s.body, buffer, s.name);
+  if (isDistributed(s, cx)) return cacheLoadInList(s.body, buffer, s.name);
   return null;
 }
 
 /** The first stripe statement (through wrappers) that can use a cache of `buffer`. */
-function findSite(list: Array<Stmt>, buffer: string): Stmt | null {
+function findSite(list: Array<Stmt>, buffer: string, cx: Ctx): Stmt | null {
   for (let i: i32 = 0; i < list.length; i++) {
     const s = list[i];
-    if (siteLoad(s, buffer) !== null) return s;
+    if (siteLoad(s, buffer, cx) !== null) return s;
     if (isWrapper(s)) {
-      const r = findSite(s.body, buffer);
+      const r = findSite(s.body, buffer, cx);
       if (r !== null) return r;
     }
   }
@@ -93,7 +90,7 @@ function setupCaches(cx: Ctx, body: Array<Stmt>): void {
   for (let i: i32 = 0; i < m.cacheBuffers.length; i++) {
     const b = m.cacheBuffers[i];
     if (cx.doc.paramIndex(b) < 0 || stored.indexOf(b) >= 0 || cx.cacheBufs.indexOf(b) >= 0) continue;
-    const site = findSite(body, b);
+    const site = findSite(body, b, cx);
     if (site === null) continue;
     const st = changetype<Stmt>(site);
     const minV = emitExpr(st.min, cx);
@@ -125,7 +122,7 @@ function fillCaches(s: Stmt, cx: Ctx): void {
   for (let i: i32 = 0; i < cx.cacheBufs.length; i++) {
     if (cx.cacheFilled[i] || cx.cacheSite[i] != s) continue;
     const b = cx.cacheBufs[i];
-    const load = changetype<Expr>(siteLoad(s, b));
+    const load = changetype<Expr>(siteLoad(s, b, cx));
     const v = s.kind == "reduce" ? s.axis : s.name;
     const minV = emitExpr(s.min, cx);
     const extV = emitExpr(s.extent, cx);
@@ -289,19 +286,25 @@ function emitDistributed(s: Stmt, cx: Ctx): void {
   emitStripe(s, false, none, cx);
 }
 
-/** The program loop's body (and a wrapper's body): every worker runs it. */
+/**
+ * The program loop's body (and a wrapper's body), statement by statement as the shared
+ * Distribution says: distributed (reduce, parallel loop), every worker (let, wrapper) or
+ * worker 0 alone (everything else, with all it holds).
+ */
 function emitProgramList(list: Array<Stmt>, top: bool, cx: Ctx): void {
+  const d = cx.roles;
   for (let i: i32 = 0; i < list.length; i++) {
     const s = list[i];
     if (top) declareCaches(s, cx);
     fillCaches(s, cx);
-    if (s.kind == "let") {
+    const role = d.roleOf(s);
+    if (role == RUN_EVERY && s.kind == "let") {
       emitStmt(s, cx);
-    } else if (s.kind == "reduce") {
+    } else if (role == RUN_DISTRIBUTED && s.kind == "reduce") {
       emitReduce(s, cx);
-    } else if (isDistributed(s)) {
+    } else if (role == RUN_DISTRIBUTED) {
       emitDistributed(s, cx);
-    } else if (isWrapper(s)) {
+    } else if (role == RUN_EVERY) {
       const minV = emitExpr(s.min, cx);
       cx.line("// serial wrapper of unit extent");
       cx.open("{");
@@ -329,6 +332,9 @@ export function emitCooperative(cx: Ctx): void {
     cx.line("// threadgroup memory, per reduce: one partial per SIMD group of each of the P programs");
     for (let i: i32 = 0; i < decls.length; i++) cx.line(decls[i]);
   }
+  // the plan carries the Distribution the rules were checked with; a plan built by hand (tests)
+  // gets the same pure function's result
+  cx.roles = cx.plan.distribution.stmts.length > 0 ? cx.plan.distribution : distribute(loop);
   cx.line("// P programs per group, W workers per program, S SIMD groups per program");
   cx.line("const int program_in_group = int(tid) / " + num(m.W) + ";");
   cx.line("const int worker = int(tid) % " + num(m.W) + ";");

@@ -41,7 +41,7 @@ function conflictLoop(s: Site): i32 {
 export function writeConflicts(doc: Doc, structure: Structure): Array<Diagnostic> {
   const out = new Array<Diagnostic>();
   const pl = structure.programLoop;
-  const f = collectFacts(doc, pl === null ? null : changetype<Stmt>(pl));
+  const f = collectFacts(doc, pl === null ? null : changetype<Stmt>(pl), structure.distribution);
   for (let i: i32 = 0; i < f.stores.length; i++) {
     const s = f.stores[i];
     const k = conflictLoop(s);

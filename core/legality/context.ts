@@ -7,6 +7,7 @@ import { Structure } from "../analysis/structure";
 import { Device } from "../device/device";
 import { Mapping } from "../plan/plan";
 import { Facts, collectFacts } from "./facts";
+import { evalConstI32 } from "../analysis/consts";
 
 export class LegalityContext {
   doc: Doc;
@@ -35,7 +36,7 @@ export class LegalityContext {
   facts(): Facts {
     const m = this.memo;
     if (m !== null) return changetype<Facts>(m);
-    const f = collectFacts(this.doc, this.structure.family == "reduction" ? this.structure.programLoop : null);
+    const f = collectFacts(this.doc, this.structure.family == "reduction" ? this.structure.programLoop : null, this.structure.distribution);
     this.memo = f;
     return f;
   }
@@ -46,6 +47,8 @@ export function programCount(doc: Doc, structure: Structure): i32 {
   const pl = structure.programLoop;
   if (pl === null) return 0;
   const loop = changetype<Stmt>(pl);
+  const e = evalConstI32(loop.extent, doc, 0);
+  if (e.ok) return e.value < 0 ? 0 : e.value;
   const env = new AffineEnv();
   for (let i: i32 = 0; i < doc.sizeNames.length; i++) {
     env.constNames.push(doc.sizeNames[i]);

@@ -5,6 +5,8 @@
 
 import { Doc, Expr, Stmt } from "../ir/ast";
 import { Affine, AffineEnv, affineOf } from "../ir/affine";
+import { Distribution, RUN_DISTRIBUTED } from "../analysis/distribution";
+import { evalConstI32 } from "../analysis/consts";
 
 /** Operators of Tile IR v1; all are pure (no side effects, no hidden state). */
 const PURE_OPS: Array<string> = [
@@ -75,6 +77,10 @@ export class Site {
   inProgram: bool = false;
   /** The distributing loop or axis (reduction family), null at program level. */
   dist: LoopInfo | null = null;
+  /** Where the access runs (reduction family, from the shared Distribution): RUN_DISTRIBUTED
+   *  (by the worker owning the iteration of `dist`), RUN_EVERY (every worker) or RUN_ONE
+   *  (worker 0 alone, in program order); "" outside the program. */
+  runs: string = "";
   /** For a store: the statement; for a load: the store statement it is part of, if any. */
   store: Stmt | null = null;
 
@@ -133,9 +139,15 @@ class Walker {
   dist: LoopInfo | null = null;
   store: Stmt | null = null;
   programLoop: Stmt | null;
+  roles: Distribution;
+  role: string = "";
 
-  constructor(doc: Doc, programLoop: Stmt | null) {
+  doc: Doc;
+
+  constructor(doc: Doc, programLoop: Stmt | null, roles: Distribution) {
+    this.doc = doc;
     this.programLoop = programLoop;
+    this.roles = roles;
     for (let i: i32 = 0; i < doc.sizeNames.length; i++) {
       this.env.constNames.push(doc.sizeNames[i]);
       this.env.constValues.push(doc.sizeValues[i]);
@@ -149,6 +161,7 @@ class Walker {
     s.guarded = this.guarded > 0;
     s.inProgram = this.inProgram;
     s.dist = this.dist;
+    s.runs = this.inProgram ? this.role : "";
     s.store = this.store;
     return s;
   }
@@ -163,10 +176,22 @@ class Walker {
     for (let i: i32 = 0; i < e.args.length; i++) this.expr(e.args[i]);
   }
 
+  /** The affine form of a loop bound, or its Tile IR value when it is a constant non-affine
+   *  expression of sizes (["mod", 7, 4]). */
+  boundForm(e: Expr): Affine | null {
+    const a = affineOf(e, this.env, 0);
+    if (a !== null) return a;
+    const c = evalConstI32(e, this.doc, 0);
+    if (!c.ok) return null;
+    const r = new Affine();
+    r.c = <f64>c.value;
+    return r;
+  }
+
   loopInfo(s: Stmt, name: string, kind: string): LoopInfo {
     const li = new LoopInfo(s, name, kind);
-    const mn = affineOf(s.min, this.env, 0);
-    const ex = affineOf(s.extent, this.env, 0);
+    const mn = this.boundForm(s.min);
+    const ex = this.boundForm(s.extent);
     const st: Affine | null = s.step.op == "none" ? null : affineOf(s.step, this.env, 0);
     li.minForm = mn;
     li.extentForm = ex;
@@ -200,6 +225,14 @@ class Walker {
   }
 
   stmt(s: Stmt): void {
+    const savedRole = this.role;
+    const r = this.inProgram ? this.roles.roleOf(s) : "";
+    if (r != "") this.role = r;
+    this.stmtIn(s);
+    this.role = savedRole;
+  }
+
+  stmtIn(s: Stmt): void {
     if (s.kind == "for") {
       this.expr(s.min);
       this.expr(s.extent);
@@ -210,7 +243,7 @@ class Walker {
       const savedDist = this.dist;
       const savedIn = this.inProgram;
       if (isProgram) this.inProgram = true;
-      else if (this.inProgram && this.dist === null && s.parallel) {
+      else if (this.inProgram && this.dist === null && s.parallel && this.role == RUN_DISTRIBUTED) {
         li.distributed = true;
         this.dist = li;
       }
@@ -228,7 +261,7 @@ class Walker {
       this.expr(s.extent);
       const li = this.loopInfo(s, s.axis, LOOP_AXIS);
       const savedDist = this.dist;
-      if (this.inProgram && this.dist === null) {
+      if (this.inProgram && this.dist === null && this.role == RUN_DISTRIBUTED) {
         li.distributed = true;
         this.dist = li;
       }
@@ -266,9 +299,12 @@ class Walker {
   }
 }
 
-/** Walks the whole document once. `programLoop` is the reduction family's program loop or null. */
-export function collectFacts(doc: Doc, programLoop: Stmt | null): Facts {
-  const w = new Walker(doc, programLoop);
+/**
+ * Walks the whole document once. `programLoop` is the reduction family's program loop or null;
+ * `roles` says where each program-level statement runs (the same record the emitter reads).
+ */
+export function collectFacts(doc: Doc, programLoop: Stmt | null, roles: Distribution): Facts {
+  const w = new Walker(doc, programLoop, roles);
   w.stmts(doc.body);
   return w.facts;
 }

@@ -15,6 +15,14 @@ import { RuleResult } from "../plan/plan";
 import { LegalityContext } from "./context";
 import { LoopInfo, Site, addRanges, affineEqual, affineRange, affineSub, renameApart } from "./facts";
 import { Verdict, num, quoted } from "./verdict";
+import { RUN_EVERY, RUN_ONE } from "../analysis/distribution";
+
+/** Who runs an access, for messages. */
+function runsText(s: Site): string {
+  if (s.runs == RUN_ONE) return "worker 0 alone";
+  if (s.runs == RUN_EVERY) return "every worker";
+  return "the worker that owns its iteration";
+}
 
 function notReduction(ctx: LegalityContext, id: string): RuleResult {
   const v = new Verdict(id);
@@ -76,8 +84,8 @@ const PAIR_FAILS: i32 = 2;
  */
 function classifyPair(l: Site, s: Site, pv: string): i32 {
   const n = l.forms.length < s.forms.length ? l.forms.length : s.forms.length;
-  // 0. Two program-level stores: worker 0 does both, in program order.
-  if (l.kind == "store" && l.dist === null && s.dist === null) return PAIR_OK;
+  // 0. Both run on worker 0 alone (the shared Distribution's RUN_ONE): one thread, program order.
+  if (l.runs == RUN_ONE && s.runs == RUN_ONE) return PAIR_OK;
   // 1. The same element, read and written by one store statement (same worker, same iteration).
   if (l.kind == "load" && l.store !== null && l.store === s.store && l.allAffine() && s.allAffine()) {
     let same = true;
@@ -147,10 +155,8 @@ export function checkPureExpression(ctx: LegalityContext): RuleResult {
       if (k == PAIR_OK) continue;
       if (k == PAIR_UNKNOWN) {
         v.unknown("The load of " + quoted(l.buffer) + " and the store at " + s.ptr + " use an index that is not affine in the loop variables, so it cannot be shown that the same worker writes and reads each element.", l.ptr);
-      } else if (s.dist === null) {
-        v.fail("The load of " + quoted(l.buffer) + " reads a buffer that the program-level store at " + s.ptr + " writes; that store is done by worker 0 alone, so other workers would read it without a device fence (a cross-worker hand-off).", l.ptr);
-      } else if (l.dist === null) {
-        v.fail("The load of " + quoted(l.buffer) + " runs on every worker at program level, but the store at " + s.ptr + " is spread over the workers, so a worker may read an element another worker writes.", l.ptr);
+      } else if (s.dist === null || l.dist === null) {
+        v.fail("The load of " + quoted(l.buffer) + " (run by " + runsText(l) + ") may read an element that the store at " + s.ptr + " (run by " + runsText(s) + ") writes from another worker, without a device fence between them (a cross-worker hand-off).", l.ptr);
       } else {
         v.fail("The load of " + quoted(l.buffer) + " may read an element that another worker writes by the store at " + s.ptr + " (the distributed loops differ in range or the indices do not pin the same distributed iteration).", l.ptr);
       }
@@ -273,7 +279,7 @@ export function checkPrivateOwnership(ctx: LegalityContext): RuleResult {
       const l = loads[i];
       const dd = l.dist;
       if (dd === null) {
-        v.fail("This read of the cached buffer " + quoted(name) + " runs on every worker at program level, so it is not confined to one worker's stripe.", l.ptr);
+        v.fail("This read of the cached buffer " + quoted(name) + " is not in a loop or reduce distributed over the workers (it is run by " + runsText(l) + "), so it is not confined to one worker's stripe.", l.ptr);
         continue;
       }
       const dv = changetype<LoopInfo>(dd);

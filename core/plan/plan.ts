@@ -4,6 +4,7 @@
 
 import { Diagnostic } from "../diag/diagnostic";
 import { Stmt } from "../ir/ast";
+import { Distribution } from "../analysis/distribution";
 
 export const REALIZATION_COOPERATIVE: string = "cooperative-reduction";
 export const REALIZATION_FUSED: string = "fused-elementwise";
@@ -186,4 +187,7 @@ export class Plan {
   domainLoops: Array<Stmt> = new Array<Stmt>();
   /** Reduction family: the reduces, in program order (each owns one threadgroup array, `tgK`). */
   reduces: Array<Stmt> = new Array<Stmt>();
+  /** Reduction family: where each program-level statement runs; the legality facts read the
+   *  same record (core/analysis/distribution.ts). */
+  distribution: Distribution = new Distribution();
 }

@@ -15,6 +15,7 @@ import {
   REALIZATION_COOPERATIVE, REALIZATION_FUSED, REALIZATION_SERIAL,
 } from "../plan/plan";
 import { Work, constValue, elementWork, reductionWork, serialWork } from "../cost/work";
+import { evalConstI32 } from "../analysis/consts";
 import { costCooperative, costCooperativeInto, costElement, costSerial } from "../cost/model";
 import { LegalityContext } from "../legality/context";
 import { checkFusion, checkPacking, failedIds, isWidthDependent, recheckPackingWidths } from "../legality/index";
@@ -80,6 +81,19 @@ function stripeScalars(w: Work, buffers: Array<string>, W: i32, V: i32): i32 {
   return total;
 }
 
+/** The program loop's trip count (its extent, exactly as a kernel computes it; 0 when negative). */
+export function programExtent(doc: Doc, loop: Stmt): i32 {
+  const e = evalConstI32(loop.extent, doc, 0);
+  if (!e.ok) return constValue(doc, loop.extent);
+  return e.value < 0 ? 0 : e.value;
+}
+
+/** The program loop's first coordinate: any i32 (negative, or computed as ["mod", 7, 4]). */
+export function programStart(doc: Doc, loop: Stmt): i32 {
+  const e = evalConstI32(loop.min, doc, 0);
+  return e.ok ? e.value : 0;
+}
+
 class Search {
   doc: Doc;
   st: Structure;
@@ -107,8 +121,8 @@ class Search {
     this.plan = plan;
     const loop = changetype<Stmt>(st.programLoop);
     this.work = reductionWork(doc, loop.body);
-    this.programs = constValue(doc, loop.extent);
-    this.programMin = constValue(doc, loop.min);
+    this.programs = programExtent(doc, loop);
+    this.programMin = programStart(doc, loop);
     this.cacheable = new Array<string>();
     this.ctx = new LegalityContext(doc, st, device);
     this.ctx.maxThreads = o.maxThreads;
@@ -317,8 +331,8 @@ function serialMapping(doc: Doc, st: Structure): Mapping {
     return m;
   }
   const loop = changetype<Stmt>(st.programLoop);
-  m.programs = constValue(doc, loop.extent);
-  m.programMin = constValue(doc, loop.min);
+  m.programs = programExtent(doc, loop);
+  m.programMin = programStart(doc, loop);
   m.T = SERIAL_THREADS;
   m.groups = ceilDiv(m.programs, SERIAL_THREADS);
   return m;

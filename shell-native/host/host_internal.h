@@ -48,6 +48,7 @@ struct tile_pipeline {
   tile_library *lib = nullptr;
   const tile_host::KernelSig *sig = nullptr;
   tile_host::EntryFn entry = nullptr;
+  int max_threads = TILE_MAX_THREADS_PER_GROUP; // this pipeline's limit (see pipeline_thread_limit)
 };
 
 struct tile_buffer {
@@ -67,6 +68,11 @@ constexpr unsigned char kRedzoneByte = 0xA5;
 void device_retain(tile_device *dev);
 void device_release(tile_device *dev);
 int fail(tile_device *dev, int code, const std::string &msg);
+// The threads per group a new pipeline reports and enforces: TILE_MAX_THREADS_PER_GROUP, or less
+// when the test-only variable TILE_HOST_TEST_PIPELINE_MAX_THREADS holds a smaller positive
+// number. Metal reports a limit per pipeline (it depends on register use); this lets tests on
+// any OS exercise the shell's re-planning path.
+int pipeline_thread_limit();
 
 // compile.cpp
 int compile_library(tile_device *dev, const char *src, tile_library **out);

@@ -25,6 +25,15 @@ int fail(tile_device *dev, int code, const std::string &msg) {
   return code;
 }
 
+int pipeline_thread_limit() {
+  const char *env = std::getenv("TILE_HOST_TEST_PIPELINE_MAX_THREADS");
+  if (!env || !*env) return TILE_MAX_THREADS_PER_GROUP;
+  char *end = nullptr;
+  long v = std::strtol(env, &end, 10);
+  if (*end != '\0' || v < 1 || v > TILE_MAX_THREADS_PER_GROUP) return TILE_MAX_THREADS_PER_GROUP;
+  return (int)v;
+}
+
 } // namespace tile_host
 
 namespace {
@@ -104,7 +113,8 @@ int tile_pipeline(tile_library *lib, const char *entry, struct tile_pipeline **o
   lib->refs++;
   p->sig = sig;
   p->entry = fn;
-  if (max_threads) *max_threads = TILE_MAX_THREADS_PER_GROUP;
+  p->max_threads = pipeline_thread_limit();
+  if (max_threads) *max_threads = p->max_threads;
   *out = p;
   return TILE_OK;
 }
@@ -189,9 +199,9 @@ int tile_dispatch(struct tile_pipeline *p, tile_buffer **buffers, int n_buffers,
   if (gx < 1 || gy < 1 || gz < 1 || tx < 1 || ty < 1 || tz < 1 || repeat < 1)
     return fail(dev, TILE_E_ARG, who + "groups, threads and repeat must be >= 1");
   long long threads = (long long)tx * ty * tz;
-  if (threads > TILE_MAX_THREADS_PER_GROUP)
-    return fail(dev, TILE_E_DISPATCH, who + std::to_string(threads) + " threads per group exceed the limit of " +
-                                          std::to_string(TILE_MAX_THREADS_PER_GROUP));
+  if (threads > p->max_threads)
+    return fail(dev, TILE_E_DISPATCH, who + std::to_string(threads) + " threads per group exceed the pipeline's limit of " +
+                                          std::to_string(p->max_threads));
   std::vector<void *> bufs(TILE_MAX_BUFFERS, nullptr);
   for (int i = 0; i < n_buffers; ++i) bufs[i] = buffers[i] ? buffers[i]->data + buffers[i]->bind_offset : nullptr;
   for (const KernelParam &prm : k.params)

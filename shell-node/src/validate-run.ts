@@ -40,8 +40,11 @@ export interface RunResult {
   outputs: OutputCheck[];
   guards: string;
   error?: string;
-  mslSha256?: string;
-  /** Set when the pipeline's real thread limit forced a second plan. */
+  /** The MSL text that was compiled and validated (after any override), once there was one. */
+  msl?: string;
+  /** The options of the validated plan: the caller's, plus `maxThreads` after a re-plan. */
+  options?: object;
+  /** Set when the pipeline's real thread limit forced a second plan (there is never a third). */
   replanned?: string;
 }
 
@@ -91,19 +94,33 @@ export interface RunRequest {
   precompiled?: { library: Library; entry: string };
 }
 
-/** Plans, emits, compiles, runs three dispatches and validates. Never throws for kernel errors. */
+/**
+ * Plans, emits, compiles, runs three dispatches and validates. Never throws for kernel errors.
+ *
+ * When the compiled pipeline allows fewer threads per group than the plan uses (Metal reports
+ * this per pipeline; it depends on register use), the document is planned and emitted afresh
+ * once, with `maxThreads` set to that limit, and the new kernel is validated instead. There is
+ * one re-plan at most: a re-planned kernel that still does not fit fails with an error. The
+ * result's `plan`, `msl` and `options` are always those of the kernel that was validated, so a
+ * caller that times it (tile bench) times exactly that kernel.
+ */
 export function runAndValidate(req: RunRequest): RunResult {
+  return validateOnce(req, true);
+}
+
+function validateOnce(req: RunRequest, mayReplan: boolean): RunResult {
   const { engine, runtime } = req;
   const emitted = req.emitted ?? engine.call({ command: "emit", document: req.text, options: req.options });
   const base: RunResult = {
     passed: false, name: emitted.plan?.name ?? "", runtime: runtime.kind, device: runtime.deviceName,
-    timesAreGpu: runtime.kind === "metal", plan: emitted.plan, outputs: [], guards: "not checked",
+    timesAreGpu: runtime.kind === "metal", plan: emitted.plan, outputs: [], guards: "not checked", options: req.options,
   };
   if (!emitted.ok) return { ...base, error: "not planned: " + (emitted.diagnostics ?? []).map((d: any) => `${d.code} ${d.message}`).join("; ") };
+  const msl = req.mslOverride ? req.mslOverride(emitted.msl) : emitted.msl;
+  base.msl = msl;
   if (emitted.audit && !emitted.audit.ok) return { ...base, error: "MSL audit findings: " + emitted.audit.findings.map((f: any) => f.check).join(", ") };
   const canonical = engine.call({ command: "canonical", document: req.text, options: { sizes: (req.options as any).sizes ?? {} } });
   const doc = JSON.parse(canonical.text);
-  const msl = req.mslOverride ? req.mslOverride(emitted.msl) : emitted.msl;
   const plan = emitted.plan;
   const inputs = makeInputs(doc, req.seed);
   const { read, written } = bufferAccess(doc);
@@ -137,11 +154,15 @@ export function runAndValidate(req: RunRequest): RunResult {
     const pipe = runtime.pipeline(lib, req.precompiled ? req.precompiled.entry : plan.kernel);
     if (plan.dispatch.threads > pipe.maxThreads && !req.precompiled) {
       // the compiled pipeline holds fewer threads than the device limit the plan assumed (on
-      // Metal this depends on the kernel's register use): plan again under the real limit
+      // Metal this depends on the kernel's register use): plan and emit again, once, under the
+      // real limit (never with the caller's emit response, which holds the old plan)
+      const limit = pipe.maxThreads;
       runtime.freePipeline(pipe);
-      const again = runAndValidate({ ...req, options: { ...req.options, maxThreads: pipe.maxThreads } });
-      const note = `re-planned: the pipeline allows ${pipe.maxThreads} threads per group, the plan had ${plan.dispatch.threads}`;
-      return { ...again, replanned: again.replanned ? `${note}; ${again.replanned}` : note };
+      if (!mayReplan) {
+        return { ...base, error: `the re-planned kernel still does not fit its pipeline: ${plan.dispatch.threads} threads per group, the pipeline allows ${limit} (no further re-plan)` };
+      }
+      const again = validateOnce({ ...req, emitted: undefined, options: { ...req.options, maxThreads: limit } }, false);
+      return { ...again, replanned: `re-planned: the pipeline allows ${limit} threads per group, the plan had ${plan.dispatch.threads}` };
     }
     try {
       for (const b of plan.bindings.filter((x: any) => x.kind === "buffer").sort((a: any, b: any) => a.index - b.index)) {

@@ -1,5 +1,5 @@
-// One run: a case and a variant in one round. Re-plan, re-emit, validate (runAndValidate), then
-// recompile and time it in four separate phases:
+// One run: a case and a variant in one round. Plan, emit and validate (runAndValidate), then
+// recompile the validated MSL and time it in four separate phases:
 //   gpuBatch   one call of `batch` dispatches in one command buffer; GPU start/end timestamps
 //   gpuSingle  one dispatch per call; GPU start/end timestamps
 //   hostBatch  the same batch call, timed by the wall clock around dispatch() (no timestamps read)
@@ -52,7 +52,7 @@ export function measureRun(ctx: RunContext, round: number, seq: number, c: CaseT
   const variant: Variant = protocol.variants[key];
   const options = { ...variant.options, sizes: c.sizes };
   const run: Run = {
-    round, seq, case: c.id, variant: key, planSha256: "", mslSha256: "", planMatchesExpect: false,
+    round, seq, case: c.id, variant: key, planSha256: "", mslSha256: "", planMatchesExpect: false, replanned: null,
     compile: null, validation: { passed: false, error: null, guards: "not checked", maxAbsError: 0, maxRelError: 0, planSha256: null, mslSha256: null, compilerInvocations: 0 },
     timed: false, error: null, warmup: protocol.warmup, calibration: null,
     samples: emptyRecord<number[] | null>(null), dispatchesPerSample: emptyRecord<number | null>(null), unavailable: {},
@@ -61,38 +61,34 @@ export function measureRun(ctx: RunContext, round: number, seq: number, c: CaseT
     if (GPU_METRICS.includes(m) && runtime.kind !== "metal") run.unavailable[m] = `${runtime.kind} runtime: no GPU timestamps (times would be CPU wall clock)`;
   }
 
-  // 1. re-plan and re-emit
-  const emitted = engine.call({ command: "emit", document: c.text, options });
-  if (!emitted.ok) {
-    run.error = "not planned: " + (emitted.diagnostics ?? []).map((d: any) => `${d.code} ${d.message}`).join("; ");
-    run.validation.error = run.error;
-    return run;
-  }
-  const planText = JSON.stringify(emitted.plan);
-  run.planSha256 = sha256(planText);
-  run.mslSha256 = sha256(emitted.msl);
-  ctx.plans[run.planSha256] = emitted.plan;
-  ctx.sources[run.mslSha256] = emitted.msl;
-  run.planMatchesExpect = expectMismatches(emitted.plan, variant.expect).length === 0;
-
-  // 2. validate first: plan, emit, compile, three dispatches, FP64 oracle, guards
-  let validatedMsl: string | null = null;
+  // 1. plan, emit, compile, three dispatches, FP64 oracle, guards. runAndValidate plans and emits
+  // afresh; when the pipeline's real thread limit forces its one re-plan, the plan and MSL it
+  // returns are the re-planned, validated ones, and those are what is recorded and timed.
   const before = runtime.compilerInvocations();
-  const v = runAndValidate({ engine, runtime, text: c.text, options, seed: protocol.seed, mslOverride: (msl) => (validatedMsl = msl) });
-  run.validation = validationOf(v, validatedMsl, runtime.compilerInvocations() - before);
+  const v = runAndValidate({ engine, runtime, text: c.text, options, seed: protocol.seed });
+  run.validation = validationOf(v, runtime.compilerInvocations() - before);
+  run.replanned = v.replanned ?? null;
+  if (v.msl !== undefined) {
+    // planned and emitted: record what was (or would have been) validated
+    run.planSha256 = sha256(JSON.stringify(v.plan));
+    run.mslSha256 = sha256(v.msl);
+    ctx.plans[run.planSha256] = v.plan;
+    ctx.sources[run.mslSha256] = v.msl;
+    run.planMatchesExpect = expectMismatches(v.plan, variant.expect).length === 0;
+  }
   if (!v.passed) {
-    run.error = "validation failed: " + (v.error ?? v.guards);
+    run.error = v.msl === undefined ? (v.error ?? "not planned") : "validation failed: " + (v.error ?? v.guards);
     return run;
   }
 
-  // 3. recompile for timing, then the phases
+  // 2. recompile the validated MSL for timing, then the phases
   const invocations = runtime.compilerInvocations();
   const t0 = nowUs();
-  const lib = runtime.compile(emitted.msl);
+  const lib = runtime.compile(v.msl!);
   const compileUs = nowUs() - t0;
   const ran = runtime.compilerInvocations() - invocations;
   run.compile = { ms: compileUs / 1000, compilerInvocations: ran, cacheHit: runtime.kind === "host" && ran === 0 } satisfies Compile;
-  const plan = emitted.plan;
+  const plan = v.plan;
   const pipe = runtime.pipeline(lib, plan.kernel);
   const buffers = allocate(runtime, c.text, plan, engine, c.sizes, protocol.seed);
   try {
@@ -110,7 +106,7 @@ export function measureRun(ctx: RunContext, round: number, seq: number, c: CaseT
   return run;
 }
 
-function validationOf(v: ReturnType<typeof runAndValidate>, msl: string | null, invocations: number): Validation {
+function validationOf(v: ReturnType<typeof runAndValidate>, invocations: number): Validation {
   return {
     passed: v.passed,
     error: v.error ?? null,
@@ -118,7 +114,7 @@ function validationOf(v: ReturnType<typeof runAndValidate>, msl: string | null, 
     maxAbsError: Math.max(0, ...v.outputs.map((o) => o.maxAbsError)),
     maxRelError: Math.max(0, ...v.outputs.map((o) => o.maxRelError)),
     planSha256: v.plan ? sha256(JSON.stringify(v.plan)) : null,
-    mslSha256: msl === null ? null : sha256(msl),
+    mslSha256: v.msl === undefined ? null : sha256(v.msl),
     compilerInvocations: invocations,
   };
 }

@@ -54,6 +54,9 @@ export interface Run {
   planSha256: string;
   mslSha256: string;
   planMatchesExpect: boolean;
+  /** Why the plan was made again under the compiled pipeline's thread limit (then planSha256 and
+   *  mslSha256 name the re-planned kernel, the one validated and timed), or null. */
+  replanned: string | null;
   compile: Compile | null;
   validation: Validation;
   /** False when validation failed (or emission did not produce a plan): nothing was timed. */

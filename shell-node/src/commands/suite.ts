@@ -19,6 +19,8 @@ export interface SuiteRow {
   verdict: "pass" | "fail";
   /** Wall-clock seconds for this row (plan, emit, compile or cache hit, 3 dispatches, oracle). */
   seconds: number;
+  /** Set when the compiled pipeline's thread limit forced the one re-plan (the row shows the re-planned kernel). */
+  replanned?: string;
   error?: string;
 }
 
@@ -44,8 +46,13 @@ export async function suiteCommand(seed: number, json: boolean, full = false, ru
       const rowStart = Date.now();
       const req = JSON.stringify({ command: "emit", document: e.text, options: e.options });
       const fromWasm = wasm.callText(req);
-      const agree = fromWasm === js.callText(req);
+      let agree = fromWasm === js.callText(req);
       const r = runAndValidate({ engine: wasm, runtime, text: e.text, options: e.options, seed, emitted: JSON.parse(fromWasm) });
+      if (r.replanned) {
+        // the row's kernel was planned again under the pipeline's limit: both builds must agree on that one too
+        const again = JSON.stringify({ command: "emit", document: e.text, options: r.options });
+        agree = agree && wasm.callText(again) === js.callText(again);
+      }
       const row: SuiteRow = {
         id: e.id,
         realization: r.plan?.realization ?? "",
@@ -57,6 +64,7 @@ export async function suiteCommand(seed: number, json: boolean, full = false, ru
         verdict: r.passed && agree ? "pass" : "fail",
         seconds: (Date.now() - rowStart) / 1000,
       };
+      if (r.replanned) row.replanned = r.replanned;
       if (r.error) row.error = r.error;
       rows.push(row);
       if (!json && process.stderr.isTTY) process.stderr.write(`\r${rows.length}/${entries.length} ${e.id}`.padEnd(60));
@@ -71,6 +79,7 @@ export async function suiteCommand(seed: number, json: boolean, full = false, ru
     const t = [["case", "realization", "widths", "max abs err", "guards", "js=wasm", "verdict"]];
     for (const r of rows) t.push([r.id, r.realization, r.widths, r.maxAbsError.toExponential(2), r.guards === "intact" ? "intact" : r.guards.slice(0, 40), r.enginesAgree ? "yes" : "NO", r.verdict + (r.error ? `: ${r.error.slice(0, 80)}` : "")]);
     process.stdout.write(table(t) + "\n");
+    for (const r of rows) if (r.replanned) process.stdout.write(`${r.id}: ${r.replanned}\n`);
     const failed = rows.filter((r) => r.verdict !== "pass").length;
     const slowest = rows.reduce((a, b) => (b.seconds > a.seconds ? b : a), rows[0]);
     if (slowest) process.stdout.write(`slowest row: ${slowest.id} (${slowest.seconds.toFixed(2)} s)\n`);

@@ -2,6 +2,7 @@
 // host runtime, copied and mutated once per finding. The untouched copy must pass; each mutation
 // must be rejected with its own finding id.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -9,6 +10,8 @@ import { ROOT } from "./helpers/files";
 import { runBench } from "../shell-node/src/bench/run";
 import { auditResults, Receipt } from "../shell-node/src/audit/audit";
 import { FINDINGS } from "../shell-node/src/audit/findings";
+import { deriveGpu } from "../shell-node/src/audit/context";
+import { spawnSync } from "node:child_process";
 
 const SMOKE = path.join(ROOT, "bench", "protocols", "smoke.json");
 let tmp = "";
@@ -237,10 +240,161 @@ describe("adversarial mutations", () => {
     rejectedWith(receipt, "gpu-from-host");
   });
 
+  it("gpu-from-host: a forged results file (host samples in the GPU metrics, timesAreGpu: true)", () => {
+    const receipt = audited(({ results }) => {
+      results.runtime.timesAreGpu = true;
+      for (const round of results.rounds) {
+        for (const r of round.runs) {
+          r.samples.gpuBatch = r.samples.hostBatch.map((x: number) => x * 0.5);
+          r.samples.gpuSingle = r.samples.hostSingle.map((x: number) => x * 0.5);
+          r.dispatchesPerSample.gpuBatch = r.dispatchesPerSample.hostBatch;
+          r.dispatchesPerSample.gpuSingle = 1;
+          r.unavailable = {};
+        }
+      }
+    });
+    rejectedWith(receipt, "gpu-from-host");
+    expect(receipt.findings.find((f) => f.where === "runtime")!.message).toMatch(/timesAreGpu is true, but the runtime kind "host" is not a GPU runtime/);
+    // the forged GPU figures are not recomputed as figures either
+    expect(receipt.figures.map((f) => f.metric).filter((m) => m.startsWith("gpu"))).toEqual([]);
+  });
+
+  it("gpu-from-host: the runtime kind forged to metal, the library still the host runtime's", () => {
+    const receipt = audited(({ results }) => {
+      results.runtime.timesAreGpu = true;
+      results.runtime.kind = "metal";
+    });
+    rejectedWith(receipt, "gpu-from-host");
+    expect(receipt.findings.find((f) => f.where === "runtime")!.message).toMatch(/libtile_host\.so is not the metal runtime's/);
+  });
+
+  it("gpu-from-host: the host library copied under the Metal library's name, every fingerprint consistent", () => {
+    const receipt = audited(({ dir, results }) => {
+      // a whole fake root: the core builds and the host library renamed libtile_metal.dylib
+      const root = path.join(dir, "root");
+      for (const a of results.artifacts) {
+        const to = path.join(root, a.path.replace("libtile_host.so", "libtile_metal.dylib"));
+        fs.mkdirSync(path.dirname(to), { recursive: true });
+        fs.copyFileSync(path.join(results.root, a.path), to);
+      }
+      const rename = (a: any): void => { if (a.path.endsWith("libtile_host.so")) a.path = a.path.replace("libtile_host.so", "libtile_metal.dylib"); };
+      results.artifacts.forEach(rename);
+      for (const round of results.rounds) round.artifacts.forEach(rename);
+      rename(results.runtime.library);
+      results.root = root;
+      results.runtime.kind = "metal";
+      results.runtime.timesAreGpu = true;
+    });
+    expect(receipt.findingIds).toEqual(["gpu-from-host"]);
+    expect(receipt.findings[0].message).toMatch(/is the host runtime's/);
+  });
+
+  it("failed-validation: guards breached while `passed` still says true; the run enters no figure", () => {
+    const receipt = audited(({ results }) => {
+      run(results, 0, 0, "A").validation.guards = "Y: 1 guard element(s) changed";
+    });
+    rejectedWith(receipt, "failed-validation");
+    expect(receipt.findings.find((f) => f.id === "failed-validation")!.message).toMatch(/^timed although its validation failed \(guards: Y: 1 guard element\(s\) changed\)/);
+    const first = JSON.parse(fs.readFileSync(path.join(base, "results.json"), "utf8")).cases[0].id;
+    expect(receipt.figures.filter((f) => f.case === first)).toEqual([]);
+    expect(receipt.figures.length).toBe(2);
+  });
+
+  it("failed-validation: an output with mismatches while `passed` still says true", () => {
+    const receipt = audited(({ results }) => {
+      run(results, 1, 1, "B").validation.outputs[0].mismatches = 3;
+    });
+    rejectedWith(receipt, "failed-validation");
+    expect(receipt.findings.find((f) => f.id === "failed-validation")!.message).toMatch(/3 mismatch/);
+  });
+
+  it("failed-validation: no output checked against the oracle", () => {
+    rejectedWith(audited(({ results }) => (run(results, 0, 1, "A").validation.outputs = [])), "failed-validation");
+  });
+
+  it("wrong-denominator: a calibrated batch doubled together with its dispatch counts (a consistent forgery)", () => {
+    const receipt = audited(({ results }) => {
+      const r = run(results, 1, 0, "A");
+      r.calibration.batch *= 2;
+      r.dispatchesPerSample.hostBatch = r.calibration.batch;
+    });
+    expect(receipt.findingIds).toContain("wrong-denominator");
+    expect(receipt.findings.some((f) => f.where === "round 1 " + receipt.figures[0].case + " A calibration" && /the trials give/.test(f.message))).toBe(true);
+  });
+
+  it("wrong-denominator: calibration trials that do not follow the doubling rule", () => {
+    const receipt = audited(({ results }) => {
+      const r = run(results, 0, 1, "B");
+      expect(r.calibration.trials.length).toBeGreaterThan(1);
+      // the first trial already filled the window, so the rule stops there; the file went on
+      r.calibration.trials[0].us = r.calibration.windowMs * 1000 + 1;
+    });
+    rejectedWith(receipt, "wrong-denominator");
+    expect(receipt.findings.find((f) => /calibration$/.test(f.where))!.message).toMatch(/does not follow the documented rule/);
+  });
+
+  it("tile audit rejects the forged results file (exit 1, gpu-from-host)", () => {
+    const dir = path.join(tmp, `copy-${copies++}`);
+    fs.cpSync(base, dir, { recursive: true });
+    const file = path.join(dir, "results.json");
+    const results = JSON.parse(fs.readFileSync(file, "utf8"));
+    results.runtime.timesAreGpu = true;
+    for (const round of results.rounds) {
+      for (const r of round.runs) {
+        r.samples.gpuSingle = [...r.samples.hostSingle];
+        r.dispatchesPerSample.gpuSingle = 1;
+      }
+    }
+    fs.writeFileSync(file, JSON.stringify(results, null, 1));
+    const cli = spawnSync(process.execPath, [path.join(ROOT, "shell-node", "bin", "tile.mjs"), "audit", dir], { encoding: "utf8", cwd: ROOT });
+    expect(cli.status).toBe(1);
+    expect(JSON.parse(cli.stdout).findingIds).toContain("gpu-from-host");
+    expect(cli.stderr).toMatch(/gpu-from-host/);
+  });
+
   it("exits 2 on unreadable input", () => {
     const junk = path.join(tmp, "junk.json");
     fs.writeFileSync(junk, "[1, 2");
     expect(auditResults(junk).exitCode).toBe(2);
     expect(auditResults(path.join(tmp, "nope.json")).exitCode).toBe(2);
+  });
+});
+
+describe("GPU-ness is derived from the runtime kind and library, never read", () => {
+  const sha = (b: Buffer): string => crypto.createHash("sha256").update(b).digest("hex");
+  function resultsWith(kind: string, file: string, bytes: Buffer, claimed: boolean): { root: string; results: any } {
+    const root = fs.mkdtempSync(path.join(tmp, "root-"));
+    fs.mkdirSync(path.join(root, "build", "native"), { recursive: true });
+    fs.writeFileSync(path.join(root, "build", "native", file), bytes);
+    const library = { path: `build/native/${file}`, sha256: sha(bytes), bytes: bytes.length };
+    return { root, results: { runtime: { kind, timesAreGpu: claimed, library }, artifacts: [library] } };
+  }
+  const hostBytes = (): Buffer => fs.readFileSync(path.join(ROOT, "build", "native", process.platform === "darwin" ? "libtile_host.dylib" : "libtile_host.so"));
+
+  it("a Metal library (its import of MTLCreateSystemDefaultDevice, no host marker) is a GPU runtime", () => {
+    const { root, results } = resultsWith("metal", "libtile_metal.dylib", Buffer.from("\0_MTLCreateSystemDefaultDevice\0_objc_msgSend\0"), true);
+    expect(deriveGpu(results, root)).toMatchObject({ gpu: true, claimed: true });
+  });
+
+  it("a CUDA library is a GPU runtime; the host kind never is", () => {
+    const cuda = resultsWith("cuda", "libtile_cuda.so", Buffer.from("\0cuLaunchKernel\0"), true);
+    expect(deriveGpu(cuda.results, cuda.root).gpu).toBe(true);
+    const host = resultsWith("host", "libtile_host.so", hostBytes(), true);
+    expect(deriveGpu(host.results, host.root)).toMatchObject({ gpu: false, claimed: true });
+  });
+
+  it("rejects the host library under a GPU name, a Metal library without its import, a wrong name, an unfingerprinted or missing file", () => {
+    const renamed = resultsWith("cuda", "libtile_cuda.so", hostBytes(), true);
+    expect(deriveGpu(renamed.results, renamed.root).reason).toMatch(/is the host runtime's/);
+    const hollow = resultsWith("metal", "libtile_metal.dylib", Buffer.from("just bytes"), true);
+    expect(deriveGpu(hollow.results, hollow.root).reason).toMatch(/does not hold "MTLCreateSystemDefaultDevice"/);
+    const misnamed = resultsWith("metal", "libtile_cuda.so", Buffer.from("\0cuLaunchKernel\0"), true);
+    expect(deriveGpu(misnamed.results, misnamed.root).gpu).toBe(false);
+    const loose = resultsWith("cuda", "libtile_cuda.so", Buffer.from("\0cuLaunchKernel\0"), true);
+    loose.results.artifacts = [];
+    expect(deriveGpu(loose.results, loose.root).reason).toMatch(/not among the fingerprinted artifacts/);
+    const gone = resultsWith("cuda", "libtile_cuda.so", Buffer.from("\0cuLaunchKernel\0"), true);
+    fs.rmSync(path.join(gone.root, "build"), { recursive: true });
+    expect(deriveGpu(gone.results, gone.root).reason).toMatch(/is not under/);
   });
 });

@@ -22,6 +22,8 @@ export interface Runtime {
   readonly kind: RuntimeKind;
   readonly deviceName: string;
   readonly libraryPath: string;
+  /** tile_times_are_gpu: whether lastTimes() are GPU timestamps (Metal) or host wall clock (host). */
+  readonly timesAreGpu: boolean;
   compile(src: string): Library;
   pipeline(lib: Library, entry: string): Pipeline;
   buffer(bytes: number): DeviceBuffer;
@@ -123,6 +125,7 @@ class NativeRuntime implements Runtime {
   readonly kind: RuntimeKind;
   readonly deviceName: string;
   readonly libraryPath: string;
+  readonly timesAreGpu: boolean;
   private dev: unknown;
   private api: Api;
 
@@ -135,6 +138,7 @@ class NativeRuntime implements Runtime {
     this.dev = out[0];
     this.kind = this.api.kind(this.dev) as RuntimeKind;
     this.deviceName = this.api.name(this.dev) as string;
+    this.timesAreGpu = (this.api.timesAreGpu(this.dev) as number) === 1;
   }
 
   private live(): unknown {

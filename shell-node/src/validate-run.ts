@@ -113,7 +113,7 @@ function validateOnce(req: RunRequest, mayReplan: boolean): RunResult {
   const emitted = req.emitted ?? engine.call({ command: "emit", document: req.text, options: req.options });
   const base: RunResult = {
     passed: false, name: emitted.plan?.name ?? "", runtime: runtime.kind, device: runtime.deviceName,
-    timesAreGpu: runtime.kind === "metal", plan: emitted.plan, outputs: [], guards: "not checked", options: req.options,
+    timesAreGpu: runtime.timesAreGpu, plan: emitted.plan, outputs: [], guards: "not checked", options: req.options,
   };
   if (!emitted.ok) return { ...base, error: "not planned: " + (emitted.diagnostics ?? []).map((d: any) => `${d.code} ${d.message}`).join("; ") };
   const msl = req.mslOverride ? req.mslOverride(emitted.msl) : emitted.msl;

@@ -2,7 +2,7 @@
 // findings.ts for what each finding id means).
 import fs from "node:fs";
 import path from "node:path";
-import { AuditContext, BATCH_METRICS, GPU_METRICS, runOf } from "./context";
+import { AuditContext, BATCH_METRICS, deriveBatch, GPU_METRICS, runOf, validationFailures } from "./context";
 import { Finding, finding } from "./findings";
 import { close, sameAsPrinted, sha256Hex } from "./numbers";
 import { splitRange } from "./markdown";
@@ -106,22 +106,29 @@ export function checkDuplicates(ctx: AuditContext): Finding[] {
   return out;
 }
 
-/** failed-validation: every run must have passed its validation. */
+/** failed-validation: every run must have passed every validation check (its `passed` flag is
+ *  not enough: no error, guards intact, every output checked with no mismatch). */
 export function checkValidation(ctx: AuditContext): Finding[] {
   const out: Finding[] = [];
   for (const run of ctx.runs) {
-    if (run.validation?.passed === true) continue;
+    const failed = validationFailures(run);
+    if (failed.length === 0) continue;
     const timed = ALL_SAMPLES(run).length > 0;
-    const why = run.validation ? (run.validation.error ?? run.validation.guards ?? "failed") : "no validation record";
+    const why = failed.join("; ");
     out.push(finding("failed-validation", slot(run), timed ? `timed although its validation failed (${why})` : `validation failed (${why}); not timed`));
   }
   return out;
 }
 
-/** gpu-from-host: without GPU timestamps, GPU metrics are null with a reason. */
+/** gpu-from-host: GPU-ness is derived (context.ts deriveGpu), never taken from the file; without
+ *  a GPU runtime, GPU metrics are null with a reason and nothing is calibrated on a GPU clock. */
 export function checkGpuTimes(ctx: AuditContext): Finding[] {
-  if (ctx.gpu) return [];
   const out: Finding[] = [];
+  const v = ctx.gpuVerdict;
+  if (v.claimed && !v.gpu) out.push(finding("gpu-from-host", "runtime", `results.runtime.timesAreGpu is true, but ${v.reason}: its times are not GPU times`));
+  if (!v.claimed && v.gpu) out.push(finding("gpu-from-host", "runtime", `results.runtime.timesAreGpu is false, but the samples come from ${v.reason}: the file contradicts itself`));
+  if (ctx.gpu) return out;
+  for (const run of ctx.runs) if (run.calibration?.clock === "gpu") out.push(finding("gpu-from-host", `${slot(run)} calibration`, "calibrated on a GPU clock on a runtime without GPU timestamps"));
   const listed: string[] = ctx.protocol?.metrics ?? [];
   for (const run of ctx.runs) {
     for (const m of GPU_METRICS) {
@@ -264,11 +271,17 @@ export function checkPlans(ctx: AuditContext): Finding[] {
 export function checkFigures(ctx: AuditContext): Finding[] {
   const out: Finding[] = [];
   for (const run of ctx.runs) {
+    // the calibrated batch is re-derived from the recorded trials (context.ts deriveBatch), not read
+    const needsBatch = BATCH_METRICS.some((m) => Array.isArray(run.samples?.[m]) && run.samples[m].length > 0);
+    const derived = needsBatch || run.calibration ? deriveBatch(run.calibration, ctx.protocol) : null;
+    if (derived && "problem" in derived) out.push(finding("wrong-denominator", `${slot(run)} calibration`, `the calibration does not follow the documented rule: ${derived.problem}`));
+    else if (derived && run.calibration?.batch !== derived.batch) out.push(finding("wrong-denominator", `${slot(run)} calibration`, `recorded batch ${String(run.calibration?.batch)}, the trials give ${derived.batch}`));
+    const batch = derived && "batch" in derived ? derived.batch : null;
     for (const m of Object.keys(run.dispatchesPerSample ?? {})) {
       const d = run.dispatchesPerSample[m];
       if (d === null || d === undefined) continue;
-      const want = BATCH_METRICS.includes(m) ? run.calibration?.batch : 1;
-      if (d !== want) out.push(finding("wrong-denominator", `${slot(run)} ${m}`, `divided by ${d} dispatches per sample; the ${BATCH_METRICS.includes(m) ? "calibrated batch" : "single-call count"} is ${want}`));
+      const want = BATCH_METRICS.includes(m) ? batch : 1;
+      if (d !== want) out.push(finding("wrong-denominator", `${slot(run)} ${m}`, `divided by ${d} dispatches per sample; the ${BATCH_METRICS.includes(m) ? "batch re-derived from the calibration trials" : "single-call count"} is ${want}`));
     }
   }
   const summary: any[] = Array.isArray(ctx.results.summary) ? ctx.results.summary : [];

@@ -3,11 +3,30 @@
 import fs from "node:fs";
 import path from "node:path";
 import { MarkdownFigures, readMarkdownFigures } from "./markdown";
-import { highest, lowest, middle } from "./numbers";
+import { highest, lowest, middle, sha256Hex } from "./numbers";
 
 export const ALL_METRICS = ["gpuBatch", "gpuSingle", "hostBatch", "hostSingle"];
 export const GPU_METRICS = ["gpuBatch", "gpuSingle"];
 export const BATCH_METRICS = ["gpuBatch", "hostBatch"];
+
+/** Runtime kinds whose times can be GPU times. The host runtime's never are, whatever a results
+ *  file says. */
+export const GPU_RUNTIME_KINDS = ["metal", "cuda"];
+/** A string that only the host runtime's library holds (the prefix of its device name,
+ *  "host-cpu (g++)"): a library holding it is the host runtime, whatever it is called. */
+export const HOST_LIBRARY_MARKER = "host-cpu (";
+/** Strings a GPU runtime's library must hold, per kind: the entry point it cannot work without
+ *  (the Metal library imports MTLCreateSystemDefaultDevice by name). */
+export const GPU_LIBRARY_MARKERS: Record<string, string[]> = { metal: ["MTLCreateSystemDefaultDevice"], cuda: [] };
+
+/** Whether the samples come from a GPU runtime, derived from the runtime kind and the runtime
+ *  library's fingerprint and bytes; `claimed` is the results file's own runtime.timesAreGpu. */
+export interface GpuVerdict {
+  gpu: boolean;
+  claimed: boolean;
+  /** Why the runtime is (not) a GPU runtime, in words. */
+  reason: string;
+}
 
 export interface Figure {
   case: string;
@@ -33,7 +52,9 @@ export interface AuditContext {
   caseIds: (string | undefined)[];
   runs: any[];
   rounds: any[];
+  /** Derived (never read from runtime.timesAreGpu): see deriveGpu. */
   gpu: boolean;
+  gpuVerdict: GpuVerdict;
   expectedMetrics: string[];
   figures: Figure[];
 }
@@ -63,7 +84,9 @@ export function makeContext(resultsFile: string, results: any, rootOverride?: st
   const resultCases: any[] = Array.isArray(results?.cases) ? results.cases : [];
   const protocolCases: any[] = Array.isArray(protocol?.cases) ? protocol.cases : [];
   const caseIds = protocolCases.map((pc) => resultCases.find((rc) => isObject(rc) && rc.case === pc.case && sameSizes(rc.sizes, pc.sizes ?? {}))?.id as string | undefined);
-  const gpu = results?.runtime?.timesAreGpu === true;
+  const root = rootOverride ?? (typeof results?.root === "string" ? results.root : ".");
+  const gpuVerdict = deriveGpu(results, root);
+  const gpu = gpuVerdict.gpu;
   const listed: string[] = Array.isArray(protocol?.metrics) ? protocol.metrics : ALL_METRICS;
   const expectedMetrics = ALL_METRICS.filter((m) => listed.includes(m) && (gpu || !GPU_METRICS.includes(m)));
   const markdownFile = path.join(path.dirname(resultsFile), typeof results?.report?.markdown === "string" ? results.report.markdown : "results.md");
@@ -74,11 +97,87 @@ export function makeContext(resultsFile: string, results: any, rootOverride?: st
     markdown = null;
   }
   const ctx: AuditContext = {
-    resultsFile, results, protocol, root: rootOverride ?? (typeof results?.root === "string" ? results.root : "."),
-    markdownFile, markdown, markdownFigures: readMarkdownFigures(markdown ?? ""), caseIds, runs, rounds, gpu, expectedMetrics, figures: [],
+    resultsFile, results, protocol, root,
+    markdownFile, markdown, markdownFigures: readMarkdownFigures(markdown ?? ""), caseIds, runs, rounds, gpu, gpuVerdict, expectedMetrics, figures: [],
   };
   ctx.figures = recompute(ctx);
   return ctx;
+}
+
+/**
+ * GPU-ness from what produced the samples, not from the file's say-so: the runtime kind must be a
+ * GPU runtime's (metal, cuda; never host), its library must be `libtile_<kind>.<dylib|so|dll>`,
+ * fingerprinted among results.artifacts with the same sha256, present under the root with that
+ * sha256, free of the host runtime's marker and holding its kind's markers.
+ */
+export function deriveGpu(results: any, root: string): GpuVerdict {
+  const claimed = results?.runtime?.timesAreGpu === true;
+  const kind = results?.runtime?.kind;
+  const no = (reason: string): GpuVerdict => ({ gpu: false, claimed, reason });
+  if (typeof kind !== "string" || !GPU_RUNTIME_KINDS.includes(kind)) return no(`the runtime kind ${JSON.stringify(kind)} is not a GPU runtime (GPU runtimes: ${GPU_RUNTIME_KINDS.join(", ")})`);
+  const lib = results?.runtime?.library;
+  const rel = lib?.path;
+  if (typeof rel !== "string" || typeof lib?.sha256 !== "string") return no("the runtime library has no fingerprint");
+  const base = rel.split(/[\\/]/).pop() ?? "";
+  if (base !== `libtile_${kind}.dylib` && base !== `libtile_${kind}.so` && base !== `libtile_${kind}.dll`) return no(`the runtime library ${rel} is not the ${kind} runtime's (libtile_${kind}.*)`);
+  const artifacts: any[] = Array.isArray(results?.artifacts) ? results.artifacts : [];
+  if (!artifacts.some((a) => a?.path === rel && a?.sha256 === lib.sha256)) return no(`the runtime library ${rel} is not among the fingerprinted artifacts with the same sha256`);
+  let bytes: Buffer;
+  try {
+    bytes = fs.readFileSync(path.resolve(root, rel));
+  } catch {
+    return no(`the runtime library ${rel} is not under ${root}, so it cannot be shown to be a GPU runtime`);
+  }
+  if (sha256Hex(bytes) !== lib.sha256) return no(`the runtime library ${rel} under ${root} is not the fingerprinted one`);
+  if (bytes.includes(HOST_LIBRARY_MARKER)) return no(`the runtime library ${rel} is the host runtime's (it holds "${HOST_LIBRARY_MARKER}")`);
+  for (const m of GPU_LIBRARY_MARKERS[kind] ?? []) if (!bytes.includes(m)) return no(`the runtime library ${rel} does not hold "${m}", which every ${kind} runtime library does`);
+  return { gpu: true, claimed, reason: `the ${kind} runtime library ${rel}` };
+}
+
+/** A run counts (its samples enter a figure) only when every validation check passed: passed,
+ *  no error, guards intact, and every output checked with no mismatch. */
+export function validated(run: any): boolean {
+  return validationFailures(run).length === 0;
+}
+
+/** The validation checks a run did not pass, in words (empty when it counts). */
+export function validationFailures(run: any): string[] {
+  const v = run?.validation;
+  if (!v || typeof v !== "object") return ["no validation record"];
+  const out: string[] = [];
+  if (v.passed !== true) out.push("not passed");
+  if (v.error !== null && v.error !== undefined) out.push(`error: ${String(v.error)}`);
+  if (v.guards !== "intact") out.push(`guards: ${String(v.guards)}`);
+  const outputs: any[] = Array.isArray(v.outputs) ? v.outputs : [];
+  if (outputs.length === 0) out.push("no output was checked against the oracle");
+  for (const o of outputs) if (o?.mismatches !== 0) out.push(`output ${o?.name}: ${String(o?.mismatches)} mismatch(es)`);
+  return out;
+}
+
+/**
+ * The calibrated batch, re-derived from a run's trials by the documented rule: the first trial
+ * runs 1 dispatch per call; each next trial doubles it (capped at the protocol's maxBatch); the
+ * doubling stops at the first trial whose time reaches the protocol's batch window (batchWindowMs,
+ * in µs: trial.us >= batchWindowMs * 1000) or whose count reaches maxBatch; the batch is that
+ * trial's count. Returns the batch, or a reason why the trials do not follow the rule.
+ */
+export function deriveBatch(calibration: any, protocol: any): { batch: number } | { problem: string } {
+  const trials: any[] = Array.isArray(calibration?.trials) ? calibration.trials : [];
+  const windowMs = protocol?.batchWindowMs;
+  const maxBatch = protocol?.maxBatch;
+  if (typeof windowMs !== "number" || typeof maxBatch !== "number") return { problem: "the protocol has no batchWindowMs/maxBatch" };
+  if (calibration?.windowMs !== windowMs) return { problem: `calibrated against a ${String(calibration?.windowMs)} ms window, the protocol's is ${windowMs} ms` };
+  if (trials.length === 0) return { problem: "no calibration trials recorded" };
+  let want = 1;
+  for (let i = 0; i < trials.length; i++) {
+    const t = trials[i];
+    if (t?.repeat !== want) return { problem: `trial ${i} ran ${String(t?.repeat)} dispatches, the rule gives ${want}` };
+    if (typeof t.us !== "number" || !Number.isFinite(t.us) || t.us < 0) return { problem: `trial ${i} has no time` };
+    const stop = t.us >= windowMs * 1000 || want >= maxBatch;
+    if (stop !== (i === trials.length - 1)) return { problem: stop ? `trial ${i} already fills the window or reaches maxBatch, yet the doubling went on` : `the last trial (${t.us} µs for ${want}) neither fills the ${windowMs} ms window nor reaches maxBatch ${maxBatch}` };
+    if (!stop) want = Math.min(want * 2, maxBatch);
+  }
+  return { batch: want };
 }
 
 /** The run of a slot (the first one, if several claim it). */
@@ -88,6 +187,7 @@ export function runOf(round: any, id: string, variant: string): any | undefined 
 
 /** Per-dispatch median of one run's metric, from its raw samples, or null. */
 export function runMedian(run: any, metric: string): number | null {
+  if (!validated(run)) return null;
   const samples = run?.samples?.[metric];
   const per = run?.dispatchesPerSample?.[metric];
   if (!Array.isArray(samples) || samples.length === 0 || typeof per !== "number" || !(per > 0)) return null;

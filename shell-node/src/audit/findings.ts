@@ -4,9 +4,17 @@
 // Terms. The protocol is the JSON text embedded in results.protocol.text (its sha256 must match
 // the recorded one). A "slot" is (round, case, variant). A case is identified by its built-in
 // name plus its sizes; results.cases maps that to the id the runs use. An "expected metric" is one
-// the protocol lists, except the two GPU metrics when the runtime has no GPU timestamps
-// (runtime.timesAreGpu false). A run is "timed" when it carries samples. A per-dispatch value is
-// a raw sample (µs per call) divided by the run's dispatchesPerSample for that metric.
+// the protocol lists, except the two GPU metrics when the runtime is not a GPU runtime. Whether it
+// is one is derived, never read from runtime.timesAreGpu: the runtime kind must be a GPU kind
+// (metal, cuda; host never is) and runtime.library must be that kind's library
+// (libtile_<kind>.*), fingerprinted among the artifacts, present under the root with that sha256,
+// without the host runtime's marker and with its kind's markers (context.ts deriveGpu). A run
+// "counts" (enters a figure) only when every validation check passed: `passed`, no error, guards
+// "intact", and every output checked with 0 mismatches. A run is "timed" when it carries samples.
+// A per-dispatch value is a raw sample (µs per call) divided by the run's dispatchesPerSample for
+// that metric. The calibrated batch is re-derived from the run's trials (context.ts deriveBatch):
+// 1 dispatch first, doubled (capped at maxBatch) until a trial's time reaches the protocol's
+// batch window or its count reaches maxBatch; that trial's count is the batch.
 export interface FindingSpec {
   id: string;
   meaning: string;
@@ -26,12 +34,12 @@ export const FINDINGS: FindingSpec[] = [
   {
     id: "failed-validation",
     meaning:
-      "A run whose validation against the FP64 oracle did not pass (or that has no validation record). If it also carries samples, the message says it was timed: a timed case must have validated.",
+      "A run that did not pass every validation check: `passed` not true, an error, guards not \"intact\", no output checked, or an output with mismatches against the FP64 oracle (or no validation record at all). Such a run enters no figure. If it also carries samples, the message says it was timed: a timed case must have validated.",
   },
   {
     id: "gpu-from-host",
     meaning:
-      "On a runtime without GPU timestamps, a GPU metric carries samples or a reported figure, or lacks the recorded reason why it is unavailable. Host times must never stand in for GPU times.",
+      "runtime.timesAreGpu disagrees with what produced the samples (derived from the runtime kind and the runtime library's fingerprint and bytes: only a metal or cuda runtime library counts), or, on a runtime that is not a GPU runtime, a GPU metric carries samples or a reported figure, lacks the recorded reason why it is unavailable, or a run was calibrated on a GPU clock. Host times must never stand in for GPU times.",
   },
   {
     id: "missing-case",
@@ -60,7 +68,7 @@ export const FINDINGS: FindingSpec[] = [
   {
     id: "wrong-denominator",
     meaning:
-      "A reported ratio is not B/A of the recomputed values: a per-round ratio not equal to (B's round median)/(A's round median), a reported ratio not the median of those, a range not their min–max (in results.json to 1e-9 relative, in results.md to its printed precision); or a batch metric whose dispatches per sample differ from the calibrated batch (a single-call metric: from 1).",
+      "A reported ratio is not B/A of the recomputed values: a per-round ratio not equal to (B's round median)/(A's round median), a reported ratio not the median of those, a range not their min–max (in results.json to 1e-9 relative, in results.md to its printed precision); or a batch metric whose dispatches per sample differ from the batch re-derived from the run's calibration trials (a single-call metric: from 1), or calibration trials that do not follow the documented doubling rule, or a recorded batch that is not what they give.",
   },
   {
     id: "wrong-median",

@@ -53,12 +53,12 @@ export function measureRun(ctx: RunContext, round: number, seq: number, c: CaseT
   const options = { ...variant.options, sizes: c.sizes };
   const run: Run = {
     round, seq, case: c.id, variant: key, planSha256: "", mslSha256: "", planMatchesExpect: false, replanned: null,
-    compile: null, validation: { passed: false, error: null, guards: "not checked", maxAbsError: 0, maxRelError: 0, planSha256: null, mslSha256: null, compilerInvocations: 0 },
+    compile: null, validation: { passed: false, error: null, guards: "not checked", maxAbsError: 0, maxRelError: 0, outputs: [], planSha256: null, mslSha256: null, compilerInvocations: 0 },
     timed: false, error: null, warmup: protocol.warmup, calibration: null,
     samples: emptyRecord<number[] | null>(null), dispatchesPerSample: emptyRecord<number | null>(null), unavailable: {},
   };
   for (const m of protocol.metrics) {
-    if (GPU_METRICS.includes(m) && runtime.kind !== "metal") run.unavailable[m] = `${runtime.kind} runtime: no GPU timestamps (times would be CPU wall clock)`;
+    if (GPU_METRICS.includes(m) && !runtime.timesAreGpu) run.unavailable[m] = `${runtime.kind} runtime: no GPU timestamps (times would be CPU wall clock)`;
   }
 
   // 1. plan, emit, compile, three dispatches, FP64 oracle, guards. runAndValidate plans and emits
@@ -113,6 +113,7 @@ function validationOf(v: ReturnType<typeof runAndValidate>, invocations: number)
     guards: v.guards,
     maxAbsError: Math.max(0, ...v.outputs.map((o) => o.maxAbsError)),
     maxRelError: Math.max(0, ...v.outputs.map((o) => o.maxRelError)),
+    outputs: v.outputs.map((o) => ({ name: o.name, elements: o.elements, written: o.written, mismatches: o.mismatches, maxAbsError: o.maxAbsError, maxRelError: o.maxRelError })),
     planSha256: v.plan ? sha256(JSON.stringify(v.plan)) : null,
     mslSha256: v.msl === undefined ? null : sha256(v.msl),
     compilerInvocations: invocations,
@@ -168,7 +169,7 @@ function calibrate(ctx: RunContext, dispatch: Dispatch, clock: "gpu" | "wall"): 
 
 function timePhases(run: Run, ctx: RunContext, dispatch: Dispatch): void {
   const { protocol, runtime } = ctx;
-  const gpu = runtime.kind === "metal";
+  const gpu = runtime.timesAreGpu;
   for (let i = 0; i < protocol.warmup; i++) dispatch(1);
   const wants = (m: Metric): boolean => protocol.metrics.includes(m) && run.unavailable[m] === undefined;
   const needsBatch = wants("gpuBatch") || wants("hostBatch");

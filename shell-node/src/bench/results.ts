@@ -21,6 +21,8 @@ export interface Validation {
   guards: string;
   maxAbsError: number;
   maxRelError: number;
+  /** Every output checked against the FP64 oracle: elements written and mismatches (a pass needs 0). */
+  outputs: { name: string; elements: number; written: number; mismatches: number; maxAbsError: number; maxRelError: number }[];
   /** What the validation run planned and compiled (must equal what was timed). */
   planSha256: string | null;
   mslSha256: string | null;

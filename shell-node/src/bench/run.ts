@@ -45,7 +45,7 @@ export async function runBench(req: BenchRequest): Promise<BenchOutcome> {
   // 2. the runtime and the artifacts it and the core come from
   const runtime = openOrUsage(() => openRuntime(req.runtime));
   const root = repoRoot();
-  const timesAreGpu = runtime.kind === "metal";
+  const timesAreGpu = runtime.timesAreGpu;
   const gpuReason = timesAreGpu ? undefined : `${runtime.kind} runtime: no GPU timestamps; GPU metrics are not recorded (never filled with host times)`;
   const artifacts = artifactFingerprints(root, runtime.libraryPath);
   const ctx: RunContext = { engine, runtime, protocol, sources: {}, plans: {} };

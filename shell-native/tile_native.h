@@ -80,7 +80,9 @@ void tile_buffer_free(tile_buffer *buf);
 /*
  * Runs `repeat` dispatches of the same grid with the same bindings in ONE command buffer and
  * waits for completion. buffers[i] binds [[buffer(i)]]; threadgroup_bytes[j] is the length of
- * [[threadgroup(j)]] (rounded up to TILE_THREADGROUP_MEMORY_ALIGN).
+ * [[threadgroup(j)]] (rounded up to TILE_THREADGROUP_MEMORY_ALIGN). Kernels emitted by Tile
+ * declare their threadgroup memory in the body (`threadgroup T a[N];`, static sizes) and are
+ * dispatched with n_threadgroup = 0; the limit TILE_MAX_THREADGROUP_MEMORY counts both kinds.
  */
 int tile_dispatch(struct tile_pipeline *pipe, tile_buffer **buffers, int n_buffers,
                   const int *threadgroup_bytes, int n_threadgroup, int groups_x, int groups_y,

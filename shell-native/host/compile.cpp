@@ -45,7 +45,7 @@ namespace tile_host {
 namespace {
 
 // Bump when the unit generator (rewrites, trampolines, #line layout) changes: it is in the key.
-const char *kGeneratorVersion = "tile-host-unit-2";
+const char *kGeneratorVersion = "tile-host-unit-3";
 
 #ifdef __APPLE__
 // clang has no -fsingle-precision-constant: unsuffixed literals stay double in host units on macOS.
@@ -56,10 +56,39 @@ const char *kFlags[] = {"-std=c++17", "-O1", "-shared", "-fPIC", "-fno-exception
                         "-fvisibility=hidden", "-fsingle-precision-constant"};
 #endif
 
+// The names declared by `threadgroup <decl>;` (the text between the keyword and the `;`):
+// for each declarator split at top-level commas, the identifier before its `[` or `=`.
+std::vector<std::string> declared_names(const std::string &decl) {
+  std::vector<std::string> names;
+  std::vector<std::string> parts(1);
+  int depth = 0;
+  for (char c : decl) {
+    if (c == '[' || c == '(' || c == '{') ++depth;
+    else if (c == ']' || c == ')' || c == '}') --depth;
+    if (c == ',' && depth == 0) parts.emplace_back();
+    else parts.back() += c;
+  }
+  for (std::string p : parts) {
+    size_t cut = p.find_first_of("[=");
+    if (cut != std::string::npos) p.erase(cut);
+    size_t end = p.find_last_not_of(" \t\n\r");
+    if (end == std::string::npos) continue;
+    size_t begin = end + 1;
+    while (begin > 0 && (std::isalnum((unsigned char)p[begin - 1]) || p[begin - 1] == '_')) --begin;
+    if (begin <= end) names.push_back(p.substr(begin, end + 1 - begin));
+  }
+  return names;
+}
+
 // `threadgroup T name[N];` declared in a kernel body (paren depth 0) becomes a function-local
 // `static`: one instance shared by the fibers of the group, as threadgroup memory is (groups run
-// one after another). Same length, so columns in compiler messages hold.
+// one after another). After its `;`, on the same line, `__tile_tg_local(&name, sizeof(name),
+// __LINE__);` lets the runtime fill it with 0xFF bytes when the first thread of each group reaches
+// it (as it fills [[threadgroup(j)]] allocations) and count it against the threadgroup memory
+// limit. Every line keeps its number in compiler messages; only text after a declaration's `;`
+// on the same line moves to the right.
 void rewrite_threadgroup_locals(const std::string &clean, std::string *unit_src) {
+  std::vector<std::pair<size_t, std::string>> inserts;
   int depth = 0;
   for (size_t i = 0; i < clean.size(); ++i) {
     char c = clean[i];
@@ -69,9 +98,17 @@ void rewrite_threadgroup_locals(const std::string &clean, std::string *unit_src)
              (i == 0 || !(std::isalnum((unsigned char)clean[i - 1]) || clean[i - 1] == '_')) &&
              (i + 11 >= clean.size() || !(std::isalnum((unsigned char)clean[i + 11]) || clean[i + 11] == '_'))) {
       unit_src->replace(i, 11, "static     ");
+      size_t semi = clean.find(';', i + 11);
+      if (semi != std::string::npos) {
+        std::string calls;
+        for (const std::string &n : declared_names(clean.substr(i + 11, semi - i - 11)))
+          calls += " __tile_tg_local(&" + n + ", sizeof(" + n + "), __LINE__);";
+        inserts.emplace_back(semi + 1, calls);
+      }
       i += 10;
     }
   }
+  for (size_t k = inserts.size(); k-- > 0;) unit_src->insert(inserts[k].first, inserts[k].second);
 }
 
 struct Rule {

@@ -12,7 +12,7 @@
 #ifndef TILE_KERNEL_ABI_H
 #define TILE_KERNEL_ABI_H
 
-#define TILE_KERNEL_ABI 3
+#define TILE_KERNEL_ABI 4
 
 /* Collective operations (tile_rt_table.simd). */
 enum {
@@ -46,6 +46,9 @@ typedef struct tile_rt_table {
   void (*barrier)(int mem_flags, int line);
   /* SIMD collective: rendezvous of the existing lanes of the caller's SIMD group. */
   unsigned (*simd)(int op, int type, unsigned bits, int arg, int line);
+  /* `threadgroup T a[N];` declared in a kernel body, reached by a thread: the first thread of
+   * each group fills it with 0xFF bytes; the runtime counts it against the memory limit. */
+  void (*tg_local)(void *p, unsigned long bytes, int line);
 } tile_rt_table;
 
 /* Per-thread arguments handed to tile_entry_<name>. */

@@ -18,6 +18,9 @@ extern "C" __attribute__((visibility("default"))) int tile_kernel_init(const til
   return TILE_KERNEL_ABI;
 }
 
+// A threadgroup array declared in a kernel body (the runtime appends this call to it).
+inline void __tile_tg_local(void *p, unsigned long bytes, int line) { __tile_rt->tg_local(p, bytes, line); }
+
 // ---- address spaces and function qualifiers (attributes [[...]] are blanked by the runtime)
 #define kernel
 #define device

@@ -107,6 +107,11 @@ struct Scheduler {
   bool in_fiber = false;
   EntryFn entry = nullptr;
   std::string error; // set by a rendezvous called where none can happen
+  int error_code = TILE_E_INTERNAL;
+  // threadgroup arrays declared in the kernel body: those filled in the current group, their
+  // bytes (rounded as allocations are) and the bytes of [[threadgroup(j)]] allocations
+  std::vector<void *> tg_locals;
+  size_t tg_local_bytes = 0, tg_bound_bytes = 0;
 };
 
 namespace {
@@ -195,7 +200,24 @@ unsigned rt_simd(int op, int type, unsigned bits, int arg, int line) {
   return f.result;
 }
 
-const tile_rt_table kTable = {TILE_KERNEL_ABI, rt_barrier, rt_simd};
+void rt_tg_local(void *p, unsigned long bytes, int line) {
+  Scheduler *s = g_sched;
+  if (!s) return;
+  for (void *q : s->tg_locals)
+    if (q == p) return;
+  s->tg_locals.push_back(p);
+  std::memset(p, 0xFF, bytes); // uninitialized threadgroup memory reads as NaN / -1
+  s->tg_local_bytes += (bytes + TILE_THREADGROUP_MEMORY_ALIGN - 1) & ~(size_t)(TILE_THREADGROUP_MEMORY_ALIGN - 1);
+  if (s->tg_local_bytes + s->tg_bound_bytes > TILE_MAX_THREADGROUP_MEMORY && s->error.empty()) {
+    s->error = std::to_string(s->tg_local_bytes) + " bytes of threadgroup memory declared in the kernel (the last at line " +
+               std::to_string(line) + ")" +
+               (s->tg_bound_bytes ? " and " + std::to_string(s->tg_bound_bytes) + " bound at dispatch" : std::string()) +
+               " exceed the limit of " + std::to_string(TILE_MAX_THREADGROUP_MEMORY);
+    s->error_code = TILE_E_DISPATCH;
+  }
+}
+
+const tile_rt_table kTable = {TILE_KERNEL_ABI, rt_barrier, rt_simd, rt_tg_local};
 
 // ---- collective arithmetic over the existing lanes of one SIMD group
 union Val {
@@ -439,6 +461,9 @@ int run_grid(Scheduler *s, const Launch &L, std::string *msg) {
   g_sched = s;
   s->entry = L.entry;
   s->error.clear();
+  s->error_code = TILE_E_INTERNAL;
+  s->tg_bound_bytes = 0;
+  for (size_t b : L.tg_bytes) s->tg_bound_bytes += b;
   tile_thread t;
   std::memset(&t, 0, sizeof t);
   t.buffers = L.buffers;
@@ -456,8 +481,11 @@ int run_grid(Scheduler *s, const Launch &L, std::string *msg) {
       for (unsigned gy = 0; gy < L.groups[1] && status == TILE_OK; ++gy)
         for (unsigned gx = 0; gx < L.groups[0] && status == TILE_OK; ++gx) {
           t.group[0] = gx, t.group[1] = gy, t.group[2] = gz;
-          // Uninitialized threadgroup memory reads as NaN (float) / -1 (int).
+          // Uninitialized threadgroup memory reads as NaN (float) / -1 (int); arrays declared
+          // in the body are filled when the group's first thread reaches them (rt_tg_local).
           for (size_t j = 0; j < tg.size(); ++j) std::memset(tg_ptrs[j], 0xFF, L.tg_bytes[j]);
+          s->tg_locals.clear();
+          s->tg_local_bytes = 0;
           unsigned idx = 0;
           for (unsigned z = 0; z < L.threads[2]; ++z)
             for (unsigned y = 0; y < L.threads[1]; ++y)
@@ -478,7 +506,7 @@ int run_grid(Scheduler *s, const Launch &L, std::string *msg) {
           if (L.fibers && !run_group_fibers(s, L, (int)n, msg)) status = TILE_E_DIVERGENCE;
           if (status == TILE_OK && !s->error.empty()) {
             *msg = "kernel '" + L.sig->name + "': " + s->error;
-            status = TILE_E_INTERNAL;
+            status = s->error_code;
           }
         }
   g_sched = saved;

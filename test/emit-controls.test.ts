@@ -17,7 +17,7 @@ beforeAll(async () => {
   js = await loadEngine("js");
 });
 
-const CASES = ["add", "gelu_add", "gelu_pair", "layernorm", "layernorm_affine", "minmax", "rmsnorm", "sigmoid_pair", "softmax", "sum"];
+const CASES = ["add", "gelu_add", "gelu_exact_pair", "gelu_pair", "layernorm", "layernorm_affine", "minmax", "rmsnorm", "sigmoid_pair", "softmax", "sum"];
 const caseText = (name: string): string => fs.readFileSync(path.join(ROOT, "cases", name + ".json"), "utf8");
 const emit = (e: Engine, text: string, options: object = {}): any => e.call({ command: "emit", document: text, options });
 

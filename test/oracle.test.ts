@@ -67,6 +67,7 @@ function accesses(doc: any): { reads: string[]; writes: string[] } {
 const EXPECTED_ACCESSES: Record<string, [string[], string[]]> = {
   add: [["A", "B"], ["Z"]],
   gelu_add: [["A", "B"], ["G"]],
+  gelu_exact_pair: [["X"], ["D", "G"]],
   gelu_pair: [["X"], ["D", "G"]],
   layernorm: [["X"], ["Y"]],
   layernorm_affine: [["B", "G", "X"], ["Y"]],
@@ -200,6 +201,17 @@ function gelu(x: number): number {
   return 0.5 * x * (1 + t);
 }
 
+/** erf from its Maclaurin series, 2/sqrt(pi) sum (-1)^n x^(2n+1) / (n! (2n+1)); for |x| <= 2. */
+function erfSeries(x: number): number {
+  let term = x;
+  let sum = x;
+  for (let n = 1; n < 80; n++) {
+    term *= (-x * x) / n;
+    sum += term / (2 * n + 1);
+  }
+  return (2 / Math.sqrt(Math.PI)) * sum;
+}
+
 function geluDerivative(x: number): number {
   const t = Math.tanh(K0 * (x + CUBIC * x * x * x));
   return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * K0 * (1 + 3 * CUBIC * x * x);
@@ -254,6 +266,13 @@ const REFERENCE: Record<string, (R: number, C: number, i: Map<string, Buf>) => R
   sigmoid_pair(R, C, i) {
     const S = Array.from(i.get("X")!, (x) => 1 / (1 + Math.exp(-x)));
     return { S, D: S.map((s) => s * (1 - s)) };
+  },
+  gelu_exact_pair(R, C, i) {
+    // G = x Phi(x), D = Phi(x) + x phi(x), with erf from its Taylor series (|x| <= 2 here)
+    const X = Array.from(i.get("X")!);
+    const phi = (x: number): number => 0.5 * (1 + erfSeries(x * Math.fround(Math.SQRT1_2)));
+    const density = (x: number): number => Math.fround(1 / Math.sqrt(2 * Math.PI)) * Math.exp(-0.5 * x * x);
+    return { G: X.map((x) => x * phi(x)), D: X.map((x) => phi(x) + x * density(x)) };
   },
   gelu_pair(R, C, i) {
     const X = Array.from(i.get("X")!);

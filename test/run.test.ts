@@ -27,7 +27,7 @@ describe("the validation matrix on the host runtime (through koffi)", () => {
   it("every matrix entry and built-in case passes: oracle tolerance, guards intact", () => {
     const entries = [...builtinEntries(wasm), ...loadMatrix(wasm, false)];
     expect(entries.filter((e) => e.kind === "reduction")).toHaveLength(36);
-    expect(entries.filter((e) => e.kind === "element")).toHaveLength(6);
+    expect(entries.filter((e) => e.kind === "element")).toHaveLength(8);
     const failures: string[] = [];
     for (const e of entries) {
       const r = runAndValidate({ engine: wasm, runtime, text: e.text, options: e.options, seed: 7 });

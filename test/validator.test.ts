@@ -147,7 +147,7 @@ describe("valid documents", () => {
   }
 
   it("every built-in case from the builders validates with no diagnostics", () => {
-    expect(caseNames()).toHaveLength(10);
+    expect(caseNames()).toHaveLength(11);
     for (const n of caseNames()) expect(validate(buildCase(n)).diagnostics, n).toEqual([]);
   });
 
@@ -280,7 +280,7 @@ describe("types", () => {
     const i = ["load", "I", ["r"]];
     const ok: unknown[] = [
       ["add", x, f], ["sub", x, f], ["mul", x, f], ["div", x, f], ["min", x, f], ["max", x, f],
-      ["neg", x], ["abs", x], ["exp", x], ["log", x], ["sqrt", x], ["rsqrt", x], ["tanh", x],
+      ["neg", x], ["abs", x], ["exp", x], ["log", x], ["sqrt", x], ["rsqrt", x], ["tanh", x], ["erf", x],
       ["select", ["and", ["lt", x, f], ["not", ["ge", x, f]]], x, f],
       ["select", ["or", ["le", "c", 3], ["eq", ["mod", "c", 2], 0]], x, f],
       ["select", ["gt", i, 0], x, f],

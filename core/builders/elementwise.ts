@@ -102,3 +102,28 @@ export function geluAdd(rows: i32, columns: i32): string {
   const body: Array<string> = [grid(inner)];
   return tileDocument("gelu_add", rows, columns, params, body);
 }
+
+/** 1 / sqrt(2), as the decimal text of its nearest double. */
+const INV_SQRT2: string = "0.7071067811865476";
+/** 1 / sqrt(2 pi), the standard normal density at 0, as the decimal text of its nearest double. */
+const INV_SQRT_2PI: string = "0.3989422804014327";
+
+/**
+ * `gelu_exact_pair`: the exact (erf) GELU, the default of MLX's `nn.gelu` and PyTorch's
+ * `F.gelu`, and its derivative, with Phi(x) = 0.5 (1 + erf(x / sqrt 2)):
+ * G = x Phi(x), D = Phi(x) + x exp(-x^2 / 2) / sqrt(2 pi).
+ * Reads X [R, C]; writes G [R, C] and D [R, C].
+ */
+export function geluExactPair(rows: i32, columns: i32): string {
+  const params: Array<string> = [rc("X"), rc("G"), rc("D")];
+  const density = op2("mul", f32(INV_SQRT_2PI),
+    op1("exp", op2("mul", f32("-0.5"), op2("mul", q("x"), q("x")))));
+  const inner: Array<string> = [
+    letStmt("x", load2("X", q("r"), q("c"))),
+    letStmt("phi", op2("mul", half(), op2("add", one(), op1("erf", op2("mul", q("x"), f32(INV_SQRT2)))))),
+    store2("G", q("r"), q("c"), op2("mul", q("x"), q("phi"))),
+    store2("D", q("r"), q("c"), op2("add", q("phi"), op2("mul", q("x"), density))),
+  ];
+  const body: Array<string> = [grid(inner)];
+  return tileDocument("gelu_exact_pair", rows, columns, params, body);
+}

@@ -2,10 +2,10 @@
 // Each builder takes the sizes R (rows) and C (columns); `buildCase` uses the defaults.
 
 import { rowSum, rowMinMax, softmax, layerNorm, layerNormAffine, rmsNorm } from "./reductions";
-import { sigmoidPair, geluPair, add, geluAdd } from "./elementwise";
+import { sigmoidPair, geluPair, geluExactPair, add, geluAdd } from "./elementwise";
 
 export { rowSum, rowMinMax, softmax, layerNorm, layerNormAffine, rmsNorm } from "./reductions";
-export { sigmoidPair, geluPair, add, geluAdd } from "./elementwise";
+export { sigmoidPair, geluPair, geluExactPair, add, geluAdd } from "./elementwise";
 
 /** Default rows (R) of every case. */
 export const DEFAULT_ROWS: i32 = 37;
@@ -15,7 +15,7 @@ export const DEFAULT_COLS: i32 = 1537;
 /** The names of all cases, sorted by code unit. */
 export function caseNames(): Array<string> {
   const names: Array<string> = [
-    "add", "gelu_add", "gelu_pair", "layernorm", "layernorm_affine", "minmax", "rmsnorm",
+    "add", "gelu_add", "gelu_exact_pair", "gelu_pair", "layernorm", "layernorm_affine", "minmax", "rmsnorm",
     "sigmoid_pair", "softmax", "sum",
   ];
   return names;
@@ -25,6 +25,7 @@ export function caseNames(): Array<string> {
 export function buildCaseSized(name: string, rows: i32, cols: i32): string {
   if (name == "add") return add(rows, cols);
   if (name == "gelu_add") return geluAdd(rows, cols);
+  if (name == "gelu_exact_pair") return geluExactPair(rows, cols);
   if (name == "gelu_pair") return geluPair(rows, cols);
   if (name == "layernorm") return layerNorm(rows, cols);
   if (name == "layernorm_affine") return layerNormAffine(rows, cols);

@@ -7,6 +7,7 @@ import { Affine, AffineEnv, affineOf } from "../ir/affine";
 /** Arithmetic weight of one operation, in issue slots (transcendentals cost more). */
 export function opWeight(op: string): f64 {
   if (op == "exp" || op == "log" || op == "tanh") return 8.0;
+  if (op == "erf") return 16.0; // a degree-7 polynomial and an exp (tile_erf)
   if (op == "sqrt" || op == "rsqrt" || op == "div") return 4.0;
   if (op == "int" || op == "f32" || op == "name" || op == "none") return 0.0;
   return 1.0;

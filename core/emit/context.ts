@@ -16,6 +16,7 @@ export class Ctx {
   ind: i32 = 1;
   /** Set when an emitted expression calls the floor-modulo helper. */
   usesMod: bool = false;
+  usesErf: bool = false;
   /** Cooperative reduction: every device store is predicated with `live`. */
   liveStores: bool = false;
   /** Fused element grid: parallel loops bind their variable from the thread's coordinates. */

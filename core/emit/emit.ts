@@ -8,6 +8,7 @@ import { Plan, REALIZATION_COOPERATIVE, REALIZATION_FUSED } from "../plan/plan";
 import { Text } from "../util/text";
 import { Ctx } from "./context";
 import { kernelName, signatureArgs } from "./abi";
+import { ERF_HELPER } from "./erf";
 import { MOD_HELPER, emitExpr, intText } from "./expr";
 import { namesFor } from "./names";
 import { emitList, num } from "./stmt";
@@ -108,6 +109,7 @@ export function emitMsl(doc: Doc, plan: Plan): string {
   out.line(headerComment(doc, plan));
   out.line("");
   if (cx.usesMod) out.line(MOD_HELPER);
+  if (cx.usesErf) out.line(ERF_HELPER);
   out.line("kernel void " + kernelName(doc, plan.realization) + "(");
   const args = signatureArgs(doc, plan, names);
   for (let i: i32 = 0; i < args.length; i++) out.line("    " + args[i] + (i + 1 < args.length ? "," : ")"));

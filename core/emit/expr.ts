@@ -12,22 +12,22 @@ import { Ctx } from "./context";
 
 const OP_NAMES: Array<string> = [
   "add", "sub", "mul", "div", "mod", "min", "max", "neg", "abs",
-  "exp", "log", "sqrt", "rsqrt", "tanh",
+  "exp", "log", "sqrt", "rsqrt", "tanh", "erf",
   "lt", "le", "gt", "ge", "eq", "ne", "and", "or", "not",
 ];
 const OP_FORMS: Array<string> = [
   "infix", "infix", "infix", "infix", "call", "call", "call", "prefix", "call",
-  "call", "call", "call", "call", "call",
+  "call", "call", "call", "call", "call", "call",
   "infix", "infix", "infix", "infix", "infix", "infix", "infix", "infix", "prefix",
 ];
 const OP_F32: Array<string> = [
   "+", "-", "*", "/", "tile_mod", "min", "max", "-", "fabs",
-  "precise::exp", "precise::log", "precise::sqrt", "precise::rsqrt", "precise::tanh",
+  "precise::exp", "precise::log", "precise::sqrt", "precise::rsqrt", "precise::tanh", "tile_erf",
   "<", "<=", ">", ">=", "==", "!=", "&&", "||", "!",
 ];
 const OP_I32: Array<string> = [
   "+", "-", "*", "/", "tile_mod", "min", "max", "-", "abs",
-  "", "", "", "", "",
+  "", "", "", "", "", "",
   "<", "<=", ">", ">=", "==", "!=", "&&", "||", "!",
 ];
 
@@ -247,6 +247,7 @@ export function emitExpr(e: Expr, cx: Ctx): Val {
       if (isInt && a.ival != -2147483647 - 1) return intVal(-a.ival);
       if (!isInt && e.ty == "f32") return floatVal(-a.fval);
     }
+    if (op == "erf") cx.usesErf = true;
     if (form == "prefix") return wrapped(spell + a.text);
     return plain(spell + "(" + a.inner + ")");
   }

@@ -22,6 +22,7 @@ const RESERVED: Array<string> = [
   "float4", "int2", "int3", "int4", "uint2", "uint3", "uint4", "half2", "half4", "bool2", "bool4",
   // library functions and macros the emitted code uses
   "min", "max", "abs", "fabs", "exp", "log", "sqrt", "rsqrt", "tanh", "select", "INFINITY", "NAN",
+  "fma", "copysign", "erf",
   "INT_MIN", "INT_MAX", "threadgroup_barrier", "simd_sum", "simd_max", "simd_min",
   // locals and arguments the emitter generates
   "tid", "group", "lane", "sg", "program_in_group", "worker", "partial_base", "logical", "live",

@@ -11,7 +11,7 @@ import { isI32Text, parseDecimalToF32, parseI32 } from "../util/num";
 export const MAX_IR_DEPTH: i32 = 64;
 
 export const BINARY_OPS: Array<string> = ["add", "sub", "mul", "div", "min", "max", "mod", "lt", "le", "gt", "ge", "eq", "ne", "and", "or"];
-export const UNARY_OPS: Array<string> = ["neg", "abs", "exp", "log", "sqrt", "rsqrt", "tanh", "not"];
+export const UNARY_OPS: Array<string> = ["neg", "abs", "exp", "log", "sqrt", "rsqrt", "tanh", "erf", "not"];
 
 export function isBinary(op: string): bool {
   return BINARY_OPS.indexOf(op) >= 0;

@@ -11,7 +11,7 @@ import { evalConstI32 } from "../analysis/consts";
 /** Operators of Tile IR v1; all are pure (no side effects, no hidden state). */
 const PURE_OPS: Array<string> = [
   "int", "f32", "name", "load", "add", "sub", "mul", "div", "min", "max", "mod", "neg", "abs",
-  "exp", "log", "sqrt", "rsqrt", "tanh", "lt", "le", "gt", "ge", "eq", "ne", "and", "or", "not",
+  "exp", "log", "sqrt", "rsqrt", "tanh", "erf", "lt", "le", "gt", "ge", "eq", "ne", "and", "or", "not",
   "select", "cast",
 ];
 

@@ -7,8 +7,8 @@
 // resolved to slots, types are checked, operators are chosen at compile time), then the tree
 // runs. Values are JS numbers:
 //   - f32 values are held as doubles: an f32 literal is Math.fround(x) then exact; arithmetic,
-//     exp, log, tanh, sqrt and rsqrt (1 / Math.sqrt) run in double precision; a stored f32 is
-//     not rounded back to f32.
+//     exp, log, tanh, sqrt and rsqrt (1 / Math.sqrt) run in double precision, erf with Cody's
+//     rational approximations (./erf64.ts); a stored f32 is not rounded back to f32.
 //   - i32 values have i32 semantics: add, sub, neg and abs wrap ((a + b) | 0, Math.imul); div
 //     truncates toward zero; mod is floor modulo (the result has the sign of b); division or
 //     modulo by zero is an error.
@@ -25,6 +25,8 @@
 // Everything a document can get wrong that the oracle notices (unknown names, type
 // mismatches, shadowing, wrong index counts, out-of-bounds accesses at run time) throws an
 // OracleError whose message starts with the JSON pointer of the offending node.
+
+import { erf64 } from "./erf64";
 
 export type OracleBuffer = Float64Array | Int32Array;
 
@@ -394,7 +396,7 @@ class Compiler {
         }
         return { fn: op === "neg" ? () => -f() : () => Math.abs(f()), type: "f32" };
       }
-      case "exp": case "log": case "sqrt": case "rsqrt": case "tanh": {
+      case "exp": case "log": case "sqrt": case "rsqrt": case "tanh": case "erf": {
         arity(1);
         const a = sub(1);
         if (a.type !== "f32") fail(path, op + " is defined on f32 only, got " + a.type);
@@ -403,6 +405,7 @@ class Compiler {
           : op === "log" ? () => Math.log(f())
           : op === "sqrt" ? () => Math.sqrt(f())
           : op === "rsqrt" ? () => 1 / Math.sqrt(f())
+          : op === "erf" ? () => erf64(f())
           : () => Math.tanh(f());
         return { fn, type: "f32" };
       }

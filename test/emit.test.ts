@@ -210,7 +210,10 @@ describe("emitMsl: shape of each realization", () => {
     expect(msl).toContain("const int r = (live ? logical : 36);");
     expect(msl.split("threadgroup_barrier(mem_flags::mem_threadgroup);").length - 1).toBe(2);
     for (const stage of ["stage 0", "stage 1", "stage 2", "stage 3", "stage 4"]) expect(msl).toContain("// " + stage);
-    expect(msl).toContain("const float m = simd_max(lane < 1u ? tg0[partial_base + int(lane)] : -INFINITY);");
+    // NaN-propagating max at both levels (Metal's simd_max ignores a NaN lane)
+    expect(msl).toContain("const float m = tile_simd_max(lane < 1u ? tg0[partial_base + int(lane)] : -INFINITY);");
+    expect(msl).toContain("const float part_m = tile_simd_max(acc_m);");
+    expect(msl).toContain("static inline float tile_simd_max(float x) {");
     expect(msl).toContain("const float s = simd_sum(lane < 1u ? tg1[partial_base + int(lane)] : 0.0f);");
     expect(msl).toContain("float cache_X[52];");
     expect(msl).toContain("if (live) { Y[r * 1537 + c] = ");
@@ -361,8 +364,8 @@ describe("emitMsl: float literals are exact", () => {
     expect(msl).toContain("Y[2] = precise::exp(1.0f);"); // never folded
     expect(msl).toContain("Y[3] = 0.33333334f;");
     expect(msl).toContain("I[0] = 2;"); // floor modulo: -7 mod 3
-    expect(msl).toContain("I[1] = 2147483647 + J[0];");
-    expect(msl).toContain("I[2] = 2147483647 * 2;"); // would leave i32: not folded
+    expect(msl).toContain("I[1] = tile_add_wrap(2147483647, J[0]);"); // may overflow: wraps on uint
+    expect(msl).toContain("I[2] = (-2);"); // 2147483647 * 2 wraps (two's complement)
     expect(msl).toContain("I[3] = (-3) + tile_mod(r, (-3));"); // -7 / 2 truncates
     expect(msl).toContain("static inline int tile_mod(int a, int b) {");
     expect(emitVariant({ doc: "add", variant: "", spec: fused }).msl).not.toContain("tile_mod");

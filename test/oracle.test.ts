@@ -362,8 +362,14 @@ describe("oracle semantics", () => {
     expect([...out.get("M")!]).toEqual([1, 1, -1, -1, 0, 0]);
     expect([...out.get("S")!]).toEqual([9, -5, 5, -9, -2147483648, 131072]);
     expect([...out.get("P")!]).toEqual([14, -14, -14, 14, 2147483647, 0]);
-    const zero = run.bind(null, doc, { A: [1, 1, 1, 1, 1, 1], B: [1, 1, 0, 1, 1, 1] });
-    expect(zero).toThrow(/division by zero/);
+    // the corner cases never throw (docs/tile-ir.md): x div 0 = 0, x mod 0 = 0,
+    // INT_MIN div -1 = INT_MIN, INT_MIN mod -1 = 0, abs/neg of INT_MIN = INT_MIN
+    const corner = run(doc, { A: [5, -5, -2147483648, -2147483648, 0, -2147483648], B: [0, 0, -1, 0, 0, 1] });
+    expect([...corner.get("Q")!]).toEqual([0, 0, -2147483648, 0, 0, -2147483648]);
+    expect([...corner.get("M")!]).toEqual([0, 0, 0, 0, 0, 0]);
+    expect(Object.is(corner.get("M")![2], 0)).toBe(true);
+    expect([...corner.get("S")!]).toEqual([5, -5, 2147483647, -2147483648, 0, -2147483647]);
+    expect([...corner.get("P")!]).toEqual([0, 0, -2147483648, 0, 0, -2147483648]);
   });
 
   it("select, cast and comparisons", () => {

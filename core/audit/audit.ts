@@ -104,6 +104,8 @@ const COMPARE_OPS: Array<string> = ["<", "<=", ">", ">=", "!="];
 function isCollective(name: string): bool {
   if (name == "simdgroup_barrier") return true;
   if (name.length > 5 && name.substring(0, 5) == "simd_") return true;
+  // a helper of the emitted prelude that holds collectives (tile_simd_max, tile_simd_min)
+  if (name.length > 10 && name.substring(0, 10) == "tile_simd_") return true;
   return name.length > 5 && name.substring(0, 5) == "quad_";
 }
 
@@ -114,6 +116,8 @@ class Auditor {
   coop: bool;
   /** Writable device buffers (kernel parameters and local device pointers) of the current function. */
   writable: Array<string> = new Array<string>();
+  /** The current function is a `kernel` (collectives are counted there only). */
+  inKernel: bool = true;
   /** A return taken by only some threads has been seen in the current function. */
   divergentReturn: bool = false;
   returnLine: i32 = 0;
@@ -193,6 +197,9 @@ class Auditor {
   func(start: i32, open: i32): void {
     this.writable = new Array<string>();
     this.divergentReturn = false;
+    // a helper's collectives are checked like the kernel's but counted at its call sites
+    this.inKernel = false;
+    for (let i: i32 = start; i < open; i++) if (this.text(i) == "kernel") this.inKernel = true;
     // the parameter list: the last ')' before the body and its '('
     let close: i32 = open - 1;
     while (close > start && this.text(close) != ")") close = close - 1;
@@ -409,7 +416,7 @@ class Auditor {
   sync(name: string, line: i32, sc: Scope, operand: bool): void {
     const isBarrier = name == "threadgroup_barrier";
     if (isBarrier) this.report.barriers = this.report.barriers + 1;
-    else this.report.collectives = this.report.collectives + 1;
+    else if (this.inKernel) this.report.collectives = this.report.collectives + 1;
     let why: string = "";
     if (operand) why = "an operand of ?:, && or || on the same line";
     else if (sc.conditional) why = sc.why;

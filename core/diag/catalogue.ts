@@ -39,6 +39,7 @@ export const CODES: Array<string> = [
   "TPL003", "warning", "fallback", "The preferred realization was rejected; a safer one is used.",
   "TPL004", "warning", "cache-fallback", "Cached input was requested but cannot be used; the input is read uncached.",
   "TPL005", "error", "bad-device", "The device description is incomplete or invalid.",
+  "TPL006", "error", "empty-program-loop", "The top-level parallel loop has no iteration (extent below 1) or a range that is not constant.",
   // Requests to the core
   "TAPI01", "error", "bad-request", "The request to the core is malformed.",
   // Found by a shell before the core sees any text

@@ -7,6 +7,8 @@ import { Plan } from "../plan/plan";
 import { Text } from "../util/text";
 import { Names } from "./names";
 import { Distribution } from "../analysis/distribution";
+import { noHelpers, useHelper } from "./helpers";
+import { Ranges } from "./ranges";
 
 export class Ctx {
   doc: Doc;
@@ -14,9 +16,10 @@ export class Ctx {
   names: Names;
   out: Text = new Text();
   ind: i32 = 1;
-  /** Set when an emitted expression calls the floor-modulo helper. */
-  usesMod: bool = false;
-  usesErf: bool = false;
+  /** Which helpers (helpers.ts, HELPER_NAMES order) the emitted text calls. */
+  helpers: Array<bool> = noHelpers();
+  /** Value ranges of i32 names (which i32 operations need a wrapping helper). */
+  ranges: Ranges = new Ranges();
   /** Cooperative reduction: every device store is predicated with `live`. */
   liveStores: bool = false;
   /** Fused element grid: parallel loops bind their variable from the thread's coordinates. */
@@ -45,6 +48,11 @@ export class Ctx {
     this.doc = doc;
     this.plan = plan;
     this.names = names;
+  }
+
+  /** Records that the text calls helper `name`. */
+  use(name: string): void {
+    useHelper(this.helpers, name);
   }
 
   line(s: string): void {

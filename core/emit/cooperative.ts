@@ -10,7 +10,7 @@ import { ceilDiv } from "../util/text";
 import { Ctx } from "./context";
 import { Val, emitExpr, emitLoad, indexText, intText, mentions, mslType } from "./expr";
 import { storedBuffers, threadgroupDecls } from "./abi";
-import { combineText, emitList, emitStmt, identityText, num, simdName } from "./stmt";
+import { combineText, emitList, emitStmt, identityText, num, simdText } from "./stmt";
 
 // ---------------------------------------------------------------------------------------------
 // Register caches (cached input)
@@ -229,7 +229,7 @@ function emitStripe(s: Stmt, isReduce: bool, accs: Array<string>, cx: Ctx): void
     cx.line("const int " + ident + " = " + elementText(chunk, minV, cx) + ";");
     cx.open("if (" + ident + " < " + end + ") {");
     if (isReduce) {
-      cx.line(accs[u] + " = " + combineText(s.combiner, accs[u], emitExpr(s.value, cx)) + ";");
+      cx.line(accs[u] + " = " + combineText(s.combiner, s.value.ty, accs[u], emitExpr(s.value, cx), cx) + ";");
     } else {
       emitList(s.body, cx);
     }
@@ -266,18 +266,18 @@ function emitReduce(s: Stmt, cx: Ctx): void {
   if (m.U > 1) {
     let c: string = accs[0];
     for (let u: i32 = 1; u < accs.length; u++) {
-      if (s.combiner == "max" || s.combiner == "min") c = s.combiner + "(" + c + ", " + accs[u] + ")";
-      else c = u == 1 ? c + " + " + accs[u] : "(" + c + ") + " + accs[u];
+      if (s.combiner == "sum" && ty == "f32") c = u == 1 ? c + " + " + accs[u] : "(" + c + ") + " + accs[u];
+      else c = combineText(s.combiner, ty, c, new Val(accs[u], accs[u]), cx);
     }
     cx.line("const " + t + " " + acc + " = " + c + ";");
   }
   cx.line("// stage 2: first SIMD reduction");
-  cx.line("const " + t + " part_" + n + " = " + simdName(s.combiner) + "(" + acc + ");");
+  cx.line("const " + t + " part_" + n + " = " + simdText(s.combiner, ty, cx) + "(" + acc + ");");
   cx.line("// stage 3: one partial per SIMD group to threadgroup memory");
   cx.line("if (lane == 0u) { " + tg + "[sg] = part_" + n + "; }");
   cx.line("threadgroup_barrier(mem_flags::mem_threadgroup);");
   cx.line("// stage 4: second SIMD reduction over the program's S partials");
-  cx.line("const " + t + " " + n + " = " + simdName(s.combiner) + "(lane < " + num(m.S) + "u ? " + tg + "[partial_base + int(lane)] : " + id + ");");
+  cx.line("const " + t + " " + n + " = " + simdText(s.combiner, ty, cx) + "(lane < " + num(m.S) + "u ? " + tg + "[partial_base + int(lane)] : " + id + ");");
 }
 
 function emitDistributed(s: Stmt, cx: Ctx): void {

@@ -8,8 +8,9 @@ import { Plan, REALIZATION_COOPERATIVE, REALIZATION_FUSED } from "../plan/plan";
 import { Text } from "../util/text";
 import { Ctx } from "./context";
 import { kernelName, signatureArgs } from "./abi";
-import { ERF_HELPER } from "./erf";
-import { MOD_HELPER, emitExpr, intText } from "./expr";
+import { emitExpr, intText } from "./expr";
+import { helperPrelude } from "./helpers";
+import { rangesFor } from "./ranges";
 import { namesFor } from "./names";
 import { emitList, num } from "./stmt";
 import { emitCooperative } from "./cooperative";
@@ -98,6 +99,7 @@ function emitSerial(cx: Ctx): void {
 export function emitMsl(doc: Doc, plan: Plan): string {
   const names = namesFor(doc);
   const cx = new Ctx(doc, plan, names);
+  cx.ranges = rangesFor(doc);
   if (plan.realization == REALIZATION_COOPERATIVE) emitCooperative(cx);
   else if (plan.realization == REALIZATION_FUSED) emitFused(cx);
   else emitSerial(cx);
@@ -108,8 +110,7 @@ export function emitMsl(doc: Doc, plan: Plan): string {
   out.line("");
   out.line(headerComment(doc, plan));
   out.line("");
-  if (cx.usesMod) out.line(MOD_HELPER);
-  if (cx.usesErf) out.line(ERF_HELPER);
+  out.add(helperPrelude(cx.helpers));
   out.line("kernel void " + kernelName(doc, plan.realization) + "(");
   const args = signatureArgs(doc, plan, names);
   for (let i: i32 = 0; i < args.length; i++) out.line("    " + args[i] + (i + 1 < args.length ? "," : ")"));

@@ -1,10 +1,14 @@
 // Tile IR expressions -> MSL expressions. The operator mapping is a table; constants are folded
-// only where the folded value is exactly what the device would compute (i32 arithmetic that
-// stays in range, casts, correctly rounded f32 + - * /, sizes); transcendental functions never.
+// only where the folded value is exactly what the device would compute (i32 arithmetic with the
+// IR's wrapping semantics, casts, correctly rounded f32 + - * /, sizes); transcendental
+// functions never. Where Metal's operator differs from the IR's semantics (f32 min/max and NaN,
+// i32 overflow, division by zero, f32 -> i32 casts) the expression calls a helper (helpers.ts).
 
 import { Expr } from "../ir/ast";
 import { formatF32, formatI32 } from "../util/num";
 import { Ctx } from "./context";
+import { castF32ToI32, i32Binary, i32Unary } from "../ir/fold";
+import { I32_LO, Range, exactBinary, rangeOf } from "./ranges";
 
 // ---------------------------------------------------------------------------------------------
 // The operator table: IR op -> form and spelling ("infix": a OP b, "prefix": OP a, "call":
@@ -30,13 +34,6 @@ const OP_I32: Array<string> = [
   "", "", "", "", "", "",
   "<", "<=", ">", ">=", "==", "!=", "&&", "||", "!",
 ];
-
-/** The floor-modulo helper (result has the sign of b), emitted only when used. */
-export const MOD_HELPER: string =
-  "static inline int tile_mod(int a, int b) {\n" +
-  "  const int m = a % b;\n" +
-  "  return (m != 0 && ((m < 0) != (b < 0))) ? m + b : m;\n" +
-  "}\n";
 
 /** An emitted expression: its text, and its value when it is a compile-time constant. */
 export class Val {
@@ -118,22 +115,10 @@ function inI32(x: f64): bool {
   return x >= I32_MIN && x <= I32_MAX;
 }
 
-/** Folds an i32 operation of two constants; null when the exact result is not an i32. */
+/** Folds an i32 operation of two constants, with the IR's semantics (wrapping, x div 0 = 0). */
 function foldI32(op: string, a: i32, b: i32): Val | null {
-  const x: f64 = <f64>a;
-  const y: f64 = <f64>b;
-  if (op == "add") return inI32(x + y) ? intVal(i32(x + y)) : null;
-  if (op == "sub") return inI32(x - y) ? intVal(i32(x - y)) : null;
-  if (op == "mul") return inI32(x * y) ? intVal(i32(x * y)) : null; // |x*y| < 2^62: exact enough to bound
-  if (op == "min") return intVal(a < b ? a : b);
-  if (op == "max") return intVal(a > b ? a : b);
-  if (op == "div" || op == "mod") {
-    if (b == 0 || (a == -2147483647 - 1 && b == -1)) return null;
-    const q: i32 = i32(a / b);
-    if (op == "div") return intVal(q);
-    let m: i32 = a - q * b;
-    if (m != 0 && ((m < 0) != (b < 0))) m = m + b;
-    return intVal(m);
+  if (op == "add" || op == "sub" || op == "mul" || op == "div" || op == "mod" || op == "min" || op == "max") {
+    return intVal(i32Binary(op, a, b));
   }
   return null;
 }
@@ -205,6 +190,34 @@ export function emitLoad(e: Expr, cx: Ctx): string {
   return cx.names.buf(e.name) + "[" + indexText(e.name, e.args, cx) + "]";
 }
 
+/**
+ * The helper a binary operation needs instead of Metal's operator, or "": f32 min/max (NaN),
+ * i32 add/sub/mul whose exact result may leave the i32 range (wrap), i32 div whose divisor may
+ * be 0 or -1 with a dividend that may be INT_MIN, i32 mod (floor modulo, never traps).
+ */
+function helperFor(e: Expr, cx: Ctx): string {
+  const op = e.op;
+  if (e.ty == "f32") {
+    if (op == "min") return "tile_min";
+    if (op == "max") return "tile_max";
+    return "";
+  }
+  if (e.ty != "i32") return "";
+  if (op == "mod") return "tile_mod";
+  if (op == "add" || op == "sub" || op == "mul") {
+    const x = exactBinary(op, rangeOf(e.args[0], cx.doc, cx.ranges), rangeOf(e.args[1], cx.doc, cx.ranges));
+    return x === null ? "tile_" + op + "_wrap" : "";
+  }
+  if (op == "div") {
+    const a: Range = rangeOf(e.args[0], cx.doc, cx.ranges);
+    const b: Range = rangeOf(e.args[1], cx.doc, cx.ranges);
+    const zero: bool = b.lo <= 0.0 && b.hi >= 0.0;
+    const minusOne: bool = b.lo <= -1.0 && b.hi >= -1.0 && a.lo <= I32_LO;
+    return zero || minusOne ? "tile_div" : "";
+  }
+  return "";
+}
+
 /** Emits `e` (folding constants); the text is an atom or fully parenthesized. */
 export function emitExpr(e: Expr, cx: Ctx): Val {
   const op = e.op;
@@ -230,11 +243,11 @@ export function emitExpr(e: Expr, cx: Ctx): Val {
     const from = e.args[0].ty;
     if (e.name == from) return a;
     if (a.known && e.name == "f32") return floatVal(<f64>f32(<f64>a.ival));
-    if (a.known && e.name == "i32") {
-      const t: f64 = Math.trunc(a.fval);
-      if (t == t && inI32(t)) return intVal(i32(t));
-    }
-    return plain((e.name == "f32" ? "float(" : "int(") + a.inner + ")");
+    if (a.known && e.name == "i32") return intVal(castF32ToI32(a.fval));
+    if (e.name == "f32") return plain("float(" + a.inner + ")");
+    // f32 -> i32 saturates and maps NaN to 0; int(x) is undefined outside the i32 range
+    cx.use("tile_f32_to_i32");
+    return plain("tile_f32_to_i32(" + a.inner + ")");
   }
   const k = OP_NAMES.indexOf(op);
   if (k < 0) return plain("0 /* unknown operator " + op + " */");
@@ -243,11 +256,15 @@ export function emitExpr(e: Expr, cx: Ctx): Val {
   const form: string = OP_FORMS[k];
   if (e.args.length == 1) {
     const a = emitExpr(e.args[0], cx);
-    if (op == "neg" && a.known) {
-      if (isInt && a.ival != -2147483647 - 1) return intVal(-a.ival);
-      if (!isInt && e.ty == "f32") return floatVal(-a.fval);
+    if ((op == "neg" || op == "abs") && a.known && isInt) return intVal(i32Unary(op, a.ival));
+    if (op == "neg" && a.known && e.ty == "f32") return floatVal(-a.fval);
+    if ((op == "neg" || op == "abs") && isInt && rangeOf(e.args[0], cx.doc, cx.ranges).lo <= I32_LO) {
+      // -INT_MIN overflows: wrap on uint (abs(INT_MIN) = INT_MIN)
+      const h = op == "neg" ? "tile_neg_wrap" : "tile_abs_wrap";
+      cx.use(h);
+      return plain(h + "(" + a.inner + ")");
     }
-    if (op == "erf") cx.usesErf = true;
+    if (op == "erf") cx.use("tile_erf");
     if (form == "prefix") return wrapped(spell + a.text);
     return plain(spell + "(" + a.inner + ")");
   }
@@ -261,7 +278,11 @@ export function emitExpr(e: Expr, cx: Ctx): Val {
     const f = foldF32(op, a.fval, b.fval);
     if (f !== null) return changetype<Val>(f);
   }
-  if (op == "mod") cx.usesMod = true;
+  const helper = helperFor(e, cx);
+  if (helper != "") {
+    cx.use(helper);
+    return plain(helper + "(" + a.inner + ", " + b.inner + ")");
+  }
   if (form == "infix") return wrapped(a.text + " " + spell + " " + b.text);
   return plain(spell + "(" + a.inner + ", " + b.inner + ")");
 }

@@ -21,18 +21,29 @@ export function identityText(combiner: string, ty: string): string {
   return "0.0f";
 }
 
-/** `acc` combined with `v` (v's text is an atom or parenthesized). */
-export function combineText(combiner: string, acc: string, v: Val): string {
-  if (combiner == "max") return "max(" + acc + ", " + v.inner + ")";
-  if (combiner == "min") return "min(" + acc + ", " + v.inner + ")";
-  return acc + " + " + v.text;
+/**
+ * `a` combined with `b` for a reduce of type `ty` (b's text is an atom or parenthesized; a is an
+ * identifier): f32 max/min propagate NaN (tile_max, tile_min), i32 sums wrap (tile_add_wrap).
+ */
+export function combineText(combiner: string, ty: string, a: string, b: Val, cx: Ctx): string {
+  if (combiner == "max" || combiner == "min") {
+    if (ty == "i32") return combiner + "(" + a + ", " + b.inner + ")";
+    cx.use("tile_" + combiner);
+    return "tile_" + combiner + "(" + a + ", " + b.inner + ")";
+  }
+  if (ty == "i32") {
+    cx.use("tile_add_wrap");
+    return "tile_add_wrap(" + a + ", " + b.inner + ")";
+  }
+  return a + " + " + b.text;
 }
 
-/** The SIMD collective for a combiner. */
-export function simdName(combiner: string): string {
-  if (combiner == "max") return "simd_max";
-  if (combiner == "min") return "simd_min";
-  return "simd_sum";
+/** The SIMD collective for a combiner (f32 max/min: the NaN-propagating helpers). */
+export function simdText(combiner: string, ty: string, cx: Ctx): string {
+  if (combiner == "sum") return "simd_sum";
+  if (ty == "i32") return "simd_" + combiner;
+  cx.use("tile_simd_" + combiner);
+  return "tile_simd_" + combiner;
 }
 
 /** `min + extent * step` folded when every part is constant and the result is an i32. */
@@ -88,7 +99,7 @@ function emitSerialReduce(s: Stmt, cx: Ctx): void {
   const extV = emitExpr(s.extent, cx);
   cx.line(t + " " + acc + " = " + identityText(s.combiner, s.value.ty) + ";");
   cx.open("for (int " + v + " = " + minV.inner + "; " + v + " < " + endText(minV, extV, oneVal()) + "; ++" + v + ") {");
-  cx.line(acc + " = " + combineText(s.combiner, acc, emitExpr(s.value, cx)) + ";");
+  cx.line(acc + " = " + combineText(s.combiner, s.value.ty, acc, emitExpr(s.value, cx), cx) + ";");
   cx.close("}");
   cx.line("const " + t + " " + n + " = " + acc + ";");
 }

@@ -460,6 +460,7 @@ function solveElement(doc: Doc, st: Structure, device: Device, o: Options, plan:
 /** Solves widths and scores: fills realization, mapping, rules, rejections and cost. */
 export function solve(doc: Doc, st: Structure, device: Device, o: Options, plan: Plan): void {
   plan.family = st.family;
+  if (!programLoopPlannable(doc, st, plan)) return;
   if (st.family == "reduction") {
     solveReduction(doc, st, device, o, plan);
   } else if (st.family == "element") {
@@ -468,6 +469,30 @@ export function solve(doc: Doc, st: Structure, device: Device, o: Options, plan:
     plan.notes.push("No packed or fused realization applies: " + st.why + ".");
     useSerial(doc, st, device, plan);
   }
+}
+
+/**
+ * The program loop (the top-level parallel loop) must have a constant range with at least one
+ * iteration: its extent is the number of programs every realization dispatches. Extents that
+ * fold to a constant (`["min", "R", 4]`, `["div", "R", 2]`) are fine; 0, a negative extent or a
+ * range that is not constant is TPL006 (a loop with no iteration has nothing to dispatch).
+ */
+function programLoopPlannable(doc: Doc, st: Structure, plan: Plan): bool {
+  if (st.programLoop === null) return true;
+  const loop = changetype<Stmt>(st.programLoop);
+  const ext = evalConstI32(loop.extent, doc, 0);
+  const min = evalConstI32(loop.min, doc, 0);
+  if (!ext.ok || !min.ok) {
+    plan.diags.push(diag("TPL006", loop.ptr + "/in", "The range of the top-level parallel loop \"" + loop.name +
+      "\" must be constant after sizes are substituted; it sets how many programs are dispatched."));
+    return false;
+  }
+  if (ext.value < 1) {
+    plan.diags.push(diag("TPL006", loop.ptr + "/in/1", "The top-level parallel loop \"" + loop.name + "\" has extent " +
+      ext.value.toString() + " for these sizes, so it runs no iteration and there is nothing to dispatch; give it a positive extent."));
+    return false;
+  }
+  return true;
 }
 
 export { Cost };

@@ -232,7 +232,8 @@ TILE_MATH2(divide, x / y)
 TILE_MATH2(step, y < x ? 0.0f : 1.0f)
 
 inline float abs(float x) { return __builtin_fabsf(x); }
-inline int abs(int x) { return x < 0 ? -x : x; }
+// on uint: abs(INT_MIN) = INT_MIN without signed overflow
+inline int abs(int x) { return x < 0 ? int(0u - uint(x)) : x; }
 inline float min(float a, float b) { return __builtin_fminf(a, b); }
 inline float max(float a, float b) { return __builtin_fmaxf(a, b); }
 inline int min(int a, int b) { return a < b ? a : b; }

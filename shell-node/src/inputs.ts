@@ -10,13 +10,15 @@
 //     buffer dimension whose index expression (in a load or a store) contains a load of this
 //     buffer, directly or nested; 8 when the buffer is never used inside an index.
 
+import { ownRecord, setOwn } from "./io";
+
 export type InputBuffer = Float64Array | Int32Array;
 
 /** The sizes of a document, name to value. */
 export function sizesOf(doc: any): Record<string, number> {
-  const out: Record<string, number> = {};
+  const out: Record<string, number> = ownRecord();
   const sizes = doc && typeof doc.sizes === "object" && doc.sizes !== null ? doc.sizes : {};
-  for (const name of Object.keys(sizes)) out[name] = sizes[name];
+  for (const name of Object.keys(sizes)) setOwn(out, name, sizes[name]);
   return out;
 }
 

@@ -88,15 +88,25 @@ export function firstInvalidUtf8(b: Uint8Array): number {
 
 /** Parses repeated `--size K=V` values into an object. */
 export function parseSizes(list: string[] | undefined): Record<string, number> {
-  const out: Record<string, number> = {};
+  const out: Record<string, number> = ownRecord();
   for (const item of list ?? []) {
     const m = /^([A-Za-z_][A-Za-z0-9_]*)=(\d+)$/.exec(item);
     if (!m) throw new UsageError(`--size expects NAME=POSITIVE_INTEGER, got "${item}"`);
     const v = Number(m[2]);
     if (!(v > 0 && v <= 2147483647)) throw new UsageError(`--size ${m[1]} must be a positive 32-bit integer`);
-    out[m[1]] = v;
+    setOwn(out, m[1], v);
   }
   return out;
+}
+
+/** A dictionary with no prototype: a key such as `__proto__` or `constructor` is an ordinary key. */
+export function ownRecord<T>(): Record<string, T> {
+  return Object.create(null) as Record<string, T>;
+}
+
+/** Sets `key` as an own, enumerable property (never the prototype, whatever the key). */
+export function setOwn<T>(out: Record<string, T>, key: string, value: T): void {
+  Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 export function formatDiagnostic(file: string, d: ShellDiagnostic): string {

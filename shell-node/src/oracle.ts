@@ -1,7 +1,7 @@
 // The FP64 oracle: an independent reference evaluation of a Tile IR v1 document.
 //
 // It shares nothing with the core on purpose (no import from core/): a second, straightforward
-// reading of docs/spec tile-ir.md against which every generated kernel is checked.
+// reading of docs/tile-ir.md ("Semantics of values") against which every generated kernel is checked.
 //
 // How it works: the document is compiled once into a tree of JavaScript closures (names are
 // resolved to slots, types are checked, operators are chosen at compile time), then the tree
@@ -9,9 +9,10 @@
 //   - f32 values are held as doubles: an f32 literal is Math.fround(x) then exact; arithmetic,
 //     exp, log, tanh, sqrt and rsqrt (1 / Math.sqrt) run in double precision, erf with Cody's
 //     rational approximations (./erf64.ts); a stored f32 is not rounded back to f32.
-//   - i32 values have i32 semantics: add, sub, neg and abs wrap ((a + b) | 0, Math.imul); div
-//     truncates toward zero; mod is floor modulo (the result has the sign of b); division or
-//     modulo by zero is an error.
+//   - i32 values have i32 semantics: add, sub, mul, neg and abs wrap ((a + b) | 0, Math.imul,
+//     abs(-2^31) = -2^31); div truncates toward zero; mod is floor modulo (the result has the
+//     sign of b); x div 0 = 0, x mod 0 = 0, -2^31 div -1 = -2^31, -2^31 mod -1 = 0. Nothing
+//     throws on a value.
 //   - bool values are 0 and 1.
 //   - cast f32 -> i32 truncates toward zero (values beyond the i32 range saturate, NaN gives
 //     0); cast i32 -> f32 rounds to the nearest f32 (Math.fround); bool casts to 0 or 1.
@@ -495,17 +496,17 @@ function truncToI32(v: number): number {
   return t;
 }
 
-/** i32 division truncating toward zero (wrapping for -2^31 / -1). */
-function idiv(a: number, b: number, path: string): number {
-  if (b === 0) fail(path, "i32 division by zero");
-  return (a / b) | 0;
+/** i32 division truncating toward zero; x / 0 = 0 and -2^31 / -1 = -2^31 (wraps). */
+export function idiv(a: number, b: number): number {
+  if (b === 0) return 0;
+  return Math.trunc(a / b) | 0;
 }
 
-/** i32 floor modulo: the result has the sign of b. */
-function imod(a: number, b: number, path: string): number {
-  if (b === 0) fail(path, "i32 modulo by zero");
+/** i32 floor modulo (the result has the sign of b); x mod 0 = 0, -2^31 mod -1 = 0. */
+export function imod(a: number, b: number): number {
+  if (b === 0) return 0;
   const r = a % b;
-  return r !== 0 && (r < 0) !== (b < 0) ? r + b : r;
+  return (r !== 0 && (r < 0) !== (b < 0) ? r + b : r) | 0;
 }
 
 function binary(op: string, type: DType, f: Num, g: Num, path: string): Num {
@@ -514,8 +515,8 @@ function binary(op: string, type: DType, f: Num, g: Num, path: string): Num {
       case "add": return () => (f() + g()) | 0;
       case "sub": return () => (f() - g()) | 0;
       case "mul": return () => Math.imul(f(), g());
-      case "div": return () => idiv(f(), g(), path);
-      case "mod": return () => imod(f(), g(), path);
+      case "div": return () => idiv(f(), g());
+      case "mod": return () => imod(f(), g());
       case "min": return () => Math.min(f(), g());
       default: return () => Math.max(f(), g());
     }

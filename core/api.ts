@@ -5,7 +5,7 @@
 //   {"command": "canonical", "document": TEXT, "options": {...}}
 //   {"command": "cases"}                       every built-in case, canonical text
 //   {"command": "plan",      "document": TEXT, "options": {...}}   the plan (see plan/json.ts)
-//   {"command": "emit",      "document": TEXT, "options": {...}}   {plan, msl, audit}
+//   {"command": "emit",      "document": TEXT, "options": {...}}   {plan, msl, audit, target, python}
 //   {"command": "audit-msl", "msl": TEXT, "realization": R, "barriers": N}
 // Every response is an object; failures are diagnostics, never exceptions.
 
@@ -74,7 +74,7 @@ export function handle(request: string): string {
     return out.toString();
   }
   if (command == "plan" || command == "emit") {
-    const c = compile(text, opts.options, command == "emit");
+    const c = compile(text, opts.options, command == "emit", CORE_VERSION);
     const out = new Text();
     if (command == "plan") {
       planJson(c.doc.name, c.ok, c.plan, opts.options.candidates, c.diags, out);
@@ -85,6 +85,8 @@ export function handle(request: string): string {
     out.add(",\"plan\":");
     planJson(c.doc.name, c.ok, c.plan, opts.options.candidates, c.diags, out);
     out.add(",\"msl\":").add(quote(c.msl));
+    out.add(",\"target\":").add(quote(opts.options.target));
+    out.add(",\"python\":").add(quote(c.python));
     out.add(",\"audit\":");
     const a = c.audit;
     if (a === null) out.add("null");

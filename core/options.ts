@@ -1,7 +1,8 @@
 // Plan options, declared once: read from a request's "options" object by the core, and
 // mirrored by the CLI flags (shell-node/src/options.ts maps flags to these keys).
 
-import { J_BOOL, J_NUM, J_OBJ, JsonValue } from "./util/json";
+import { J_BOOL, J_NUM, J_OBJ, J_STR, JsonValue } from "./util/json";
+import { TARGETS } from "./export/export";
 import { Diagnostic, diag } from "./diag/diagnostic";
 import { isI32Text, parseI32 } from "./util/num";
 
@@ -22,6 +23,8 @@ export class Options {
   fuse: bool = true;
   /** Include every candidate in the plan output. */
   candidates: bool = false;
+  /** emit: "metal" (the MSL), "mlx" or "torch-mps" (a Python module; core/export). */
+  target: string = "metal";
   /** Device description object, when given (else the default profile). */
   device: JsonValue | null = null;
 }
@@ -70,6 +73,12 @@ export function readOptions(v: JsonValue | null): OptionsResult {
       }
     } else if (k == "device") {
       o.device = x;
+    } else if (k == "target") {
+      if (x.kind != J_STR || TARGETS.indexOf(x.text) < 0) {
+        diags.push(diag("TPL002", "/options/target", "The option target must be one of " + TARGETS.join(", ") + "."));
+        continue;
+      }
+      o.target = x.text;
     } else if (INT_KEYS.indexOf(k) >= 0) {
       if (x.kind != J_NUM || !x.isInteger() || !isI32Text(x.text) || parseI32(x.text) < 0) {
         diags.push(diag("TPL002", "/options/" + k, "The option " + k + " must be a non-negative integer."));

@@ -12,7 +12,8 @@ import { writeConflicts } from "./legality/index";
 import { Plan } from "./plan/plan";
 import { solve } from "./solver/solver";
 import { bindingsFor, kernelName } from "./emit/abi";
-import { emitMsl } from "./emit/emit";
+import { emitKernel, mslOf } from "./emit/emit";
+import { TARGET_METAL, exportModule } from "./export/export";
 import { AuditReport, auditMsl } from "./audit/audit";
 
 export class Compiled {
@@ -23,7 +24,10 @@ export class Compiled {
   device: Device = new Device();
   msl: string = "";
   audit: AuditReport | null = null;
-  /** "document" when the IR itself is invalid, "plan" when it was understood but not plannable. */
+  /** The module for `options.target` ("" for metal). */
+  python: string = "";
+  /** "document" when the IR itself is invalid, "plan" when it was understood but not plannable,
+   *  "export" when the kernel cannot be expressed on the requested target. */
   failedAt: string = "";
 }
 
@@ -32,7 +36,7 @@ function append(to: Array<Diagnostic>, from: Array<Diagnostic>): void {
 }
 
 /** Runs the pipeline; `emit` also produces and audits the MSL. */
-export function compile(text: string, o: Options, emit: bool): Compiled {
+export function compile(text: string, o: Options, emit: bool, version: string = ""): Compiled {
   const r = new Compiled();
   // 1. parse + validate: strict JSON, Tile IR shape, sizes (with overrides), scopes, types, bounds
   const loaded = loadDocument(text, o.sizeNames, o.sizeValues);
@@ -77,9 +81,20 @@ export function compile(text: string, o: Options, emit: bool): Compiled {
   r.ok = true;
   if (!emit) return r;
   // 6. emit MSL from the document and the plan alone
-  r.msl = emitMsl(r.doc, plan);
+  const kernel = emitKernel(r.doc, plan);
+  r.msl = mslOf(kernel);
   // 7. audit the emitted text against what the plan promised
   const expected: i32 = plan.realization == "cooperative-reduction" ? plan.reduces.length : 0;
   r.audit = auditMsl(r.msl, plan.realization, expected);
+  // 8. export for a host framework (MLX, PyTorch): the same kernel, or a diagnostic saying why not
+  if (o.target != TARGET_METAL) {
+    const x = exportModule(r.doc, plan, kernel, r.msl, o.target, version);
+    append(r.diags, x.diags);
+    r.python = x.text;
+    if (x.diags.length > 0) {
+      r.ok = false;
+      r.failedAt = "export";
+    }
+  }
   return r;
 }

@@ -11,7 +11,7 @@ import { kernelName, signatureArgs } from "./abi";
 import { emitExpr, intText } from "./expr";
 import { helperPrelude } from "./helpers";
 import { rangesFor } from "./ranges";
-import { namesFor } from "./names";
+import { Names, namesFor } from "./names";
 import { emitList, num } from "./stmt";
 import { emitCooperative } from "./cooperative";
 
@@ -95,27 +95,57 @@ function emitSerial(cx: Ctx): void {
   emitList(loop.body, cx);
 }
 
-/** The MSL source of `plan`'s kernel for `doc`. */
-export function emitMsl(doc: Doc, plan: Plan): string {
+/** One kernel's text in parts, so that a host framework that writes its own signature (MLX's
+ *  metal_kernel) can take the body and the helpers alone. */
+export class KernelText {
+  /** The header comment with the plan's parameters (one line). */
+  comment: string = "";
+  /** Helper functions the body calls, each ending with a newline ("" when none). */
+  helpers: string = "";
+  name: string = "";
+  /** Argument declarations in binding order (abi.ts). */
+  args: Array<string> = new Array<string>();
+  /** The statements between the braces, indented, each line ending with a newline. */
+  body: string = "";
+  names: Names = new Names();
+}
+
+/** The parts of `plan`'s kernel for `doc`. */
+export function emitKernel(doc: Doc, plan: Plan): KernelText {
   const names = namesFor(doc);
   const cx = new Ctx(doc, plan, names);
   cx.ranges = rangesFor(doc);
   if (plan.realization == REALIZATION_COOPERATIVE) emitCooperative(cx);
   else if (plan.realization == REALIZATION_FUSED) emitFused(cx);
   else emitSerial(cx);
+  const k = new KernelText();
+  k.comment = headerComment(doc, plan);
+  k.helpers = helperPrelude(cx.helpers);
+  k.name = kernelName(doc, plan.realization);
+  k.args = signatureArgs(doc, plan, names);
+  k.body = cx.out.toString();
+  k.names = names;
+  return k;
+}
 
+/** The MSL source of `plan`'s kernel for `doc`. */
+export function emitMsl(doc: Doc, plan: Plan): string {
+  return mslOf(emitKernel(doc, plan));
+}
+
+/** The whole MSL source of a kernel from its parts. */
+export function mslOf(k: KernelText): string {
   const out = new Text();
   out.line("#include <metal_stdlib>");
   out.line("using namespace metal;");
   out.line("");
-  out.line(headerComment(doc, plan));
+  out.line(k.comment);
   out.line("");
-  out.add(helperPrelude(cx.helpers));
-  out.line("kernel void " + kernelName(doc, plan.realization) + "(");
-  const args = signatureArgs(doc, plan, names);
-  for (let i: i32 = 0; i < args.length; i++) out.line("    " + args[i] + (i + 1 < args.length ? "," : ")"));
+  out.add(k.helpers);
+  out.line("kernel void " + k.name + "(");
+  for (let i: i32 = 0; i < k.args.length; i++) out.line("    " + k.args[i] + (i + 1 < k.args.length ? "," : ")"));
   out.line("{");
-  out.add(cx.out.toString());
+  out.add(k.body);
   out.line("}");
   return out.toString();
 }

@@ -98,14 +98,15 @@ export function buildProgram(setExit: (code: number) => void): Command {
   addPlanOptions(
     program
       .command("emit")
-      .description("plan a document and print (or write) its Metal Shading Language")
+      .description("plan a document and print (or write) its Metal Shading Language, or a Python module that runs it from MLX or PyTorch")
       .argument("<file>"),
   )
-    .option("-o, --out <file>", "write the MSL to a file")
+    .addOption(new Option("--target <target>", "metal: the MSL; mlx: a module for mx.fast.metal_kernel; torch-mps: a module for torch.mps.compile_shader").choices(["metal", "mlx", "torch-mps"]).default("metal"))
+    .option("-o, --out <file>", "write the MSL (or the module) to a file")
     .option("--candidates", "include every scored candidate in the --json plan")
-    .option("--json", "print {plan, msl, audit}")
+    .option("--json", "print {plan, msl, audit, target, python}")
     .action(async (file: string, o) => {
-      setExit(emitCommand(await loadEngine(o.engine as EngineName), file, planOptionsFrom(o), o.out, !!o.json));
+      setExit(emitCommand(await loadEngine(o.engine as EngineName), file, { ...planOptionsFrom(o), target: o.target }, o.out, !!o.json));
     });
 
   addPlanOptions(

@@ -39,6 +39,8 @@ export interface PlanOptions {
   fuse: boolean;
   candidates?: boolean;
   device?: unknown;
+  /** emit only: metal, mlx or torch-mps. */
+  target?: string;
 }
 
 /** Commander's parsed flags -> the core's options object. */

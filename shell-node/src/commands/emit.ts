@@ -1,4 +1,5 @@
-// tile emit FILE : the plan's MSL (printed or written with -o); --json gives {plan, msl, audit}.
+// tile emit FILE [--target metal|mlx|torch-mps]: the plan's MSL, or a Python module that runs it
+// from MLX or PyTorch (printed or written with -o); --json gives {plan, msl, audit, target, python}.
 import fs from "node:fs";
 import { Engine } from "../engine";
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatDiagnostic, printJson, readDocument } from "../io";
@@ -18,9 +19,11 @@ export function emitCommand(engine: Engine, file: string, options: PlanOptions, 
     else for (const d of r.diagnostics ?? []) process.stderr.write(formatDiagnostic(file, d) + "\n");
     return r.failedAt === "document" ? EXIT_USAGE : planExit({ ok: false, diagnostics: r.diagnostics });
   }
-  if (out) fs.writeFileSync(out, r.msl);
-  if (json) printJson({ file, plan: r.plan, msl: r.msl, audit: r.audit });
-  else if (!out) process.stdout.write(r.msl);
+  // metal: the MSL; mlx / torch-mps: the Python module (core/export)
+  const text = r.target && r.target !== "metal" ? r.python : r.msl;
+  if (out) fs.writeFileSync(out, text);
+  if (json) printJson({ file, plan: r.plan, msl: r.msl, audit: r.audit, target: r.target, python: r.python });
+  else if (!out) process.stdout.write(text);
   if (!json && r.audit && !r.audit.ok) {
     for (const f of r.audit.findings) process.stderr.write(`audit: ${f.check} (line ${f.line}): ${f.message}\n`);
   }

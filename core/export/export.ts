@@ -1,0 +1,78 @@
+// Export of a planned kernel to a host framework, as a small Python module:
+//   "metal"      the MSL itself (no module; today's output)
+//   "mlx"        mx.fast.metal_kernel: MLX writes the signature from input and output names
+//   "torch-mps"  torch.mps.compile_shader: the whole source, called with tensors
+// What a target cannot express is a diagnostic (TEX0xx) that says what to do, never a different
+// kernel. Both modules carry the same kernel text as the metal target (the MLX one as body and
+// header, with a preamble naming MLX's attributes as Tile's thread arguments).
+
+import { Doc } from "../ir/ast";
+import { Plan } from "../plan/plan";
+import { Diagnostic, diag } from "../diag/diagnostic";
+import { KernelText } from "../emit/emit";
+import { ACCESS_READ, ACCESS_READWRITE, accessOf } from "../emit/abi";
+import { formatI32 } from "../util/num";
+import { mlxModule, MLX_ATTRIBUTES } from "./mlx";
+import { torchModule } from "./torch";
+
+export const TARGET_METAL: string = "metal";
+export const TARGET_MLX: string = "mlx";
+export const TARGET_TORCH: string = "torch-mps";
+export const TARGETS: Array<string> = [TARGET_METAL, TARGET_MLX, TARGET_TORCH];
+
+/** Threads in the one-dimensional grid both frameworks dispatch (`dispatchThreads`). */
+export const MAX_GRID_THREADS: f64 = 2147483647.0;
+
+export class Exported {
+  text: string = "";
+  diags: Array<Diagnostic> = new Array<Diagnostic>();
+}
+
+/** The module text for `target`, or the diagnostics that say why the kernel cannot go there. */
+export function exportModule(doc: Doc, plan: Plan, k: KernelText, msl: string, target: string, version: string): Exported {
+  const r = new Exported();
+  const threads: f64 = f64(plan.mapping.groups) * f64(plan.mapping.T);
+  if (threads > MAX_GRID_THREADS) {
+    r.diags.push(diag("TEX003", "", "The kernel's grid has " + formatI32(plan.mapping.groups) + " threadgroups of " + formatI32(plan.mapping.T) +
+      " threads, more than the 2147483647 threads a " + target + " dispatch takes; emit it with smaller sizes (--size) or use --target metal."));
+  }
+  if (target == TARGET_MLX) {
+    let outputs: i32 = 0;
+    for (let p: i32 = 0; p < doc.params.length; p++) {
+      const a = accessOf(doc, p);
+      if (a != ACCESS_READ) outputs++;
+      if (a == ACCESS_READWRITE) {
+        r.diags.push(diag("TEX001", "/params/" + formatI32(p), "The buffer \"" + doc.params[p].name + "\" is both read and written, but MLX gives a kernel read-only inputs and fresh output arrays, so it cannot update a buffer in place; in the document, read one parameter and store to another, or emit with --target torch-mps (which updates the tensor in place) or --target metal."));
+      }
+    }
+    if (outputs == 0) {
+      r.diags.push(diag("TEX004", "/params", "The document stores to no buffer, and an MLX kernel needs at least one output; store a result, or emit with --target metal."));
+    }
+    nameConflicts(doc, k, r.diags);
+    if (r.diags.length == 0) r.text = mlxModule(doc, plan, k, version);
+  } else if (target == TARGET_TORCH) {
+    if (r.diags.length == 0) r.text = torchModule(doc, plan, k, version, msl);
+  }
+  return r;
+}
+
+/** MLX adds an argument for every attribute name and every `<input>_shape`, `_strides` and
+ *  `_ndim` that the body's text contains; a document name that is one of them would be declared
+ *  twice. */
+function nameConflicts(doc: Doc, k: KernelText, diags: Array<Diagnostic>): void {
+  const generated = new Array<string>();
+  for (let i: i32 = 0; i < MLX_ATTRIBUTES.length; i++) generated.push(MLX_ATTRIBUTES[i]);
+  for (let p: i32 = 0; p < doc.params.length; p++) {
+    if (accessOf(doc, p) != ACCESS_READ) continue;
+    const b = k.names.buf(doc.params[p].name);
+    generated.push(b + "_shape");
+    generated.push(b + "_strides");
+    generated.push(b + "_ndim");
+  }
+  for (let i: i32 = 0; i < k.names.idents.length; i++) {
+    const id = k.names.idents[i];
+    if (generated.indexOf(id) < 0) continue;
+    const key = k.names.irNames[i];
+    diags.push(diag("TEX002", "", "The name \"" + key.substring(2) + "\" becomes the identifier " + id + ", which MLX declares as a kernel argument of its own when the body mentions it; rename it in the document, or emit with --target torch-mps or --target metal."));
+  }
+}

@@ -104,7 +104,8 @@ std::vector<std::pair<std::string, size_t>> split_params(const std::string &s, s
 std::vector<KernelSig> parse_kernels(const std::string &clean, const std::string &file, std::string *log,
                                      int max_buffers, int max_threadgroups) {
   std::vector<KernelSig> out;
-  std::regex head(R"(\bkernel\s+void\s+([A-Za-z_]\w*)\s*\()");
+  // `kernel void name(` or, in attribute form (as MLX's metal_kernel writes it), `[[kernel]] void name(`
+  std::regex head(R"(\bkernel(?:\s*\]\])?\s+void\s+([A-Za-z_]\w*)\s*\()");
   std::regex attr_re(R"(\[\[\s*([A-Za-z_]\w*)\s*(?:\(\s*(\d+)\s*\))?\s*\]\])");
   std::regex name_re(R"(([A-Za-z_]\w*)\s*$)");
   for (auto it = std::sregex_iterator(clean.begin(), clean.end(), head); it != std::sregex_iterator(); ++it) {

@@ -1,0 +1,304 @@
+// `tile emit --target mlx | torch-mps`, checked without a Mac: for every built-in case and every
+// option set of the validation matrix, the generated modules
+//   1. are byte-identical from both engines and compile (python3 -m py_compile);
+//   2. run against stand-ins for MLX and PyTorch (test/export/fake_frameworks.py) that record
+//      what they would hand to the framework;
+//   3. the MLX body, wrapped in the signature MLX writes by its documented rule (mlxSignature
+//      below), and the torch-mps source, bound and dispatched as recorded, compile and run on the
+//      host runtime with results bit-identical to the metal target's.
+import { describe, it, expect, beforeAll, afterAll } from "vitest";
+import { execFileSync, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { loadEngine, Engine } from "../shell-node/src/engine";
+import { builtinEntries, loadMatrix, MatrixEntry } from "../shell-node/src/matrix";
+import { makeInputs, shapeOf } from "../shell-node/src/inputs";
+import { openRuntime, nativeLibraryPath, type Runtime, type DeviceBuffer } from "../shell-node/src/native";
+import { ROOT } from "./helpers/files";
+
+const CLI = path.join(ROOT, "shell-node", "bin", "tile.mjs");
+const FAKES = path.join(ROOT, "test", "export", "fake_frameworks.py");
+const LEG = path.join(ROOT, "test", "fixtures", "legality");
+const python = spawnSync("python3", ["--version"]).status === 0;
+
+// MLX's rule for the signature of mx.fast.metal_kernel (mlx/backend/common/metal_kernel.cpp,
+// docs/src/dev/custom_metal_kernels.rst): the attributes it declares when the source contains
+// their name, with their types, in its order.
+const MLX_ATTRIBUTES: [string, string][] = [
+  ["dispatch_quadgroups_per_threadgroup", "uint"], ["dispatch_simdgroups_per_threadgroup", "uint"],
+  ["dispatch_threads_per_threadgroup", "uint3"], ["grid_origin", "uint3"], ["grid_size", "uint3"],
+  ["quadgroup_index_in_threadgroup", "uint"], ["quadgroups_per_threadgroup", "uint"],
+  ["simdgroup_index_in_threadgroup", "uint"], ["simdgroups_per_threadgroup", "uint"],
+  ["thread_execution_width", "uint"], ["thread_index_in_quadgroup", "uint"],
+  ["thread_index_in_simdgroup", "uint"], ["thread_index_in_threadgroup", "uint"],
+  ["thread_position_in_grid", "uint3"], ["thread_position_in_threadgroup", "uint3"],
+  ["threadgroup_position_in_grid", "uint3"], ["threadgroups_per_grid", "uint3"],
+  ["threads_per_grid", "uint3"], ["threads_per_simdgroup", "uint"], ["threads_per_threadgroup", "uint3"],
+];
+const MLX_TYPE: Record<string, string> = { float32: "float", int32: "int32_t" };
+
+/** The source MLX compiles for a recorded metal_kernel call (templates unused): the header, then
+ *  `[[kernel]] void custom_kernel_<name>_<input types><c for a constant input>_<output types>(`
+ *  with the inputs (constant address space under 8 elements; shape/strides/ndim when the source
+ *  names them), the outputs, the attributes the source names, and the body. */
+export function mlxSignature(call: any): { source: string; entry: string } {
+  const k = call.kernel;
+  let entry = "custom_kernel_" + k.name;
+  call.inputs.forEach((x: any) => (entry += "_" + MLX_TYPE[x.dtype] + (x.shape.length === 0 ? "s" : elements(x.shape) < 8 ? "c" : "")));
+  call.output_dtypes.forEach((d: string) => (entry += "_" + MLX_TYPE[d]));
+  const lines: string[] = [];
+  let index = 0;
+  call.inputs.forEach((x: any, i: number) => {
+    const name = k.input_names[i];
+    const where = elements(x.shape) < 8 ? "constant" : "device";
+    lines.push(`  const ${where} ${MLX_TYPE[x.dtype]}${x.shape.length === 0 ? "&" : "*"} ${name} [[buffer(${index++})]]`);
+    if (x.shape.length > 0) {
+      if (k.source.includes(name + "_shape")) lines.push(`  const constant int* ${name}_shape [[buffer(${index++})]]`);
+      if (k.source.includes(name + "_strides")) lines.push(`  const constant int64_t* ${name}_strides [[buffer(${index++})]]`);
+      if (k.source.includes(name + "_ndim")) lines.push(`  const constant int& ${name}_ndim [[buffer(${index++})]]`);
+    }
+  });
+  call.output_dtypes.forEach((d: string, i: number) => lines.push(`  device ${MLX_TYPE[d]}* ${k.output_names[i]} [[buffer(${index++})]]`));
+  for (const [attr, type] of MLX_ATTRIBUTES) if (k.source.includes(attr)) lines.push(`  ${type} ${attr} [[${attr}]]`);
+  return { source: k.header + "[[kernel]] void " + entry + "(\n" + lines.join(",\n") + ") {\n" + k.source + "\n}\n", entry };
+}
+
+const elements = (shape: number[]): number => shape.reduce((a, b) => a * b, 1);
+
+let wasm: Engine;
+let js: Engine;
+let rt: Runtime;
+let dir: string;
+
+beforeAll(async () => {
+  wasm = await loadEngine("wasm");
+  js = await loadEngine("js");
+  if (!fs.existsSync(nativeLibraryPath("host"))) execFileSync(process.execPath, [path.join(ROOT, "shell-native", "build.mjs")], { stdio: "inherit" });
+  rt = openRuntime("host");
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "tile-export-"));
+});
+afterAll(() => {
+  rt?.close();
+  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+interface Emitted { entry: MatrixEntry; doc: any; metal: any; mlx: any; torch: any }
+
+function emitAll(entry: MatrixEntry): Emitted {
+  const out: any = { entry, doc: JSON.parse(entry.text) };
+  for (const target of ["metal", "mlx", "torch-mps"]) {
+    const req = { command: "emit", document: entry.text, options: { ...entry.options, target } };
+    const r = wasm.call(req);
+    expect(JSON.stringify(js.call(req)), entry.id + " " + target).toBe(JSON.stringify(r));
+    out[target === "torch-mps" ? "torch" : target] = r;
+  }
+  return out;
+}
+
+/** Runs `source`'s `entry` on the host runtime: buffers in order, as `fill` says; returns their bytes. */
+function run(source: string, entry: string, fill: { data: Float64Array | Int32Array | null; dtype: string; n: number }[], groups: number, threads: number): Uint32Array[] {
+  const lib = rt.compile(source);
+  const pipe = rt.pipeline(lib, entry);
+  const bufs: DeviceBuffer[] = fill.map((f) => {
+    const b = rt.buffer(Math.max(f.n, 1) * 4);
+    const a = f.dtype === "i32" ? new Int32Array(f.n) : new Float32Array(f.n);
+    if (f.data) a.set(f.data.subarray(0, Math.min(f.data.length, f.n)));
+    rt.write(b, a);
+    return b;
+  });
+  rt.dispatch(pipe, bufs, [], [groups, 1, 1], [threads, 1, 1], 1);
+  const out = bufs.map((b) => new Uint32Array(rt.read(b)));
+  bufs.forEach((b) => rt.freeBuffer(b));
+  rt.freePipeline(pipe);
+  rt.freeLibrary(lib);
+  return out;
+}
+
+function fakeRun(manifest: any[]): any[] {
+  const file = path.join(dir, "manifest-" + Math.random().toString(36).slice(2) + ".json");
+  fs.writeFileSync(file, JSON.stringify(manifest));
+  const r = spawnSync("python3", [FAKES, file], { encoding: "utf8", maxBuffer: 1 << 28 });
+  expect(r.stderr).toBe("");
+  expect(r.status).toBe(0);
+  return JSON.parse(r.stdout);
+}
+
+describe.skipIf(!python)("emit --target mlx | torch-mps: every built-in case and matrix option set", () => {
+  let all: Emitted[] = [];
+  let records = new Map<string, any>();
+
+  beforeAll(() => {
+    all = [...builtinEntries(wasm), ...loadMatrix(wasm, false)].map(emitAll);
+    const manifest: any[] = [];
+    all.forEach((e, i) => {
+      for (const [target, r] of [["mlx", e.mlx], ["torch-mps", e.torch]] as const) {
+        if (!r.ok) continue;
+        const file = path.join(dir, `m${i}_${target === "mlx" ? "mlx" : "torch"}.py`);
+        fs.writeFileSync(file, r.python);
+        const params = e.metal.plan.bindings.map((b: any) => ({ b, p: e.doc.params[b.index] }));
+        const args = params
+          .filter(({ b }: any) => (target === "mlx" ? b.access === "read" : b.access !== "write"))
+          .map(({ b, p }: any) => ({ tag: p.name, dtype: p.dtype, shape: shapeOf(e.doc, p.name), inPlace: b.access === "readwrite" }));
+        manifest.push({ path: file, target, args, key: e.entry.id + "|" + target });
+      }
+    });
+    const out = fakeRun(manifest);
+    out.forEach((o, i) => records.set(manifest[i].key, o));
+  }, 600_000);
+
+  it("both targets export every entry, and the modules compile (python3 -m py_compile)", () => {
+    expect(all.length).toBeGreaterThan(40);
+    for (const e of all) {
+      expect(e.mlx.ok, e.entry.id + JSON.stringify(e.mlx.diagnostics)).toBe(true);
+      expect(e.torch.ok, e.entry.id).toBe(true);
+      expect(e.mlx.msl).toBe(e.metal.msl);
+      expect(e.metal.python).toBe("");
+    }
+    const files = fs.readdirSync(dir).filter((f) => f.endsWith(".py")).map((f) => path.join(dir, f));
+    expect(files.length).toBe(2 * all.length);
+    const r = spawnSync("python3", ["-m", "py_compile", ...files], { encoding: "utf8" });
+    expect(r.stderr).toBe("");
+    expect(r.status).toBe(0);
+  });
+
+  it("the MLX module hands MLX the plan's grid and group, the document's names, shapes and dtypes", () => {
+    for (const e of all) {
+      const rec = records.get(e.entry.id + "|mlx");
+      expect(rec.calls.length, e.entry.id).toBe(1);
+      const c = rec.calls[0];
+      const plan = e.metal.plan;
+      const inputs = plan.bindings.filter((b: any) => b.access === "read");
+      const outputs = plan.bindings.filter((b: any) => b.access !== "read");
+      expect(c.grid).toEqual([plan.dispatch.groups * plan.dispatch.threads, 1, 1]);
+      expect(c.threadgroup).toEqual([plan.dispatch.threads, 1, 1]);
+      expect(c.kernel.name).toBe(plan.kernel);
+      expect(c.kernel.ensure_row_contiguous).toBe(true);
+      expect(c.kernel.atomic_outputs).toBe(false);
+      expect(c.template).toBe(null);
+      expect(c.init_value).toBe(0);
+      expect(c.inputs.map((x: any) => x.tag)).toEqual(inputs.map((b: any) => b.name));
+      for (const x of c.inputs) {
+        expect(x.flat).toBe(true);
+        const n = elements(shapeOf(e.doc, x.tag));
+        expect(x.shape).toEqual([Math.max(n, 8)]);
+        expect(x.pad).toBe(Math.max(0, 8 - n));
+      }
+      expect(c.output_shapes).toEqual(outputs.map((b: any) => shapeOf(e.doc, b.name)));
+      expect(c.output_dtypes).toEqual(outputs.map((b: any) => (e.doc.params[b.index].dtype === "i32" ? "int32" : "float32")));
+      expect(rec.returned).toEqual(outputs.map((_: any, i: number) => "out" + i));
+      // the body is the metal kernel's body after the preamble
+      const body = e.metal.msl.slice(e.metal.msl.indexOf(")\n{\n") + 4, e.metal.msl.lastIndexOf("}\n"));
+      expect(body.length).toBeGreaterThan(100);
+      expect(c.kernel.source.endsWith(body), e.entry.id).toBe(true);
+      const helpers = e.metal.msl.slice(e.metal.msl.indexOf("\n\n", e.metal.msl.indexOf("// tile: ")) + 2, e.metal.msl.indexOf("kernel void "));
+      expect(c.kernel.header.endsWith(helpers), e.entry.id).toBe(true);
+      expect(rec.docstring).toContain(`${rec.function}(`);
+    }
+  });
+
+  it("the torch-mps module compiles the metal source and passes every buffer in binding order with the plan's threads and group size", () => {
+    for (const e of all) {
+      const rec = records.get(e.entry.id + "|torch-mps");
+      expect(rec.calls.length, e.entry.id).toBe(1);
+      const c = rec.calls[0];
+      const plan = e.metal.plan;
+      expect(c.source).toBe(e.metal.msl);
+      expect(c.entry).toBe(plan.kernel);
+      expect(c.threads).toBe(plan.dispatch.groups * plan.dispatch.threads);
+      expect(c.group_size).toBe(plan.dispatch.threads);
+      expect(c.args.length).toBe(plan.bindings.length);
+      plan.bindings.forEach((b: any, i: number) => {
+        const a = c.args[i];
+        expect(a.shape).toEqual(shapeOf(e.doc, b.name));
+        expect(a.device).toBe("mps");
+        expect(a.contiguous).toBe(true);
+        if (b.access === "write") expect(a.tag).toMatch(/^zeros/);
+        else expect(a.tag).toBe(b.name);
+      });
+      expect(rec.returned.length).toBe(plan.bindings.filter((b: any) => b.access !== "read").length);
+    }
+  });
+
+  it("the MLX kernel (MLX's signature around the body) and the torch-mps kernel run on the host runtime with the metal target's results", () => {
+    for (const e of all) {
+      const plan = e.metal.plan;
+      const inputs = makeInputs(e.doc, 11);
+      const fill = (name: string, n: number, zero: boolean) => ({ data: zero ? null : inputs.get(name)!, dtype: e.doc.params.find((p: any) => p.name === name).dtype, n });
+      const bindings = plan.bindings;
+      const ref = run(e.metal.msl, plan.kernel, bindings.map((b: any) => fill(b.name, b.bytes / 4, b.access === "write")), plan.dispatch.groups, plan.dispatch.threads);
+
+      const m = records.get(e.entry.id + "|mlx").calls[0];
+      const { source, entry } = mlxSignature(m);
+      const mlxFill = [
+        ...m.inputs.map((x: any) => fill(x.tag, x.shape[0], false)),
+        ...m.output_shapes.map((s: number[], i: number) => ({ data: null, dtype: m.output_dtypes[i] === "int32" ? "i32" : "f32", n: elements(s) })),
+      ];
+      const got = run(source, entry, mlxFill, m.grid[0] / m.threadgroup[0], m.threadgroup[0]);
+      const outputs = bindings.filter((b: any) => b.access !== "read");
+      outputs.forEach((b: any, i: number) => {
+        expect(Buffer.from(got[m.inputs.length + i].buffer).equals(Buffer.from(ref[bindings.indexOf(b)].buffer)), e.entry.id + " mlx " + b.name).toBe(true);
+      });
+
+      const t = records.get(e.entry.id + "|torch-mps").calls[0];
+      const tgot = run(t.source, t.entry, t.args.map((a: any, i: number) => fill(bindings[i].name, elements(a.shape), a.tag.startsWith("zeros"))), t.threads / t.group_size, t.group_size);
+      bindings.forEach((b: any, i: number) => {
+        expect(Buffer.from(tgot[i].buffer).equals(Buffer.from(ref[i].buffer)), e.entry.id + " torch " + b.name).toBe(true);
+      });
+    }
+  }, 600_000);
+});
+
+describe("emit --target: what a target cannot express is a diagnostic", () => {
+  const cli = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", cwd: ROOT });
+
+  it("a buffer updated in place cannot go to MLX (exit 1, TEX001, says what to do); torch-mps updates it in place", () => {
+    const file = path.join(LEG, "pk_inplace_tail.json");
+    const r = cli(["emit", file, "--target", "mlx"]);
+    expect(r.status).toBe(1);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toMatch(/#\/params\/0: error TEX001 \(export-in-place\): The buffer "X" is both read and written.*--target torch-mps/);
+    const j = JSON.parse(cli(["emit", file, "--target", "mlx", "--json"]).stdout);
+    expect(j).toMatchObject({ ok: false, failedAt: "export", target: "mlx", python: "" });
+    const t = cli(["emit", file, "--target", "torch-mps"]);
+    expect(t.status).toBe(0);
+    expect(t.stdout).toContain('X = _tile_in_place("X", X, torch.float32, (37, 100))');
+    expect(t.stdout).toMatch(/_tile_kernel\(\)\(X, threads=\d+, group_size=\d+\)\n    return X\n$/);
+  });
+
+  it("a document name that MLX would declare as its own argument is TEX002; the other targets take it", () => {
+    const doc = JSON.parse(fs.readFileSync(path.join(ROOT, "cases", "sum.json"), "utf8"));
+    const text = JSON.stringify(doc).replace(/"s"/g, '"grid_size"');
+    expect(text).toContain('"grid_size"');
+    const file = path.join(dir, "grid_size.json");
+    fs.writeFileSync(file, text);
+    const r = cli(["emit", file, "--target", "mlx"]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/error TEX002 \(export-name-conflict\): The name "grid_size" becomes the identifier grid_size, which MLX declares/);
+    expect(cli(["emit", file, "--target", "torch-mps"]).status).toBe(0);
+    const shape = JSON.stringify(doc).replace(/"s"/g, '"X_shape"');
+    fs.writeFileSync(file, shape);
+    expect(cli(["emit", file, "--target", "mlx"]).stderr).toMatch(/TEX002.*"X_shape"/);
+  });
+
+  it("an unknown target is bad usage (exit 2), in the CLI and in the core's options", () => {
+    const r = cli(["emit", path.join(ROOT, "cases", "sum.json"), "--target", "cuda"]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain("Allowed choices are metal, mlx, torch-mps");
+    const c = wasm.call({ command: "emit", document: fs.readFileSync(path.join(ROOT, "cases", "sum.json"), "utf8"), options: { target: "vulkan" } });
+    expect(c.ok).toBe(false);
+    expect(c.diagnostics[0]).toMatchObject({ code: "TPL002", pointer: "/options/target" });
+  });
+
+  it("the default target is metal: the same MSL as before, and -o writes the module for the others", () => {
+    const f = path.join(ROOT, "cases", "softmax.json");
+    const plain = cli(["emit", f]).stdout;
+    expect(cli(["emit", f, "--target", "metal"]).stdout).toBe(plain);
+    expect(plain.startsWith("#include <metal_stdlib>")).toBe(true);
+    const out = path.join(dir, "softmax_mlx.py");
+    expect(cli(["emit", f, "--target", "mlx", "-o", out]).status).toBe(0);
+    const text = fs.readFileSync(out, "utf8");
+    expect(text).toContain("import mlx.core as mx\n");
+    expect(text).toContain("def softmax(X):\n");
+  });
+});

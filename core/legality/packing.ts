@@ -143,7 +143,8 @@ export function checkPureExpression(ctx: LegalityContext): RuleResult {
   }
   const pv = programVar(ctx);
   let readsWritten = false;
-  for (let i: i32 = 0; i < f.loads.length; i++) {
+  let pairs: i32 = 0;
+  for (let i: i32 = 0; i < f.loads.length && pairs <= MAX_ACCESS_PAIRS; i++) {
     const l = f.loads[i];
     if (!l.inProgram) continue;
     const stores = f.storesTo(l.buffer);
@@ -151,6 +152,11 @@ export function checkPureExpression(ctx: LegalityContext): RuleResult {
       const s = stores[j];
       if (!s.inProgram) continue;
       readsWritten = true;
+      pairs = pairs + 1;
+      if (pairs > MAX_ACCESS_PAIRS) {
+        v.unknown(tooManyPairs("loads and stores of one buffer"), l.ptr);
+        break;
+      }
       const k = classifyPair(l, s, pv);
       if (k == PAIR_OK) continue;
       if (k == PAIR_UNKNOWN) {
@@ -205,22 +211,130 @@ function dependsOn(s: Site, pv: string): bool {
   return false;
 }
 
+/**
+ * Comparisons of pairs of accesses one rule makes at most (a documented limit: beyond it the
+ * rule answers unknown rather than spend quadratic time and memory on one document).
+ */
+export const MAX_ACCESS_PAIRS: i32 = 20000;
+
+function tooManyPairs(what: string): string {
+  return "The document has more than " + num(MAX_ACCESS_PAIRS) + " pairs of " + what +
+    " to compare, the documented limit of this proof, so it is not attempted.";
+}
+
+/** The range of `f` without its `pv` term over the exact loop ranges of `s`, or null. */
+function restRange(s: Site, f: Affine, pv: string): Array<f64> | null {
+  const names = new Array<string>();
+  const los = new Array<f64>();
+  const his = new Array<f64>();
+  addRanges(s, "", pv, names, los, his);
+  const r = new Array<f64>();
+  if (!affineRange(without(f, pv), names, los, his, r)) return null;
+  return r;
+}
+
+/**
+ * Linear fast paths of independent-store, decided once per buffer:
+ * - across programs: some dimension is k*pv + g in every in-program store to the buffer (the
+ *   same k != 0) and every g lies in one interval narrower than |k|; then every pair's
+ *   renamed-apart difference g_a - g_b lies in (-|k|, |k|), which is what separatesPrograms
+ *   proves pair by pair;
+ * - within a program: every in-program store to the buffer runs on worker 0 alone (program
+ *   order), which is classifyPair's first case for every pair.
+ */
+class FastBuffers {
+  pv: string;
+  names: Array<string> = new Array<string>();
+  across: Array<bool> = new Array<bool>();
+  worker0: Array<bool> = new Array<bool>();
+
+  constructor(pv: string) {
+    this.pv = pv;
+  }
+
+  at(stores: Array<Site>, buffer: string): i32 {
+    const k = this.names.indexOf(buffer);
+    if (k >= 0) return k;
+    const mine = new Array<Site>();
+    for (let i: i32 = 0; i < stores.length; i++) if (stores[i].inProgram && stores[i].buffer == buffer) mine.push(stores[i]);
+    let one = true;
+    for (let i: i32 = 0; i < mine.length; i++) if (mine[i].runs != RUN_ONE) one = false;
+    this.names.push(buffer);
+    this.across.push(uniformProgramDim(mine, this.pv));
+    this.worker0.push(one);
+    return this.names.length - 1;
+  }
+
+  acrossPrograms(stores: Array<Site>, buffer: string): bool {
+    return this.across[this.at(stores, buffer)];
+  }
+
+  allWorkerZero(stores: Array<Site>, buffer: string): bool {
+    return this.worker0[this.at(stores, buffer)];
+  }
+}
+
+function uniformProgramDim(mine: Array<Site>, pv: string): bool {
+  if (mine.length == 0 || pv == "") return false;
+  const dims = mine[0].forms.length;
+  for (let d: i32 = 0; d < dims; d++) {
+    let k: f64 = 0.0;
+    let lo: f64 = 0.0;
+    let hi: f64 = 0.0;
+    let ok = true;
+    for (let i: i32 = 0; ok && i < mine.length; i++) {
+      const s = mine[i];
+      const fd = d < s.forms.length ? s.forms[d] : null;
+      if (fd === null) {
+        ok = false;
+        break;
+      }
+      const fa = changetype<Affine>(fd);
+      const c: f64 = fa.coef(pv);
+      if (c == 0.0 || (i > 0 && c != k)) {
+        ok = false;
+        break;
+      }
+      k = c;
+      const r = restRange(s, fa, pv);
+      if (r === null) {
+        ok = false;
+        break;
+      }
+      const rr = changetype<Array<f64>>(r);
+      if (i == 0 || rr[0] < lo) lo = rr[0];
+      if (i == 0 || rr[1] > hi) hi = rr[1];
+    }
+    if (ok && hi - lo < Math.abs(k)) return true;
+  }
+  return false;
+}
+
 export function checkIndependentStore(ctx: LegalityContext): RuleResult {
   if (ctx.structure.family != "reduction") return notReduction(ctx, "independent-store");
   const v = new Verdict("independent-store");
   const f = ctx.facts();
   const pv = programVar(ctx);
+  // Buffers whose stores need no pairwise comparison (linear fast paths, see below).
+  const fast = new FastBuffers(pv);
+  let pairs: i32 = 0;
   // Across programs: no two programs write one element (skipped when there is one program).
-  for (let i: i32 = 0; i < f.stores.length && ctx.programs != 1; i++) {
+  for (let i: i32 = 0; i < f.stores.length && ctx.programs != 1 && pairs <= MAX_ACCESS_PAIRS; i++) {
     const a = f.stores[i];
     if (!a.inProgram) continue;
     if (!dependsOn(a, pv) && a.allAffine()) {
       v.fail("The store to " + quoted(a.buffer) + " has no index that depends on the program variable " + quoted(pv) + ", so every program writes the same elements.", a.ptr);
       continue;
     }
+    if (fast.acrossPrograms(f.stores, a.buffer)) continue;
     for (let j: i32 = 0; j <= i; j++) {
       const b = f.stores[j];
       if (!b.inProgram || b.buffer != a.buffer) continue;
+      pairs = pairs + 1;
+      if (pairs > MAX_ACCESS_PAIRS) {
+        v.unknown(tooManyPairs("stores to one buffer"), a.ptr);
+        break;
+      }
       if (j < i && !dependsOn(b, pv) && b.allAffine()) continue; // reported for b itself
       if (separatesPrograms(a, b, pv)) continue;
       const what = i == j ? "the store to " + quoted(a.buffer) : "this store and the store at " + b.ptr;
@@ -232,12 +346,19 @@ export function checkIndependentStore(ctx: LegalityContext): RuleResult {
     }
   }
   // Within one program: no two workers write one element (write-write between stripes).
-  for (let i: i32 = 0; i < f.stores.length; i++) {
+  pairs = 0;
+  for (let i: i32 = 0; i < f.stores.length && pairs <= MAX_ACCESS_PAIRS; i++) {
     const a = f.stores[i];
     if (!a.inProgram) continue;
+    if (fast.allWorkerZero(f.stores, a.buffer)) continue;
     for (let j: i32 = 0; j <= i; j++) {
       const b = f.stores[j];
       if (!b.inProgram || b.buffer != a.buffer) continue;
+      pairs = pairs + 1;
+      if (pairs > MAX_ACCESS_PAIRS) {
+        v.unknown(tooManyPairs("stores to one buffer"), a.ptr);
+        break;
+      }
       const k = classifyPair(a, b, pv);
       if (k == PAIR_OK) continue;
       const what = i == j ? "two iterations of this store" : "this store and the store at " + b.ptr;

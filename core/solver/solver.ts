@@ -350,6 +350,7 @@ function validateOptions(o: Options, device: Device, plan: Plan): bool {
     plan.diags.push(diag("TPL002", "/options/vector", "Choose a vector width the device allows (" + device.vectorWidths.join(", ") + "), not " + o.vector.toString() + "."));
   }
   if (o.threads > 0) {
+    // P <= MAX_PROGRAMS_PER_GROUP (optionsInLimits), so 32 * P cannot overflow
     const unit: i32 = 32 * (o.programsPerGroup > 0 ? o.programsPerGroup : 1);
     if (o.threads % unit != 0) {
       plan.diags.push(diag("TPL002", "/options/threads", "threads_per_group " + o.threads.toString() + " is not a multiple of 32 * P = " + unit.toString() + "; T fixes S = T / (32 P)."));
@@ -460,6 +461,7 @@ function solveElement(doc: Doc, st: Structure, device: Device, o: Options, plan:
 /** Solves widths and scores: fills realization, mapping, rules, rejections and cost. */
 export function solve(doc: Doc, st: Structure, device: Device, o: Options, plan: Plan): void {
   plan.family = st.family;
+  if (!optionsInLimits(o, plan)) return;
   if (!programLoopPlannable(doc, st, plan)) return;
   if (st.family == "reduction") {
     solveReduction(doc, st, device, o, plan);
@@ -469,6 +471,27 @@ export function solve(doc: Doc, st: Structure, device: Device, o: Options, plan:
     plan.notes.push("No packed or fused realization applies: " + st.why + ".");
     useSerial(doc, st, device, plan);
   }
+}
+
+/** Documented limits of the plan options: every width product then stays far inside i32. */
+export const MAX_PROGRAMS_PER_GROUP: i32 = 65536;
+export const MAX_UNROLL: i32 = 64;
+export const MAX_THREADS_OPTION: i32 = 1048576;
+
+function optionsInLimits(o: Options, plan: Plan): bool {
+  if (o.programsPerGroup > MAX_PROGRAMS_PER_GROUP) {
+    plan.diags.push(diag("TPL002", "/options/programsPerGroup", "programs per group " + o.programsPerGroup.toString() +
+      " is over the limit of " + MAX_PROGRAMS_PER_GROUP.toString() + " (a group holds 32 * P threads); choose a smaller P or 0 for the automatic family."));
+  }
+  if (o.unroll > MAX_UNROLL) {
+    plan.diags.push(diag("TPL002", "/options/unroll", "unroll " + o.unroll.toString() + " is over the limit of " +
+      MAX_UNROLL.toString() + " independent accumulators; choose a smaller U."));
+  }
+  if (o.threads > MAX_THREADS_OPTION) {
+    plan.diags.push(diag("TPL002", "/options/threads", "threads per group " + o.threads.toString() + " is over the limit of " +
+      MAX_THREADS_OPTION.toString() + "; no device has groups that large."));
+  }
+  return plan.diags.length == 0;
 }
 
 /**

@@ -93,7 +93,7 @@ describe("the pipeline's real thread limit", () => {
 
 describe("tile run", () => {
   const CLI = path.join(ROOT, "shell-node", "bin", "tile.mjs");
-  it("--json gives {passed, outputs, guards, runtime, plan}; --dump writes binaries and a manifest", () => {
+  it("--json gives {passed, outputs, guards, runtime, plan}; --dump writes .npy files and a manifest", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tile-dump-"));
     const r = spawnSync(process.execPath, [CLI, "run", "cases/minmax.json", "--runtime", "host", "--size", "R=4", "--json", "--dump", dir], { encoding: "utf8", cwd: ROOT });
     expect(r.status).toBe(0);
@@ -107,7 +107,11 @@ describe("tile run", () => {
     const x = manifest.files.find((f: any) => f.buffer === "X" && f.which === "initial");
     const mx = manifest.files.find((f: any) => f.buffer === "MX" && f.which === "final");
     // an independent check of the dumped numbers: the row maxima of X equal MX
-    const f32 = (file: string): Float32Array => new Float32Array(Uint8Array.from(fs.readFileSync(path.join(dir, file))).buffer);
+    // (.npy: a 10-byte preamble whose last two bytes are the header length, then the header)
+    const f32 = (file: string): Float32Array => {
+      const b = fs.readFileSync(path.join(dir, file));
+      return new Float32Array(Uint8Array.from(b.subarray(10 + b.readUInt16LE(8))).buffer);
+    };
     const X = f32(x.file);
     const MX = f32(mx.file);
     const C = 1537;

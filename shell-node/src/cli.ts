@@ -117,10 +117,11 @@ export function buildProgram(setExit: (code: number) => void): Command {
   )
     .addOption(new Option("--runtime <runtime>", "metal or host (default: metal where present, else host)").choices(["metal", "host", "auto"]).default("auto"))
     .option("--seed <n>", "input seed", intArg("--seed"), 1)
-    .option("--dump <dir>", "write every input and output as raw little-endian binaries plus a manifest")
+    .addOption(new Option("--input <NAME=FILE>", "a buffer's initial contents from a NumPy .npy file (dtype and shape must match; repeatable)").argParser(collect).default([]))
+    .option("--dump <dir>", "write every buffer's initial and final contents as .npy files plus manifest.json (inputs, outputs, updated in place)")
     .option("--json", "print JSON")
     .action(async (file: string, o) => {
-      setExit(runCommand(await loadEngine(o.engine as EngineName), file, planOptionsFrom(o), o.runtime, o.seed, o.dump, !!o.json));
+      setExit(runCommand(await loadEngine(o.engine as EngineName), file, planOptionsFrom(o), o.runtime, o.seed, o.dump, !!o.json, o.input));
     });
 
   program

@@ -8,6 +8,7 @@ import { Library, Runtime } from "./native";
 import { evaluate } from "./oracle";
 import { makeInputs, shapeOf } from "./inputs";
 import { bufferAccess } from "./access";
+import { NPY_DESCR, encodeNpy } from "./npy";
 
 export const ABS_TOL = 2e-6;
 export const REL_TOL = 2e-5;
@@ -84,6 +85,10 @@ export interface RunRequest {
   text: string;
   options: object;
   seed: number;
+  /** Initial contents that replace the seeded ones (tile run --input), by buffer name. */
+  inputs?: Map<string, Float64Array | Int32Array>;
+  /** Buffer name -> the file its initial contents came from (recorded in a dump's manifest). */
+  inputFiles?: Map<string, string>;
   dumpDir?: string;
   /** Replace the emitted MSL (negative controls in tests). */
   mslOverride?: (msl: string) => string;
@@ -123,14 +128,26 @@ function validateOnce(req: RunRequest, mayReplan: boolean): RunResult {
   const doc = JSON.parse(canonical.text);
   const plan = emitted.plan;
   const inputs = makeInputs(doc, req.seed);
+  if (req.inputs) for (const [name, data] of req.inputs) inputs.set(name, data);
   const { read, written } = bufferAccess(doc);
 
   // the FP64 reference: one evaluation, or DISPATCHES chained ones when a buffer is updated in place
   const inPlace = [...written].some((b) => read.has(b));
-  let oracle = evaluate(doc, inputs);
+  let oracle;
+  try {
+    oracle = evaluate(doc, inputs);
+  } catch (err) {
+    // e.g. a user's index data out of bounds: a failed run naming the access, never a crash
+    return { ...base, error: "oracle: " + (err instanceof Error ? err.message : String(err)) };
+  }
   if (inPlace) {
     for (let k = 1; k < DISPATCHES; k++) {
-      const next = evaluate(doc, oracle.buffers as Map<string, Float64Array | Int32Array>);
+      let next;
+      try {
+        next = evaluate(doc, oracle.buffers as Map<string, Float64Array | Int32Array>);
+      } catch (err) {
+        return { ...base, error: "oracle: " + (err instanceof Error ? err.message : String(err)) };
+      }
       // an element written by any dispatch counts as written (a conditional store may fire in
       // the first dispatch only); the last evaluation's mask alone would expect its sentinel
       for (const [name, mask] of next.written) {
@@ -215,11 +232,11 @@ function validateOnce(req: RunRequest, mayReplan: boolean): RunResult {
         for (let i = b.guard; i < b.guard + b.n; i++) if (bits[i] !== initBits[i]) diff++;
         if (diff) guardFindings.push(`${b.name}: input changed in ${diff} element(s)`);
       }
-      if (req.dumpDir) dumps.push({ name: b.name, dtype: b.dtype, elements: b.n, initial: b.initial.subarray(b.guard, b.guard + b.n), final: view });
+      if (req.dumpDir) dumps.push({ name: b.name, dtype: b.dtype, shape: shapeOf(doc, b.name), initial: b.initial.subarray(b.guard, b.guard + b.n), final: view });
       runtime.freeBuffer(b.buf);
     }
     runtime.freePipeline(pipe);
-    if (req.dumpDir) writeDump(req.dumpDir, doc, plan, msl, req.seed, dumps);
+    if (req.dumpDir) writeDump(req.dumpDir, doc, plan, msl, req, dumps, read, written);
     const passed = outputs.every((o) => o.mismatches === 0) && guardFindings.length === 0;
     return { ...base, passed, outputs, guards: guardFindings.length ? guardFindings.join("; ") : "intact" };
   } catch (err) {
@@ -229,18 +246,34 @@ function validateOnce(req: RunRequest, mayReplan: boolean): RunResult {
   }
 }
 
-function writeDump(dir: string, doc: any, plan: any, msl: string, seed: number, dumps: any[]): void {
+/**
+ * `--dump DIR`: every buffer's initial and final contents as NumPy .npy files (NAME.initial.npy,
+ * NAME.final.npy; final = after the DISPATCHES dispatches), the document, the kernel, and
+ * manifest.json saying which buffers are inputs, outputs and updated in place.
+ */
+function writeDump(dir: string, doc: any, plan: any, msl: string, req: RunRequest, dumps: any[], read: Set<string>, written: Set<string>): void {
   fs.mkdirSync(dir, { recursive: true });
   const files: any[] = [];
+  const buffers: any[] = [];
+  const role = (n: string): string => (read.has(n) && written.has(n) ? "updated in place" : written.has(n) ? "output" : read.has(n) ? "input" : "unused");
   for (const d of dumps) {
+    const entry: any = { name: d.name, dtype: d.dtype, shape: d.shape, role: role(d.name),
+      initialFrom: req.inputFiles?.get(d.name) ?? (written.has(d.name) && !read.has(d.name) ? "sentinels" : `seed ${req.seed}`) };
     for (const which of ["initial", "final"]) {
-      const file = `${d.name}.${which}.${d.dtype}.bin`;
+      const file = `${d.name}.${which}.npy`;
       const arr = d[which] as Float32Array | Int32Array;
-      fs.writeFileSync(path.join(dir, file), Buffer.from(arr.buffer, arr.byteOffset, arr.byteLength));
-      files.push({ buffer: d.name, which, dtype: d.dtype, elements: d.elements, file, endianness: "little" });
+      fs.writeFileSync(path.join(dir, file), encodeNpy(NPY_DESCR[d.dtype], d.shape, new Uint8Array(arr.buffer, arr.byteOffset, arr.byteLength)));
+      entry[which] = file;
+      files.push({ buffer: d.name, which, dtype: d.dtype, shape: d.shape, file });
     }
+    buffers.push(entry);
   }
+  const names = (r: string): string[] => buffers.filter((b) => b.role === r).map((b) => b.name);
   fs.writeFileSync(path.join(dir, "kernel.metal"), msl);
   fs.writeFileSync(path.join(dir, "document.json"), JSON.stringify(doc, null, 2));
-  fs.writeFileSync(path.join(dir, "manifest.json"), JSON.stringify({ seed, dispatches: DISPATCHES, tolerance: { abs: ABS_TOL, rel: REL_TOL }, plan, files }, null, 2));
+  fs.writeFileSync(path.join(dir, "manifest.json"), JSON.stringify({
+    document: doc.name, seed: req.seed, dispatches: DISPATCHES, tolerance: { abs: ABS_TOL, rel: REL_TOL },
+    inputs: names("input"), outputs: names("output"), updatedInPlace: names("updated in place"),
+    buffers, files, plan,
+  }, null, 2));
 }

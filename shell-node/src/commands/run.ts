@@ -5,8 +5,9 @@ import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatDiagnostic, openOrUsage, printJ
 import { PlanOptions } from "../options";
 import { runAndValidate } from "../validate-run";
 import { mappingText } from "./plan";
+import { loadUserInputs, UserInputs } from "../user-inputs";
 
-export function runCommand(engine: Engine, file: string, options: PlanOptions, runtimeKind: string, seed: number, dump: string | undefined, json: boolean): number {
+export function runCommand(engine: Engine, file: string, options: PlanOptions, runtimeKind: string, seed: number, dump: string | undefined, json: boolean, inputSpecs: string[] = []): number {
   const src = readDocument(file);
   if (src.text === null) {
     process.stderr.write(formatDiagnostic(file, src.diagnostic!) + "\n");
@@ -18,9 +19,21 @@ export function runCommand(engine: Engine, file: string, options: PlanOptions, r
     else for (const d of check.diagnostics) process.stderr.write(formatDiagnostic(file, d) + "\n");
     return EXIT_USAGE;
   }
+  let user: UserInputs | null = null;
+  if (inputSpecs.length) {
+    const canonical = engine.call({ command: "canonical", document: src.text, options: { sizes: options.sizes } });
+    const loaded = loadUserInputs(JSON.parse(canonical.text), inputSpecs);
+    if (typeof loaded === "string") {
+      if (json) printJson({ file, passed: false, error: loaded });
+      else process.stderr.write(`tile: ${loaded}\n`);
+      return EXIT_USAGE;
+    }
+    user = loaded;
+  }
   const runtime = openOrUsage(() => openRuntime(runtimeKind as RuntimeKind | "auto"));
   try {
-    const r = runAndValidate({ engine, runtime, text: src.text, options, seed, dumpDir: dump });
+    const r = runAndValidate({ engine, runtime, text: src.text, options, seed, dumpDir: dump,
+      inputs: user?.inputs, inputFiles: user?.files });
     if (json) {
       printJson({ file, passed: r.passed, outputs: r.outputs, guards: r.guards, runtime: r.runtime, device: r.device, timesAreGpu: r.timesAreGpu, error: r.error ?? null, replanned: r.replanned ?? null, plan: r.plan });
     } else {

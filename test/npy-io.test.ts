@@ -1,0 +1,168 @@
+// tile run --dump DIR (.npy files and a manifest) and --input NAME=FILE.npy: the dump is read
+// back with a .npy reader written here, independently of shell-node/src/npy.ts (and with NumPy
+// where python3 has it), and a run fed its own dump through --input reproduces it bit for bit.
+import { describe, expect, it } from "vitest";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { spawnSync } from "node:child_process";
+import { ROOT } from "./helpers/files";
+
+const CLI = path.join(ROOT, "shell-node", "bin", "tile.mjs");
+const tile = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", cwd: ROOT });
+const tmp = (tag: string): string => fs.mkdtempSync(path.join(os.tmpdir(), `tile-${tag}-`));
+
+/** A minimal .npy reader (version 1.0 header as NumPy's format.py describes it). */
+function readNpy(file: string): { descr: string; shape: number[]; bytes: Uint8Array } {
+  const b = fs.readFileSync(file);
+  expect([...b.subarray(0, 6)]).toEqual([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59]); // \x93NUMPY
+  expect(b[6]).toBe(1);
+  const hlen = b[8] + 256 * b[9];
+  expect((10 + hlen) % 64).toBe(0); // data aligned to 64 bytes
+  const header = b.subarray(10, 10 + hlen).toString("latin1");
+  expect(header.endsWith("\n")).toBe(true);
+  const descr = header.split("'descr': '")[1].split("'")[0];
+  expect(header).toContain("'fortran_order': False");
+  const shape = header.split("'shape': (")[1].split(")")[0].split(",").map((s) => s.trim()).filter((s) => s !== "").map(Number);
+  return { descr, shape, bytes: Uint8Array.from(b.subarray(10 + hlen)) };
+}
+const f32s = (a: { bytes: Uint8Array }): Float32Array => new Float32Array(a.bytes.buffer);
+const u32s = (a: { bytes: Uint8Array }): Uint32Array => new Uint32Array(a.bytes.buffer);
+
+const R = 3, C = 40, EPS = Math.fround(1e-5);
+const SIZES = ["--size", `R=${R}`, "--size", `C=${C}`];
+
+describe("tile run --dump", () => {
+  const dir = tmp("dump");
+  const r = tile(["run", "cases/layernorm_affine.json", ...SIZES, "--runtime", "host", "--dump", dir]);
+
+  it("writes every buffer's initial and final contents as .npy, and a manifest of roles", () => {
+    expect(r.status, r.stderr).toBe(0);
+    const m = JSON.parse(fs.readFileSync(path.join(dir, "manifest.json"), "utf8"));
+    expect([m.inputs, m.outputs, m.updatedInPlace]).toEqual([["X", "G", "B"], ["Y"], []]);
+    expect(m.buffers.map((b: any) => [b.name, b.role, b.initialFrom])).toEqual([
+      ["X", "input", "seed 1"], ["G", "input", "seed 1"], ["B", "input", "seed 1"], ["Y", "output", "sentinels"]]);
+    for (const b of m.buffers) {
+      for (const which of ["initial", "final"]) {
+        const a = readNpy(path.join(dir, b[which]));
+        expect(a.descr).toBe("<f4");
+        expect(a.shape).toEqual(b.name === "X" || b.name === "Y" ? [R, C] : [C]);
+      }
+    }
+    // inputs come back unchanged; an output starts as the sentinel quiet NaN
+    for (const n of ["X", "G", "B"]) expect(readNpy(path.join(dir, `${n}.final.npy`)).bytes).toEqual(readNpy(path.join(dir, `${n}.initial.npy`)).bytes);
+    expect([...new Set(u32s(readNpy(path.join(dir, "Y.initial.npy"))))]).toEqual([0x7fc0dead]);
+  });
+
+  it("holds the numbers of the run: Y is the affine LayerNorm of the dumped X, G, B", () => {
+    const X = f32s(readNpy(path.join(dir, "X.initial.npy")));
+    const G = f32s(readNpy(path.join(dir, "G.initial.npy")));
+    const B = f32s(readNpy(path.join(dir, "B.initial.npy")));
+    const Y = f32s(readNpy(path.join(dir, "Y.final.npy")));
+    for (let row = 0; row < R; row++) {
+      let s = 0;
+      for (let c = 0; c < C; c++) s += X[row * C + c];
+      const mean = s / C;
+      let q = 0;
+      for (let c = 0; c < C; c++) q += (X[row * C + c] - mean) ** 2;
+      const inv = 1 / Math.sqrt(q / C + EPS);
+      for (let c = 0; c < C; c++) {
+        const ref = (X[row * C + c] - mean) * inv * G[c] + B[c];
+        expect(Math.abs(Y[row * C + c] - ref)).toBeLessThan(2e-6 + 2e-5 * Math.abs(ref));
+      }
+    }
+  });
+
+  const numpy = spawnSync("python3", ["-c", "import numpy"]).status === 0;
+  it.skipIf(!numpy)("NumPy reads the dump to the same values (python3 + numpy)", () => {
+    const py = `import numpy, json, sys\nd = sys.argv[1]\nout = {}\nfor n in ['X', 'Y']:\n  a = numpy.load(d + '/' + n + '.final.npy')\n  out[n] = [str(a.dtype), list(a.shape), a.view(numpy.uint32).ravel().tolist()]\nprint(json.dumps(out))`;
+    const p = spawnSync("python3", ["-c", py, dir], { encoding: "utf8" });
+    expect(p.status, p.stderr).toBe(0);
+    const got = JSON.parse(p.stdout);
+    for (const n of ["X", "Y"]) {
+      expect(got[n][0]).toBe("float32");
+      expect(got[n][1]).toEqual([R, C]);
+      expect(got[n][2]).toEqual([...u32s(readNpy(path.join(dir, `${n}.final.npy`)))]);
+    }
+  });
+});
+
+describe("tile run --input", () => {
+  it("a run fed its own dump reproduces it bit for bit, whatever the seed", () => {
+    const first = tmp("rt1");
+    const again = tmp("rt2");
+    const other = tmp("rt3");
+    expect(tile(["run", "cases/layernorm_affine.json", ...SIZES, "--runtime", "host", "--seed", "5", "--dump", first]).status).toBe(0);
+    const inputs = ["X", "G", "B"].flatMap((n) => ["--input", `${n}=${path.join(first, `${n}.initial.npy`)}`]);
+    const r = tile(["run", "cases/layernorm_affine.json", ...SIZES, "--runtime", "host", "--seed", "99", ...inputs, "--dump", again]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain("verdict: pass");
+    for (const n of ["X", "G", "B", "Y"]) expect(readNpy(path.join(again, `${n}.final.npy`)).bytes, n).toEqual(readNpy(path.join(first, `${n}.final.npy`)).bytes);
+    const m = JSON.parse(fs.readFileSync(path.join(again, "manifest.json"), "utf8"));
+    expect(m.buffers[0].initialFrom).toBe(path.join(first, "X.initial.npy"));
+    // control: seed 99 without the files gives other numbers
+    expect(tile(["run", "cases/layernorm_affine.json", ...SIZES, "--runtime", "host", "--seed", "99", "--dump", other]).status).toBe(0);
+    expect(readNpy(path.join(other, "Y.final.npy")).bytes).not.toEqual(readNpy(path.join(first, "Y.final.npy")).bytes);
+  });
+
+  it("a buffer updated in place starts from the file and is dispatched three times", () => {
+    const dir = tmp("inplace");
+    const doc = path.join(dir, "double.json");
+    fs.writeFileSync(doc, JSON.stringify({ tile: 1, name: "double", attrs: { noalias: true }, sizes: { N: 5 },
+      params: [{ name: "Y", dtype: "f32", shape: ["N"] }],
+      body: [{ for: "i", in: [0, "N"], kind: "parallel", body: [{ store: "Y", at: ["i"], value: ["mul", ["load", "Y", ["i"]], ["f32", 2]] }] }] }));
+    // the input file: written by hand, the way NumPy writes (1, 2, ...) as <f4, shape (5,)
+    let header = "{'descr': '<f4', 'fortran_order': False, 'shape': (5,), }";
+    header += " ".repeat(64 - ((10 + header.length + 1) % 64)) + "\n";
+    const head = Buffer.from([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 1, 0, header.length & 255, header.length >> 8]);
+    fs.writeFileSync(path.join(dir, "y.npy"), Buffer.concat([head, Buffer.from(header, "latin1"), Buffer.from(new Float32Array([1, -2, 0.5, 3, 1e-3]).buffer)]));
+    const out = path.join(dir, "out");
+    const r = tile(["run", doc, "--runtime", "host", "--input", `Y=${path.join(dir, "y.npy")}`, "--dump", out]);
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+    const m = JSON.parse(fs.readFileSync(path.join(out, "manifest.json"), "utf8"));
+    expect([m.inputs, m.outputs, m.updatedInPlace, m.dispatches]).toEqual([[], [], ["Y"], 3]);
+    expect([...f32s(readNpy(path.join(out, "Y.initial.npy")))]).toEqual([...new Float32Array([1, -2, 0.5, 3, 1e-3])]);
+    expect([...f32s(readNpy(path.join(out, "Y.final.npy")))]).toEqual([...new Float32Array([8, -16, 4, 24, 8e-3])]);
+  });
+
+  it("user index data out of bounds is a failed run naming the access (exit 1), not a crash", () => {
+    const dir = tmp("gather");
+    const doc = path.join(dir, "gather.json");
+    fs.writeFileSync(doc, JSON.stringify({ tile: 1, name: "gather", attrs: { noalias: true }, sizes: { N: 4 },
+      params: [{ name: "I", dtype: "i32", shape: ["N"] }, { name: "X", dtype: "f32", shape: ["N"] }, { name: "Y", dtype: "f32", shape: ["N"] }],
+      body: [{ for: "i", in: [0, "N"], kind: "parallel", body: [{ store: "Y", at: ["i"], value: ["load", "X", [["load", "I", ["i"]]]] }] }] }));
+    let header = "{'descr': '<i4', 'fortran_order': False, 'shape': (4,), }";
+    header += " ".repeat(64 - ((10 + header.length + 1) % 64)) + "\n";
+    const head = Buffer.from([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 1, 0, header.length & 255, header.length >> 8]);
+    fs.writeFileSync(path.join(dir, "i.npy"), Buffer.concat([head, Buffer.from(header, "latin1"), Buffer.from(new Int32Array([3, 2, 9, 0]).buffer)]));
+    const r = tile(["run", doc, "--runtime", "host", "--input", `I=${path.join(dir, "i.npy")}`]);
+    expect(r.status).toBe(1);
+    expect(r.stdout).toMatch(/error: oracle: .*outside \[0, 4\)/);
+    expect(r.stdout + r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it("a file that does not fit the buffer is a usage error (exit 2) saying why", () => {
+    const dir = tmp("bad");
+    const dump = tmp("bad-dump");
+    expect(tile(["run", "cases/layernorm_affine.json", ...SIZES, "--runtime", "host", "--dump", dump]).status).toBe(0);
+    const x = path.join(dump, "X.initial.npy");
+    const i32 = path.join(dir, "i.npy");
+    const raw = fs.readFileSync(x);
+    fs.writeFileSync(i32, Buffer.from(raw.toString("latin1").replace("'<f4'", "'<i4'"), "latin1"));
+    const cases: Array<[string[], RegExp]> = [
+      [["--input", `X=${x}`], /X has shape \(37, 1537\)/], // default sizes: the file is 3 x 40
+      [[...SIZES, "--input", `X=${i32}`], /holds <i4 elements; X is f32, which needs <f4/],
+      [[...SIZES, "--input", `Y=${x}`], /only writes Y/],
+      [[...SIZES, "--input", `Q=${x}`], /no buffer "Q"/],
+      [[...SIZES, "--input", "X"], /expects NAME=FILE\.npy/],
+      [[...SIZES, "--input", `X=${x}`, "--input", `X=${x}`], /given twice/],
+      [[...SIZES, "--input", `X=${path.join(ROOT, "cases", "sum.json")}`], /not a NumPy \.npy file/],
+    ];
+    for (const [args, msg] of cases) {
+      const r = tile(["run", "cases/layernorm_affine.json", "--runtime", "host", ...args]);
+      expect(r.status, args.join(" ")).toBe(2);
+      expect(r.stderr, args.join(" ")).toMatch(msg);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    }
+  });
+});

@@ -22,7 +22,7 @@ type J = unknown;
 const load = (b: string, ...idx: J[]): J => ["load", b, idx];
 const f = (v: number): J => ["f32", v];
 
-function doc(sizes: Record<string, number>, params: [string, string[], string?][], body: J[], noalias = true): string {
+function doc(sizes: Record<string, number>, params: [string, (string | number)[], string?][], body: J[], noalias = true): string {
   return JSON.stringify({
     tile: 1, name: "t", attrs: { noalias }, sizes,
     params: params.map(([name, shape, dtype]) => ({ name, dtype: dtype ?? "f32", shape })),
@@ -146,4 +146,190 @@ describe("class 2: a program loop whose minimum is negative or computed", () => 
       expect(runAll(body(false), [{}])).toEqual(["serial-program"]);
     });
   }
+});
+
+// ---------------------------------------------------------------------------------------------
+describe("class 3: a serial loop's end is exact (64-bit where it leaves i32)", () => {
+  it("min 0, extent 3, step 1e9: the loop runs three times", () => {
+    const text = doc({ R: 6, C: 40 }, [["X", ["R", "C"]], ["Y", ["R"]], ["Z", ["R"]]], [
+      { for: "r", in: [0, "R"], kind: "parallel", body: [
+        { reduce: "s", combiner: "sum", over: ["c", 0, "C"], value: load("X", "r", "c") },
+        { store: "Y", at: ["r"], value: "s" },
+        { for: "t", in: [0, 3], kind: "serial", step: 1000000000, body: [
+          { store: "Z", at: ["r"], value: ["add", load("Z", "r"), ["cast", "f32", ["div", "t", 1000000000]]] },
+        ] },
+      ] },
+    ]);
+    const emitted = wasm.call({ command: "emit", document: text, options: { programsPerGroup: 2 } });
+    expect(emitted.plan.realization).toBe("cooperative-reduction");
+    expect(emitted.msl).toContain("long(0) + long(3) * long(1000000000)");
+    const seen = runAll(text, [{ programsPerGroup: 1 }, { programsPerGroup: 2 }, { programsPerGroup: 3, vector: 4 }]);
+    expect(seen).toContain("cooperative-reduction");
+    // the serial program too (no noalias: nothing proven)
+    const serial = text.replace('"noalias":true', '"noalias":false');
+    expect(runAll(serial, [{}])).toEqual(["serial-program"]);
+  });
+});
+
+describe("class 4: flattened offsets of buffers of 2^31 elements or more are 64-bit", () => {
+  it("70000 x 70000: planned with exact byte counts, emitted with long offsets (plan and emit only)", () => {
+    const text = doc({ R: 70000, C: 70000 }, [["X", ["R", "C"]], ["Y", ["R", "C"]], ["S", ["R"]]], [
+      { for: "r", in: [0, "R"], kind: "parallel", body: [
+        { reduce: "s", combiner: "sum", over: ["c", 0, "C"], value: load("X", "r", "c") },
+        { store: "S", at: ["r"], value: "s" },
+        { for: "c", in: [0, "C"], kind: "parallel", body: [{ store: "Y", at: ["r", "c"], value: ["mul", "s", load("X", "r", "c")] }] },
+      ] },
+    ]);
+    for (const o of [{}, { programsPerGroup: 1, vector: 1 }]) {
+      const e = wasm.call({ command: "emit", document: text, options: o });
+      expect(JSON.stringify(js.call({ command: "emit", document: text, options: o }))).toBe(JSON.stringify(e));
+      expect(e.ok).toBe(true);
+      expect(e.plan.bindings[0].bytes).toBe(70000 * 70000 * 4);
+      expect(e.plan.bindings[2].bytes).toBe(70000 * 4);
+      expect(e.msl).toMatch(/X\[long\(r\) \* 70000 \+ long\(c\)\]/);
+      expect(e.msl).toMatch(/Y\[long\(r\) \* 70000 \+ long\(c\)\]/);
+      expect(e.msl).toMatch(/S\[r\]/); // a small buffer keeps 32-bit offsets
+      expect(e.audit.ok).toBe(true);
+    }
+  });
+
+  it("a small document keeps its 32-bit text (most kernels are unchanged)", () => {
+    const e = wasm.call({ command: "emit", document: doc({ R: 5, C: 70 }, [["X", ["R", "C"]], ["Y", ["R"]]], [
+      { for: "r", in: [0, "R"], kind: "parallel", body: [
+        { reduce: "s", combiner: "sum", over: ["c", 0, "C"], value: load("X", "r", "c") },
+        { store: "Y", at: ["r"], value: "s" }] }]), options: {} });
+    expect(e.msl).not.toContain("long");
+  });
+});
+
+describe("class 5: no exact-integer proof over an i32 index that may wrap", () => {
+  it("c * 2^30 over c in [0, 8) is not taken as injective (c = 0 and c = 4 wrap to one element)", () => {
+    const text = doc({ R: 4, C: 8 }, [["X", ["R", "C"]], ["Y", ["R", "C"]], ["S", ["R"]]], [
+      { for: "r", in: [0, "R"], kind: "parallel", body: [
+        { reduce: "s", combiner: "sum", over: ["c", 0, "C"], value: load("X", "r", "c") },
+        { store: "S", at: ["r"], value: "s" },
+        { for: "c", in: [0, "C"], kind: "parallel", body: [
+          { if: ["lt", "c", 0], then: [{ store: "Y", at: ["r", ["mul", "c", 1073741824]], value: "s" }] },
+        ] },
+      ] },
+    ]);
+    const p = plan(text, { programsPerGroup: 1 });
+    expect(verdicts(p)["independent-store"]).toBe("unknown");
+    expect(p.realization).toBe("serial-program");
+    expect(runAll(text, [{}])).toEqual(["serial-program"]);
+    // the same shape without wrap-around (c * 2^20 stays inside i32) is proven
+    const fine = text.replace("1073741824", "1048576");
+    expect(verdicts(plan(fine, { programsPerGroup: 1 }))["independent-store"]).toBe("holds");
+  });
+});
+
+describe("class 6: the register fill does not hoist a guarded load", () => {
+  it("X[r, c] read only under c < C in loops over [0, 4C) is not cached", () => {
+    const text = doc({ R: 4, C: 40 }, [["A", ["R", "C"]], ["X", ["R", "C"]], ["Y", ["R", "C"]], ["Z", ["R", "C"]], ["S", ["R"]]], [
+      { for: "r", in: [0, "R"], kind: "parallel", body: [
+        { reduce: "s", combiner: "sum", over: ["c", 0, "C"], value: load("A", "r", "c") },
+        { store: "S", at: ["r"], value: "s" },
+        { for: "c", in: [0, ["mul", 4, "C"]], kind: "parallel", body: [
+          { if: ["lt", "c", "C"], then: [{ store: "Y", at: ["r", "c"], value: ["mul", "s", load("X", "r", "c")] }] }] },
+        { for: "c", in: [0, ["mul", 4, "C"]], kind: "parallel", body: [
+          { if: ["lt", "c", "C"], then: [{ store: "Z", at: ["r", "c"], value: ["add", "s", load("X", "r", "c")] }] }] },
+      ] },
+    ]);
+    const p = plan(text, {});
+    expect(p.realization).toBe("cooperative-reduction");
+    expect(p.mapping.cacheBuffers).not.toContain("X");
+    const cached = plan(text, { programsPerGroup: 1 });
+    expect(cached.mapping.cacheBuffers).not.toContain("X");
+    expect(runAll(text, WIDTHS)).toContain("cooperative-reduction");
+  });
+});
+
+describe("class 7: generated names never collide; Metal macros and keywords are reserved", () => {
+  it("reduces s and s_0 unrolled, and names FLT_MAX, M_PI_F, INFINITY, ray_data, object_data, threadgroup_imageblock", () => {
+    const names = ["FLT_MAX", "M_PI_F", "INFINITY", "ray_data", "object_data", "threadgroup_imageblock", "float4", "HALF_MAX"];
+    const text = JSON.stringify({
+      tile: 1, name: "names", attrs: { noalias: true }, sizes: { R: 5, C: 70 },
+      params: [{ name: "ray_data", dtype: "f32", shape: ["R", "C"] }, { name: "object_data", dtype: "f32", shape: ["R"] }],
+      body: [{ for: "threadgroup_imageblock", in: [0, "R"], kind: "parallel", body: [
+        { reduce: "s", combiner: "sum", over: ["c", 0, "C"], value: load("ray_data", "threadgroup_imageblock", "c") },
+        { reduce: "s_0", combiner: "max", over: ["M_PI_F", 0, "C"], value: load("ray_data", "threadgroup_imageblock", "M_PI_F") },
+        { let: "FLT_MAX", value: ["add", "s", "s_0"] },
+        { let: "INFINITY", value: ["mul", "FLT_MAX", f(0.5)] },
+        { let: "float4", value: ["add", "INFINITY", f(1)] },
+        { let: "HALF_MAX", value: ["sub", "float4", f(1)] },
+        { store: "object_data", at: ["threadgroup_imageblock"], value: "HALF_MAX" },
+      ] }],
+    });
+    for (const o of [{ programsPerGroup: 1, unroll: 2 }, { programsPerGroup: 2, unroll: 3, vector: 4 }, { programsPerGroup: 1, unroll: 1 }]) {
+      const e = wasm.call({ command: "emit", document: text, options: o });
+      expect(e.plan.realization).toBe("cooperative-reduction");
+      const decls = [...e.msl.matchAll(/(?:float|int|bool|long) (\w+)(?: =|\[)/g)].map((m: RegExpMatchArray) => m[1]);
+      const loopVars = new Set(["k", "j", "c", "M_PI_F"]);
+      const dup = decls.filter((d, i) => decls.indexOf(d) !== i && !loopVars.has(d) && !/^v_M_PI_F/.test(d));
+      expect(dup).toEqual([]);
+      // never declared, bound or indexed under its own name (INFINITY still appears as the identity of max)
+      for (const n of names) {
+        expect(e.msl, n).not.toMatch(new RegExp(`(?:float|int|bool|long|\\*) ${n}(?![\\w])`));
+        expect(e.msl, n).not.toMatch(new RegExp(`(?<![\\w])${n}\\[`));
+      }
+      expect(e.msl).toContain("v_FLT_MAX");
+      expect(e.msl).toContain("v_ray_data");
+    }
+    expect(runAll(text, [{ programsPerGroup: 1, unroll: 2 }, { programsPerGroup: 2, unroll: 3, vector: 4 }, { cacheInput: false }])).toContain("cooperative-reduction");
+  });
+});
+
+describe("class 8: a program reading a row another program writes is not admitted", () => {
+  it("Y[r + 1, c] read after Y[r, c] is written: unknown at P = 1 and P >= 2", () => {
+    const text = doc({ R: 6, C: 40 }, [["X", ["R", "C"]], ["Y", ["R", "C"]], ["S", ["R"]]], [
+      { for: "r", in: [0, ["sub", "R", 1]], kind: "parallel", body: [
+        { reduce: "s", combiner: "sum", over: ["c", 0, "C"], value: load("X", "r", "c") },
+        { store: "S", at: ["r"], value: "s" },
+        { for: "c", in: [0, "C"], kind: "parallel", body: [{ store: "Y", at: ["r", "c"], value: ["mul", "s", load("X", "r", "c")] }] },
+        { for: "c", in: [0, "C"], kind: "parallel", body: [{ store: "X", at: ["r", "c"], value: load("Y", ["add", "r", 1], "c") }] },
+      ] },
+    ]);
+    for (const P of [1, 2, 3]) {
+      const p = plan(text, { programsPerGroup: P });
+      expect(p.realization, `P=${P}`).toBe("serial-program");
+      expect(p.rules.find((r: any) => r.id === "independent-store").verdict).toBe("unknown");
+    }
+  });
+
+  it("deliverable 5: stores to O[r] and O[r + R] are proven disjoint by their ranges", () => {
+    const text = doc({ R: 6, C: 40 }, [["X", ["R", "C"]], ["O", [12]]], [
+      { for: "r", in: [0, "R"], kind: "parallel", body: [
+        { reduce: "s", combiner: "sum", over: ["c", 0, "C"], value: load("X", "r", "c") },
+        { store: "O", at: ["r"], value: "s" },
+        { store: "O", at: [["add", "r", "R"]], value: ["mul", f(2), "s"] },
+      ] },
+    ]);
+    const p = plan(text, { programsPerGroup: 2 });
+    expect(verdicts(p)["independent-store"]).toBe("holds");
+    expect(p.realization).toBe("cooperative-reduction");
+    expect(runAll(text, WIDTHS)).toContain("cooperative-reduction");
+  });
+
+  it("deliverable 5: what a rule merely cannot prove is unknown, a proven hand-off still fails", () => {
+    // a distributed store over a row-varying range: not provable, not a proven violation
+    const rowVarying = doc({ R: 6, C: 40 }, [["X", ["R", "C"]], ["Y", ["R", "C"]], ["S", ["R"]]], [
+      { for: "r", in: [0, "R"], kind: "parallel", body: [
+        { reduce: "s", combiner: "sum", over: ["c", 0, "C"], value: load("X", "r", "c") },
+        { store: "S", at: ["r"], value: "s" },
+        { for: "c", in: [0, ["add", "r", 1]], kind: "parallel", body: [{ store: "Y", at: ["r", ["sub", "C", ["add", "c", 1]]], value: "s" }] },
+        { store: "Y", at: ["r", 0], value: "s" },
+      ] },
+    ]);
+    const v = verdicts(plan(rowVarying, { programsPerGroup: 1 }));
+    expect(v["independent-store"]).toBe("unknown");
+    const handoff = doc({ R: 6, C: 40 }, [["X", ["R", "C"]], ["M", ["R"]], ["Y", ["R"]]], [
+      { for: "r", in: [0, "R"], kind: "parallel", body: [
+        { reduce: "m", combiner: "max", over: ["c", 0, "C"], value: load("X", "r", "c") },
+        { store: "M", at: ["r"], value: "m" },
+        { reduce: "s", combiner: "sum", over: ["c", 0, "C"], value: ["sub", load("X", "r", "c"), load("M", "r")] },
+        { store: "Y", at: ["r"], value: "s" },
+      ] },
+    ]);
+    expect(verdicts(plan(handoff, { programsPerGroup: 1 }))["pure-expression"]).toBe("fails");
+  });
 });

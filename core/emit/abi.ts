@@ -65,7 +65,7 @@ export function usesThreadArg(realization: string, k: i32): bool {
 export function bindingsFor(doc: Doc, plan: Plan): Array<Binding> {
   const out = new Array<Binding>();
   for (let p: i32 = 0; p < doc.params.length; p++) {
-    out.push(new Binding(BINDING_BUFFER, p, doc.params[p].name, accessOf(doc, p), doc.elements(p) * ELEMENT_BYTES));
+    out.push(new Binding(BINDING_BUFFER, p, doc.params[p].name, accessOf(doc, p), doc.elementCount(p) * <f64>ELEMENT_BYTES));
   }
   return out;
 }

@@ -9,6 +9,7 @@ import { Names } from "./names";
 import { Distribution } from "../analysis/distribution";
 import { noHelpers, useHelper } from "./helpers";
 import { Ranges } from "./ranges";
+import { LoopRanges } from "../analysis/ranges";
 
 export class Ctx {
   doc: Doc;
@@ -28,6 +29,8 @@ export class Ctx {
   gridCoords: Array<string> = new Array<string>();
   /** Cooperative reduction: where each program-level statement runs (the plan's Distribution). */
   roles: Distribution = new Distribution();
+  /** Bounds of every loop: a loop whose variable or end may leave i32 is emitted in 64-bit. */
+  loopRanges: LoopRanges = new LoopRanges();
   /** Counter for generated names that must be unique in the kernel. */
   serial: i32 = 0;
   /** Inside a worker's stripe: the IR variable, its range texts, and the register slot text. */

@@ -10,7 +10,8 @@ import { ceilDiv } from "../util/text";
 import { Ctx } from "./context";
 import { Val, emitExpr, emitLoad, indexText, intText, mentions, mslType } from "./expr";
 import { storedBuffers, threadgroupDecls } from "./abi";
-import { combineText, emitList, emitStmt, identityText, num, simdText } from "./stmt";
+import { combineText, emitList, emitStmt, freshName, identityText, num, simdText } from "./stmt";
+import { formatF64Fixed } from "../util/num";
 
 // ---------------------------------------------------------------------------------------------
 // Register caches (cached input)
@@ -204,15 +205,20 @@ function emitStripe(s: Stmt, isReduce: bool, accs: Array<string>, cx: Ctx): void
   const minV = emitExpr(s.min, cx);
   const extV = emitExpr(s.extent, cx);
   const per: i32 = m.W * m.V;
+  // 64-bit element arithmetic where the stripe (with its overshoot of up to U chunks) may leave i32
+  const wide: bool = !cx.loopRanges.fitsWith(s, <f64>per * <f64>(m.U + 1));
   let chunks: string = "";
-  if (extV.known) {
+  if (extV.known && wide) {
+    chunks = extV.ival <= 0 ? "0" : formatF64Fixed(Math.ceil(<f64>extV.ival / <f64>per), 0);
+  } else if (extV.known) {
     chunks = num(extV.ival <= 0 ? 0 : ceilDiv(extV.ival, per));
   } else {
     chunks = "chunks_" + num(cx.serial);
     cx.serial = cx.serial + 1;
-    cx.line("const int " + chunks + " = (" + extV.text + " + " + num(per - 1) + ") / " + num(per) + ";");
+    if (wide) cx.line("const int " + chunks + " = int((long(" + extV.inner + ") + " + num(per - 1) + ") / " + num(per) + ");");
+    else cx.line("const int " + chunks + " = (" + extV.text + " + " + num(per - 1) + ") / " + num(per) + ";");
   }
-  const end = guardEnd(minV, extV);
+  const end = wide ? "long(" + minV.inner + ") + long(" + extV.inner + ")" : guardEnd(minV, extV);
   const saveVar = cx.stripeVar;
   const saveMin = cx.stripeMin;
   const saveExt = cx.stripeExt;
@@ -226,8 +232,17 @@ function emitStripe(s: Stmt, isReduce: bool, accs: Array<string>, cx: Ctx): void
     const chunk = u == 0 ? "k" : "(k + " + num(u) + ")";
     cx.cacheIndex = m.V > 1 ? chunk + " * " + num(m.V) + " + j" : chunk;
     if (m.U > 1) cx.open("{");
-    cx.line("const int " + ident + " = " + elementText(chunk, minV, cx) + ";");
-    cx.open("if (" + ident + " < " + end + ") {");
+    if (wide) {
+      const e = freshName("e", cx);
+      let at: string = "(long(" + chunk + ") * " + num(m.W) + " + long(worker))";
+      if (m.V > 1) at = at + " * " + num(m.V) + " + long(j)";
+      cx.line("const long " + e + " = long(" + minV.inner + ") + " + at + ";");
+      cx.open("if (" + e + " < " + end + ") {");
+      cx.line("const int " + ident + " = int(" + e + ");");
+    } else {
+      cx.line("const int " + ident + " = " + elementText(chunk, minV, cx) + ";");
+      cx.open("if (" + ident + " < " + end + ") {");
+    }
     if (isReduce) {
       cx.line(accs[u] + " = " + combineText(s.combiner, s.value.ty, accs[u], emitExpr(s.value, cx), cx) + ";");
     } else {

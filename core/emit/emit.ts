@@ -14,6 +14,7 @@ import { rangesFor } from "./ranges";
 import { Names, namesFor } from "./names";
 import { emitList, num } from "./stmt";
 import { emitCooperative } from "./cooperative";
+import { loopRanges } from "../analysis/ranges";
 
 function headerComment(doc: Doc, plan: Plan): string {
   const m = plan.mapping;
@@ -115,6 +116,9 @@ export function emitKernel(doc: Doc, plan: Plan): KernelText {
   const names = namesFor(doc);
   const cx = new Ctx(doc, plan, names);
   cx.ranges = rangesFor(doc);
+  const top = new Array<Stmt>();
+  if (plan.programLoop !== null) top.push(changetype<Stmt>(plan.programLoop));
+  cx.loopRanges = loopRanges(doc, top);
   if (plan.realization == REALIZATION_COOPERATIVE) emitCooperative(cx);
   else if (plan.realization == REALIZATION_FUSED) emitFused(cx);
   else emitSerial(cx);

@@ -140,6 +140,7 @@ function foldF32(op: string, a: f64, b: f64): Val | null {
 /** The flattened (row-major, constant strides) element index of a load or store. */
 export function indexText(buffer: string, at: Array<Expr>, cx: Ctx): string {
   const pi = cx.doc.paramIndex(buffer);
+  if (cx.doc.elementCount(pi) > I32_MAX) return wideIndexText(pi, at, cx);
   const terms = new Array<string>();
   let c: f64 = 0.0;
   let stride: f64 = 1.0;
@@ -165,6 +166,22 @@ export function indexText(buffer: string, at: Array<Expr>, cx: Ctx): string {
   if (c > 0.0) t = t + " + " + formatI32(i32(c));
   else if (c < 0.0) t = t + " - " + formatI32(i32(-c));
   return t;
+}
+
+/**
+ * The flattened index of a buffer of 2^31 elements or more: every term in 64-bit (`long`), so
+ * the offset is exact (tile-ir.md: flattened offsets cannot overflow). Strides are written as
+ * products of the dimensions, each a 32-bit literal.
+ */
+function wideIndexText(pi: i32, at: Array<Expr>, cx: Ctx): string {
+  const terms = new Array<string>();
+  for (let d: i32 = 0; d < at.length; d++) {
+    const v = emitExpr(at[d], cx);
+    let t: string = "long(" + v.inner + ")";
+    for (let q: i32 = d + 1; q < at.length; q++) t = t + " * " + formatI32(cx.doc.dim(pi, q));
+    terms.push(t);
+  }
+  return terms.join(" + ");
 }
 
 /** True when `e` mentions the name `n` (a loop, axis or scalar). */

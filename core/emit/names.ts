@@ -29,7 +29,61 @@ const RESERVED: Array<string> = [
   "k", "j", "i", "row", "col", "col0", "main", "wide", "w0", "w1",
   // packed vector types of V-wide loads
   "packed_float4", "packed_int4",
+  // Metal address spaces, qualifiers and attributes not listed above
+  "ray_data", "object_data", "threadgroup_imageblock", "imageblock", "visible", "stitchable",
+  "intersection", "mesh", "object", "patch", "vertex_id", "instance_id", "sampler", "texture",
+  "array", "array_ref", "vec", "matrix", "atomic", "atomic_int", "atomic_uint", "atomic_bool",
+  "atomic_float", "simd", "raytracing", "metal_stdlib", "bfloat", "ulong", "uintptr_t", "intptr_t",
+  "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
+  "nullptr_t", "max_align_t", "std",
+  // macros of the Metal standard library (and the C/C++ headers behind the host and CUDA shims)
+  "MAXFLOAT", "MAXHALF", "HUGE_VALF", "HUGE_VALH", "HUGE_VAL", "NULL", "EOF", "assert", "offsetof",
+  "FP_ILOGB0", "FP_ILOGBNAN", "FP_NAN", "FP_INFINITE", "FP_ZERO", "FP_SUBNORMAL", "FP_NORMAL",
+  // helpers the host and CUDA preludes define around the emitted text
+  "fabs", "fmin", "fmax", "isnan", "isinf", "signbit", "copysign", "trunc", "floor", "ceil",
+  "round", "rint", "fmod", "pow", "powr", "exp2", "log2", "sin", "cos", "tan", "clamp", "mix",
 ];
+
+/**
+ * Prefixes that are macro families of the Metal standard library (FLT_MAX, M_PI_F, M_PI_H,
+ * HALF_EPSILON, INT_MAX, ...) or of the C headers: an IR name starting with one is renamed.
+ */
+const MACRO_PREFIXES: Array<string> = [
+  "FLT_", "DBL_", "LDBL_", "HALF_", "BFLOAT_", "M_", "INT_", "UINT_", "LONG_", "ULONG_", "LLONG_",
+  "ULLONG_", "SHRT_", "USHRT_", "CHAR_", "SCHAR_", "UCHAR_", "INT8_", "INT16_", "INT32_", "INT64_",
+  "UINT8_", "UINT16_", "UINT32_", "UINT64_", "SIZE_", "PTRDIFF_", "FP_", "MTL", "METAL_", "__",
+  "TILE_", "CUDA", "HUGE_",
+];
+
+/** Scalar and vector type names: float, float4, half3x2, uint2, packed_float3, bool4, ... */
+const TYPE_STEMS: Array<string> = [
+  "float", "half", "bfloat", "double", "int", "uint", "short", "ushort", "char", "uchar", "long",
+  "ulong", "bool", "packed_float", "packed_half", "packed_int", "packed_uint", "packed_short",
+  "packed_ushort", "packed_char", "packed_uchar", "packed_bfloat", "packed_long", "packed_ulong",
+  "simd_float", "simd_half", "simd_int", "simd_uint",
+];
+
+function isDigits(s: string, from: i32): bool {
+  if (from >= s.length) return false;
+  for (let i: i32 = from; i < s.length; i++) {
+    const c: i32 = s.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
+}
+
+/** `stem` followed by digits, optionally "x" and digits (float4, half3x2). */
+function isTypeName(s: string): bool {
+  for (let k: i32 = 0; k < TYPE_STEMS.length; k++) {
+    const t = TYPE_STEMS[k];
+    if (s.length <= t.length || s.substring(0, t.length) != t) continue;
+    const rest = s.substring(t.length);
+    const x = rest.indexOf("x");
+    if (x < 0 && isDigits(rest, 0)) return true;
+    if (x > 0 && isDigits(rest.substring(0, x), 0) && isDigits(rest, x + 1)) return true;
+  }
+  return false;
+}
 
 /** Prefixes of generated names (accumulators, partials, caches, helpers, chunk counts). */
 const RESERVED_PREFIXES: Array<string> = ["acc_", "part_", "cache_", "chunks_", "tile_", "__"];
@@ -63,7 +117,11 @@ function isTgName(s: string): bool {
 }
 
 function isReserved(s: string): bool {
-  if (RESERVED.indexOf(s) >= 0 || isTgName(s)) return true;
+  if (RESERVED.indexOf(s) >= 0 || isTgName(s) || isTypeName(s)) return true;
+  for (let i: i32 = 0; i < MACRO_PREFIXES.length; i++) {
+    const p = MACRO_PREFIXES[i];
+    if (s.length >= p.length && s.substring(0, p.length) == p) return true;
+  }
   for (let i: i32 = 0; i < RESERVED_PREFIXES.length; i++) {
     const p = RESERVED_PREFIXES[i];
     if (s.length >= p.length && s.substring(0, p.length) == p) return true;
@@ -88,12 +146,26 @@ export class Names {
     return this.assign("n:" + name, name);
   }
 
+  /**
+   * True when `cand` is another identifier followed by "_" and digits, or the other way round.
+   * Generated names append "_<u>" to an identifier (acc_s_0, acc_s_1 for a reduce `s` unrolled
+   * twice), so without this a reduce named `s_0` would declare acc_s_0 too.
+   */
+  suffixClash(cand: string): bool {
+    for (let i: i32 = 0; i < this.idents.length; i++) {
+      const o = this.idents[i];
+      if (cand.length > o.length + 1 && cand.substring(0, o.length + 1) == o + "_" && isDigits(cand, o.length + 1)) return true;
+      if (o.length > cand.length + 1 && o.substring(0, cand.length + 1) == cand + "_" && isDigits(o, cand.length + 1)) return true;
+    }
+    return false;
+  }
+
   assign(key: string, name: string): string {
     const i = this.irNames.indexOf(key);
     if (i >= 0) return this.idents[i];
     let cand: string = sanitize(name);
     if (isReserved(cand)) cand = "v_" + cand;
-    while (this.idents.indexOf(cand) >= 0 || isReserved(cand)) cand = cand + "_";
+    while (this.idents.indexOf(cand) >= 0 || isReserved(cand) || this.suffixClash(cand)) cand = cand + "_";
     this.irNames.push(key);
     this.idents.push(cand);
     return cand;

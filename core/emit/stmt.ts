@@ -65,11 +65,39 @@ export function emitStore(s: Stmt, cx: Ctx): void {
   else cx.line(st);
 }
 
+/** A fresh generated name (the "tile_" prefix is reserved from IR names). */
+export function freshName(stem: string, cx: Ctx): string {
+  const n = "tile_" + stem + num(cx.serial);
+  cx.serial = cx.serial + 1;
+  return n;
+}
+
+/**
+ * A loop whose variable or end `min + extent * step` may leave i32 (tile-ir.md: loop bounds are
+ * exact): a 64-bit counter, compared with a 64-bit end, binding the i32 variable per iteration.
+ */
+function emitWideFor(v: string, minV: Val, extV: Val, stepV: Val, body: Array<Stmt>, reduceAcc: string, reduce: Stmt | null, cx: Ctx): void {
+  const ctr = freshName("i", cx);
+  const end = "long(" + minV.inner + ") + long(" + extV.inner + ") * long(" + stepV.inner + ")";
+  cx.line("// 64-bit counter: the loop's end may not fit in 32 bits");
+  cx.open("for (long " + ctr + " = long(" + minV.inner + "); " + ctr + " < " + end + "; " + ctr + " += long(" + stepV.inner + ")) {");
+  cx.line("const int " + v + " = int(" + ctr + ");");
+  if (reduce !== null) {
+    const r = changetype<Stmt>(reduce);
+    cx.line(reduceAcc + " = " + combineText(r.combiner, r.value.ty, reduceAcc, emitExpr(r.value, cx), cx) + ";");
+  } else emitList(body, cx);
+  cx.close("}");
+}
+
 function emitSerialFor(s: Stmt, cx: Ctx): void {
   const v = cx.names.of(s.name);
   const minV = emitExpr(s.min, cx);
   const extV = emitExpr(s.extent, cx);
-  const stepV = emitExpr(s.step, cx);
+  const stepV = s.step.op == "none" ? oneVal() : emitExpr(s.step, cx);
+  if (!cx.loopRanges.fits(s)) {
+    emitWideFor(v, minV, extV, stepV, s.body, "", null, cx);
+    return;
+  }
   const inc = stepV.known && stepV.ival == 1 ? "++" + v : v + " += " + stepV.text;
   cx.open("for (int " + v + " = " + minV.inner + "; " + v + " < " + endText(minV, extV, stepV) + "; " + inc + ") {");
   emitList(s.body, cx);
@@ -98,9 +126,13 @@ function emitSerialReduce(s: Stmt, cx: Ctx): void {
   const minV = emitExpr(s.min, cx);
   const extV = emitExpr(s.extent, cx);
   cx.line(t + " " + acc + " = " + identityText(s.combiner, s.value.ty) + ";");
-  cx.open("for (int " + v + " = " + minV.inner + "; " + v + " < " + endText(minV, extV, oneVal()) + "; ++" + v + ") {");
-  cx.line(acc + " = " + combineText(s.combiner, s.value.ty, acc, emitExpr(s.value, cx), cx) + ";");
-  cx.close("}");
+  if (!cx.loopRanges.fits(s)) {
+    emitWideFor(v, minV, extV, oneVal(), new Array<Stmt>(), acc, s, cx);
+  } else {
+    cx.open("for (int " + v + " = " + minV.inner + "; " + v + " < " + endText(minV, extV, oneVal()) + "; ++" + v + ") {");
+    cx.line(acc + " = " + combineText(s.combiner, s.value.ty, acc, emitExpr(s.value, cx), cx) + ";");
+    cx.close("}");
+  }
   cx.line("const " + t + " " + n + " = " + acc + ";");
 }
 

@@ -113,6 +113,13 @@ export class Doc {
     return this.size(e.name);
   }
 
+  /** Number of elements of parameter `p`, exactly (f64; may reach 2^31 and beyond). */
+  elementCount(p: i32): f64 {
+    let n: f64 = 1.0;
+    for (let d: i32 = 0; d < this.params[p].shape.length; d++) n = n * <f64>this.dim(p, d);
+    return n;
+  }
+
   /** Number of elements of parameter `p`. */
   elements(p: i32): i32 {
     let n: i32 = 1;

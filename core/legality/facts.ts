@@ -6,7 +6,7 @@
 import { Doc, Expr, Stmt } from "../ir/ast";
 import { Affine, AffineEnv, affineOf } from "../ir/affine";
 import { Distribution, RUN_DISTRIBUTED } from "../analysis/distribution";
-import { evalConstI32 } from "../analysis/consts";
+import { VarBounds, boundAffine, loopBounds } from "../analysis/ranges";
 
 /** Operators of Tile IR v1; all are pure (no side effects, no hidden state). */
 const PURE_OPS: Array<string> = [
@@ -141,6 +141,8 @@ class Walker {
   programLoop: Stmt | null;
   roles: Distribution;
   role: string = "";
+  /** Sound bounds of the enclosing variables, innermost last (for the no-wrap condition). */
+  vb: VarBounds = new VarBounds();
 
   doc: Doc;
 
@@ -156,7 +158,13 @@ class Walker {
 
   site(kind: string, buffer: string, ptr: string, index: Array<Expr>): Site {
     const s = new Site(kind, buffer, ptr, index);
-    for (let i: i32 = 0; i < index.length; i++) s.forms.push(affineOf(index[i], this.env, 0));
+    for (let i: i32 = 0; i < index.length; i++) {
+      // exact-integer reasoning is valid only where the i32 expression cannot wrap: its value and
+      // every variable in it stay inside i32 over the iteration space (add, sub, mul and neg wrap
+      // modulo 2^32, so an exact result inside i32 is the value the kernel computes)
+      const a = affineOf(index[i], this.env, 0);
+      s.forms.push(a !== null && this.vb.noWrap(changetype<Affine>(a)) ? a : null);
+    }
     for (let i: i32 = 0; i < this.loops.length; i++) s.loops.push(this.loops[i]);
     s.guarded = this.guarded > 0;
     s.inProgram = this.inProgram;
@@ -176,16 +184,8 @@ class Walker {
     for (let i: i32 = 0; i < e.args.length; i++) this.expr(e.args[i]);
   }
 
-  /** The affine form of a loop bound, or its Tile IR value when it is a constant non-affine
-   *  expression of sizes (["mod", 7, 4]). */
   boundForm(e: Expr): Affine | null {
-    const a = affineOf(e, this.env, 0);
-    if (a !== null) return a;
-    const c = evalConstI32(e, this.doc, 0);
-    if (!c.ok) return null;
-    const r = new Affine();
-    r.c = <f64>c.value;
-    return r;
+    return boundAffine(e, this.env, this.doc);
   }
 
   loopInfo(s: Stmt, name: string, kind: string): LoopInfo {
@@ -215,6 +215,12 @@ class Walker {
     }
     this.facts.loops.push(li);
     return li;
+  }
+
+  pushBounds(s: Stmt, isReduce: bool, name: string): void {
+    const b = new Array<f64>();
+    loopBounds(s, isReduce, this.env, this.vb, this.doc, b);
+    this.vb.push(name, b[0] == 1.0, b[1], b[2]);
   }
 
   stmts(list: Array<Stmt>): void {
@@ -248,9 +254,11 @@ class Walker {
         this.dist = li;
       }
       this.loops.push(li);
+      this.pushBounds(s, false, s.name);
       this.env.symbols.push(s.name);
       this.stmts(s.body);
       this.env.symbols.length = this.env.symbols.length - 1;
+      this.vb.pop();
       this.loops.length = this.loops.length - 1;
       this.dist = savedDist;
       this.inProgram = savedIn;
@@ -266,9 +274,11 @@ class Walker {
         this.dist = li;
       }
       this.loops.push(li);
+      this.pushBounds(s, true, s.axis);
       this.env.symbols.push(s.axis);
       this.expr(s.value);
       this.env.symbols.length = this.env.symbols.length - 1;
+      this.vb.pop();
       this.loops.length = this.loops.length - 1;
       this.dist = savedDist;
       return;

@@ -13,9 +13,17 @@ import { Stmt } from "../ir/ast";
 import { Affine } from "../ir/affine";
 import { RuleResult } from "../plan/plan";
 import { LegalityContext } from "./context";
-import { LoopInfo, Site, addRanges, affineEqual, affineRange, affineSub, renameApart } from "./facts";
+import { LOOP_PROGRAM, LoopInfo, Site, addRanges, affineEqual, affineRange, affineSub, renameApart } from "./facts";
 import { Verdict, num, quoted } from "./verdict";
 import { RUN_EVERY, RUN_ONE } from "../analysis/distribution";
+
+/** The widest vector width of the device: a worker's consecutive iterations in a stripe. */
+function widestVector(ctx: LegalityContext): f64 {
+  let v: i32 = 1;
+  const ws = ctx.device.vectorWidths;
+  for (let i: i32 = 0; i < ws.length; i++) if (ws[i] > v) v = ws[i];
+  return <f64>v;
+}
 
 /** Who runs an access, for messages. */
 function runsText(s: Site): string {
@@ -82,7 +90,7 @@ const PAIR_FAILS: i32 = 2;
  * two different workers of the same program. Both accesses may be the same store statement (two
  * of its iterations).
  */
-function classifyPair(l: Site, s: Site, pv: string): i32 {
+function classifyPair(l: Site, s: Site, pv: string, span: f64): i32 {
   const n = l.forms.length < s.forms.length ? l.forms.length : s.forms.length;
   // 0. Both run on worker 0 alone (the shared Distribution's RUN_ONE): one thread, program order.
   if (l.runs == RUN_ONE && s.runs == RUN_ONE) return PAIR_OK;
@@ -131,7 +139,53 @@ function classifyPair(l: Site, s: Site, pv: string): i32 {
     }
   }
   if (!l.allAffine() || !s.allAffine()) return PAIR_UNKNOWN;
-  return PAIR_FAILS;
+  return provenShared(l, s, span) ? PAIR_FAILS : PAIR_UNKNOWN;
+}
+
+/** Every loop of the access runs and has an exact range (constant min, extent >= 1, step). */
+function allExact(a: Site): bool {
+  for (let i: i32 = 0; i < a.loops.length; i++) if (!a.loops[i].exact) return false;
+  return true;
+}
+
+/**
+ * Which workers provably run an access: 2 = at least workers 0 and 1 (every worker, or a
+ * distributed loop longer than the widest vector, whose iterations min and min + V go to workers
+ * 0 and 1), 1 = at least worker 0, 0 = nothing known.
+ */
+function workersAtLeast(a: Site, span: f64): i32 {
+  if (a.runs == RUN_EVERY) return 2;
+  if (a.runs == RUN_ONE) return 1;
+  const d = a.dist;
+  if (d === null) return 0;
+  const li = changetype<LoopInfo>(d);
+  if (!li.exact) return 0;
+  return li.extent > span ? 2 : 1;
+}
+
+/**
+ * A proven cross-worker conflict (the only case reported as `fails`): two unguarded accesses in
+ * loops that all run, touching the very same element (identical index forms in the program
+ * variable only), run by two different workers: one side is run by workers 0 and 1 at least,
+ * the other by some worker (`span` is the widest vector the device allows).
+ */
+function provenShared(l: Site, s: Site, span: f64): bool {
+  const wl = workersAtLeast(l, span);
+  const ws = workersAtLeast(s, span);
+  if (wl == 0 || ws == 0 || (wl < 2 && ws < 2)) return false;
+  if (l.guarded || s.guarded || !allExact(l) || !allExact(s)) return false;
+  if (l.forms.length != s.forms.length) return false;
+  for (let d: i32 = 0; d < l.forms.length; d++) {
+    const a = changetype<Affine>(l.forms[d]);
+    const b = changetype<Affine>(s.forms[d]);
+    if (!affineEqual(a, b)) return false;
+    const sup = a.support();
+    for (let k: i32 = 0; k < sup.length; k++) {
+      const li = l.loopOf(sup[k]);
+      if (li === null || changetype<LoopInfo>(li).kind != LOOP_PROGRAM) return false;
+    }
+  }
+  return true;
 }
 
 export function checkPureExpression(ctx: LegalityContext): RuleResult {
@@ -157,10 +211,13 @@ export function checkPureExpression(ctx: LegalityContext): RuleResult {
         v.unknown(tooManyPairs("loads and stores of one buffer"), l.ptr);
         break;
       }
-      const k = classifyPair(l, s, pv);
+      const k = classifyPair(l, s, pv, widestVector(ctx));
       if (k == PAIR_OK) continue;
       if (k == PAIR_UNKNOWN) {
-        v.unknown("The load of " + quoted(l.buffer) + " and the store at " + s.ptr + " use an index that is not affine in the loop variables, so it cannot be shown that the same worker writes and reads each element.", l.ptr);
+        const why = !l.allAffine() || !s.allAffine()
+          ? "use an index that is not affine in the loop variables (or one that may wrap around in i32)"
+          : "are run by " + runsText(l) + " and " + runsText(s) + ", and no index shows they touch different elements or that one worker does both";
+        v.unknown("The load of " + quoted(l.buffer) + " and the store at " + s.ptr + " " + why + ", so it cannot be shown that no worker reads an element another worker writes.", l.ptr);
       } else if (s.dist === null || l.dist === null) {
         v.fail("The load of " + quoted(l.buffer) + " (run by " + runsText(l) + ") may read an element that the store at " + s.ptr + " (run by " + runsText(s) + ") writes from another worker, without a device fence between them (a cross-worker hand-off).", l.ptr);
       } else {
@@ -199,6 +256,28 @@ function separatesPrograms(a: Site, b: Site, pv: string): bool {
     const diff = affineSub(renameApart(without(x, pv), "a:", ""), renameApart(without(y, pv), "b:", ""));
     const r = new Array<f64>();
     if (affineRange(diff, names, los, his, r) && r[0] > -Math.abs(k) && r[1] < Math.abs(k)) return true;
+  }
+  return false;
+}
+
+/**
+ * Accesses `a` and `b` never touch one element, in any two programs (the program variable renamed
+ * apart too): in some dimension the exact range of a - b excludes 0. Stores to O[r] and O[r + R]
+ * with r in [0, R) are disjoint this way.
+ */
+function disjointEverywhere(a: Site, b: Site): bool {
+  const names = new Array<string>();
+  const los = new Array<f64>();
+  const his = new Array<f64>();
+  addRanges(a, "a:", "", names, los, his);
+  addRanges(b, "b:", "", names, los, his);
+  for (let d: i32 = 0; d < a.forms.length && d < b.forms.length; d++) {
+    const fa = a.forms[d];
+    const fb = b.forms[d];
+    if (fa === null || fb === null) continue;
+    const diff = affineSub(renameApart(changetype<Affine>(fa), "a:", ""), renameApart(changetype<Affine>(fb), "b:", ""));
+    const r = new Array<f64>();
+    if (affineRange(diff, names, los, his, r) && (r[0] > 0.0 || r[1] < 0.0)) return true;
   }
   return false;
 }
@@ -322,7 +401,7 @@ export function checkIndependentStore(ctx: LegalityContext): RuleResult {
   for (let i: i32 = 0; i < f.stores.length && ctx.programs != 1 && pairs <= MAX_ACCESS_PAIRS; i++) {
     const a = f.stores[i];
     if (!a.inProgram) continue;
-    if (!dependsOn(a, pv) && a.allAffine()) {
+    if (!dependsOn(a, pv) && a.allAffine() && !a.guarded && allExact(a)) {
       v.fail("The store to " + quoted(a.buffer) + " has no index that depends on the program variable " + quoted(pv) + ", so every program writes the same elements.", a.ptr);
       continue;
     }
@@ -335,14 +414,32 @@ export function checkIndependentStore(ctx: LegalityContext): RuleResult {
         v.unknown(tooManyPairs("stores to one buffer"), a.ptr);
         break;
       }
-      if (j < i && !dependsOn(b, pv) && b.allAffine()) continue; // reported for b itself
-      if (separatesPrograms(a, b, pv)) continue;
+      if (j < i && !dependsOn(b, pv) && b.allAffine() && !b.guarded && allExact(b)) continue; // reported for b itself
+      if (separatesPrograms(a, b, pv) || disjointEverywhere(a, b)) continue;
       const what = i == j ? "the store to " + quoted(a.buffer) : "this store and the store at " + b.ptr;
       if (!a.allAffine() || !b.allAffine()) {
         v.unknown("For " + what + ", an index is not affine in the loop variables (for example an address loaded from memory), so it cannot be shown that different programs write different elements.", a.ptr);
       } else {
         v.unknown("For " + what + ", no index separates programs: no dimension is k*" + pv + " + g in both with the other terms g differing by less than |k| (or a loop range is not constant).", a.ptr);
       }
+    }
+  }
+  // Across programs: no program reads an element another program writes. Programs run
+  // concurrently in every realization (in different groups even at P = 1), with no ordering.
+  for (let i: i32 = 0; i < f.loads.length && ctx.programs != 1 && pairs <= MAX_ACCESS_PAIRS; i++) {
+    const l = f.loads[i];
+    if (!l.inProgram) continue;
+    const stores = f.storesTo(l.buffer);
+    for (let j: i32 = 0; j < stores.length; j++) {
+      const s = stores[j];
+      if (!s.inProgram) continue;
+      pairs = pairs + 1;
+      if (pairs > MAX_ACCESS_PAIRS) {
+        v.unknown(tooManyPairs("loads and stores of one buffer"), l.ptr);
+        break;
+      }
+      if (separatesPrograms(l, s, pv) || disjointEverywhere(l, s)) continue;
+      v.unknown("This load of " + quoted(l.buffer) + " may read an element that another program writes by the store at " + s.ptr + " (no index is k*" + pv + " + g in both with g differing by less than |k|, and no index range keeps them apart); programs run concurrently, so the value read would depend on timing.", l.ptr);
     }
   }
   // Within one program: no two workers write one element (write-write between stripes).
@@ -359,11 +456,11 @@ export function checkIndependentStore(ctx: LegalityContext): RuleResult {
         v.unknown(tooManyPairs("stores to one buffer"), a.ptr);
         break;
       }
-      const k = classifyPair(a, b, pv);
+      const k = classifyPair(a, b, pv, widestVector(ctx));
       if (k == PAIR_OK) continue;
       const what = i == j ? "two iterations of this store" : "this store and the store at " + b.ptr;
       if (k == PAIR_UNKNOWN) {
-        v.unknown("Within one program, " + what + " have an index that is not affine, so it cannot be shown that two workers never write one element of " + quoted(a.buffer) + ".", a.ptr);
+        v.unknown("Within one program, " + what + " (run by " + runsText(a) + " and " + runsText(b) + ") cannot be shown to write different elements of " + quoted(a.buffer) + " or to be written by one worker only (an index is not affine or may wrap, or none pins one distributed iteration).", a.ptr);
       } else {
         v.fail("Within one program, " + what + " may write one element of " + quoted(a.buffer) + " from two different workers (the index does not pin one distributed iteration), so the final value would depend on timing.", a.ptr);
       }
@@ -371,12 +468,27 @@ export function checkIndependentStore(ctx: LegalityContext): RuleResult {
   }
   const across = ctx.programs == 1
     ? "There is one logical program, so no two programs can write one element"
-    : "For every pair of stores to one buffer (a store with itself included) some index is k*" + pv + " + g in both, with g differing by less than |k|, so distinct programs write distinct elements";
+    : "For every pair of stores to one buffer (a store with itself included), and every load of a stored buffer with each of its stores, some index is k*" + pv + " + g in both with g differing by less than |k|, or the index ranges never meet, so distinct programs touch distinct elements of what is written";
   return v.result(across + "; within a program each element is written by one worker only (its stripe owner, or worker 0 in program order).");
 }
 
 // ---------------------------------------------------------------------------------------------
 // private-ownership
+
+/** Every index of the access lies in its dimension for every iteration of its loops (exact ranges). */
+function inBounds(l: Site, pi: i32, ctx: LegalityContext): bool {
+  if (!l.allAffine()) return false;
+  const names = new Array<string>();
+  const los = new Array<f64>();
+  const his = new Array<f64>();
+  addRanges(l, "", "", names, los, his);
+  for (let d: i32 = 0; d < l.forms.length; d++) {
+    const r = new Array<f64>();
+    if (!affineRange(changetype<Affine>(l.forms[d]), names, los, his, r)) return false;
+    if (r[0] < 0.0 || r[1] >= <f64>ctx.doc.dim(pi, d)) return false;
+  }
+  return true;
+}
 
 export function checkPrivateOwnership(ctx: LegalityContext): RuleResult {
   const v = new Verdict("private-ownership");
@@ -404,6 +516,14 @@ export function checkPrivateOwnership(ctx: LegalityContext): RuleResult {
         continue;
       }
       const dv = changetype<LoopInfo>(dd);
+      if (l.guarded) {
+        v.unknown("This read of the cached buffer " + quoted(name) + " sits under an if: the register fill (stage 0) would read its element for every iteration of the stripe, also where the condition excludes it, and that is not proven to be inside the buffer.", l.ptr);
+        continue;
+      }
+      if (!inBounds(l, ctx.doc.paramIndex(name), ctx)) {
+        v.unknown("This read of the cached buffer " + quoted(name) + " is not proven inside the buffer for every iteration of its loops (a range is not constant), so the register fill (stage 0) could read past it.", l.ptr);
+        continue;
+      }
       if (!l.allAffine()) {
         v.unknown("This read of the cached buffer " + quoted(name) + " has an index that is not affine, so its owner cannot be determined.", l.ptr);
         continue;
@@ -420,6 +540,12 @@ export function checkPrivateOwnership(ctx: LegalityContext): RuleResult {
         continue;
       }
       if (ref === null) {
+        // the fill computes stripe elements in 32-bit, up to one chunk of W*V past the range
+        const over: f64 = <f64>ctx.device.maxThreadsPerGroup * 8.0;
+        if (dv.minConst && dv.extentConst && (dv.min < -2147483648.0 || dv.min + dv.extent + over > 2147483647.0)) {
+          v.unknown("The range of " + quoted(dv.name) + " reaches the end of the 32-bit integers, where the register fill's element arithmetic is not exact.", l.ptr);
+          continue;
+        }
         if (!dv.minConst || !dv.extentConst) {
           v.unknown("The range of " + quoted(dv.name) + " is not constant, so the stripe a worker holds cannot be shown to be the same in every stage.", l.ptr);
           continue;

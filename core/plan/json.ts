@@ -116,7 +116,7 @@ export function planJson(name: string, ok: bool, p: Plan, withCandidates: bool, 
     if (i > 0) out.add(",");
     out.add("{\"kind\":").add(quote(b.kind)).add(",\"index\":").add(b.index.toString());
     out.add(",\"name\":").add(quote(b.name)).add(",\"access\":").add(quote(b.access));
-    out.add(",\"bytes\":").add(b.bytes.toString()).add("}");
+    out.add(",\"bytes\":").add(formatF64Fixed(b.bytes, 0)).add("}");
   }
   out.add("]");
   out.add(",\"rules\":");

@@ -157,9 +157,10 @@ export class Binding {
   name: string;
   /** "read", "write" or "readwrite". */
   access: string;
-  bytes: i32;
+  /** Exact byte count (f64: a buffer may hold 2^31 elements or more). */
+  bytes: f64;
 
-  constructor(kind: string, index: i32, name: string, access: string, bytes: i32) {
+  constructor(kind: string, index: i32, name: string, access: string, bytes: f64) {
     this.kind = kind;
     this.index = index;
     this.name = name;

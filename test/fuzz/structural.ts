@@ -1,0 +1,202 @@
+// A structural generator (issue 12, deliverable 4): documents built on purpose around the shapes
+// where proofs and emitted code used to disagree. Each spec is small plain data (fast-check
+// shrinks it) and `buildStructural` turns it into a valid document deterministically:
+//   program-level if/else and reduce-free serial loops around parallel loops, in-place and
+//   shifted read-write pairs, negative and computed program minima, serial steps above 1,
+//   guarded loads over larger ranges, stores at several program offsets, cross-program reads,
+//   and names that collide with generated names and Metal macros.
+// `honest` is false when the document's `parallel` claim is false (a cross-program read): then
+// only an admitted packed realization is held to the oracle (the serial fallback trusts the
+// claim). Sizes near 2^31 are drawn by `hugeSpec` for planning and emitting only.
+import fc from "fast-check";
+import { type Skel, fexpr, skel1 } from "./gen";
+
+export const SHAPES = [
+  "if-else", "if-overwrite", "if-inplace", "serial-around", "inplace", "shifted", "neg-min", "mod-min",
+  "step", "guarded", "offsets", "offsets-interleaved", "cross-read", "names",
+] as const;
+export type Shape = (typeof SHAPES)[number];
+
+export interface StructSpec {
+  shape: Shape;
+  rows: number;
+  cols: number;
+  /** A small shape-specific number: a minimum, a step, a repeat count. */
+  k: number;
+  skel: Skel;
+  combiner: "sum" | "max";
+}
+
+export interface StructCase {
+  doc: any;
+  options: Record<string, unknown>;
+  family: "reduction";
+  honest: boolean;
+  shape: Shape;
+}
+
+export const structSpec: fc.Arbitrary<StructSpec> = fc.record({
+  shape: fc.constantFrom(...SHAPES),
+  rows: fc.oneof(fc.integer({ min: 1, max: 9 }), fc.constantFrom(4, 6, 12)),
+  cols: fc.constantFrom(1, 3, 5, 31, 32, 33, 40, 70),
+  k: fc.integer({ min: 0, max: 3 }),
+  skel: skel1,
+  combiner: fc.constantFrom("sum" as const, "max" as const),
+});
+
+type J = unknown;
+const f32 = (v: number): J => ["f32", v];
+const L = (b: string, ...idx: J[]): J => ["load", b, idx];
+
+function log2ceil(n: number): number {
+  let k = 0;
+  while (2 ** k < n) k++;
+  return k;
+}
+
+export function buildStructural(s: StructSpec): StructCase {
+  const R = s.rows;
+  const C = s.cols;
+  // the program loop: r in [min, R); `row` is the buffer row of program r (always in [0, R))
+  const names = s.shape === "names";
+  const rv = names ? "threadgroup_imageblock" : "r";
+  let min: J = 0;
+  let row: J = rv;
+  let rowsOfLoop: J = "R";
+  if (s.shape === "neg-min") {
+    min = -(s.k + 1);
+    row = ["add", rv, s.k + 1];
+  } else if (s.shape === "mod-min") {
+    min = ["mod", 7 + s.k, 4];
+    row = ["sub", rv, ["mod", 7 + s.k, 4]];
+  } else if (s.shape === "cross-read") {
+    rowsOfLoop = ["sub", "R", 1];
+  }
+  const sName = "s";
+  const s2Name = names ? "s_0" : "t0";
+  const cv = names ? "M_PI_F" : "c";
+  const scale = f32(2 ** -(log2ceil(C) + 3));
+  const x = (col: J = cv): J => L("X", row, col);
+  const sizes: Record<string, number> = { R, C, C4: 4 * C, N2: 2 * R };
+  const params: any[] = [
+    { name: "X", dtype: "f32", shape: ["R", "C"] },
+    { name: "S", dtype: "f32", shape: ["R"] },
+  ];
+  const reduceValue: J = s.combiner === "sum" ? ["mul", scale, x()] : x();
+  const body: any[] = [
+    { reduce: sName, combiner: s.combiner, over: [cv, 0, "C"], value: reduceValue },
+    { store: "S", at: [row], value: sName },
+  ];
+  const sc: J = s.combiner === "sum" ? sName : ["mul", f32(0.25), sName];
+  const val = (leaves: J[]): J => fexpr(s.skel, leaves, leaves);
+  const ploop = (b: J[], lo: J = 0, ext: J = "C", v: string = cv): J => ({ for: v, in: [lo, ext], kind: "parallel", body: b });
+  const addW = (): void => { params.push({ name: "W", dtype: "f32", shape: ["R", "C"] }); };
+  const addY = (): void => { params.push({ name: "Y", dtype: "f32", shape: ["R", "C"] }); };
+  let honest = true;
+  switch (s.shape) {
+    case "if-else":
+      addY();
+      body.push({ if: ["gt", sName, f32(0)], then: [ploop([{ store: "Y", at: [row, cv], value: val([x(), sc]) }])],
+        else: [ploop([{ store: "Y", at: [row, cv], value: ["mul", f32(0.5), x()] }])] });
+      break;
+    case "if-overwrite":
+      addY();
+      body.push(ploop([{ store: "Y", at: [row, cv], value: x() }]));
+      body.push({ if: ["ge", sName, f32(-100)], then: [ploop([{ store: "Y", at: [row, cv], value: ["add", sc, x()] }])] });
+      break;
+    case "if-inplace":
+      addW();
+      body.push({ if: ["ge", sName, f32(-100)], then: [ploop([{ store: "W", at: [row, cv], value: ["mul", f32(0.5), L("W", row, cv)] }])],
+        else: [ploop([{ store: "W", at: [row, cv], value: f32(0) }])] });
+      break;
+    case "serial-around":
+      addW();
+      body.push({ for: "t", in: [0, s.k + 1], kind: "serial", body: [
+        ploop([{ store: "W", at: [row, cv], value: ["add", ["mul", f32(0.5), L("W", row, cv)], ["mul", f32(0.25), x()]] }])] });
+      break;
+    case "inplace":
+      body.push(ploop([{ store: "X", at: [row, cv], value: ["sub", x(), ["mul", f32(0.25), sc]] }]));
+      break;
+    case "shifted":
+      addW();
+      body.push(ploop([{ store: "W", at: [row, cv], value: ["add", L("W", row, ["add", cv, 1]), f32(0.125)] }], 0, ["sub", "C", 1]));
+      break;
+    case "neg-min":
+    case "mod-min":
+      addY();
+      body.push(ploop([{ store: "Y", at: [row, cv], value: val([x(), sc]) }]));
+      break;
+    case "step": {
+      params.push({ name: "Z", dtype: "f32", shape: ["R"] });
+      const step = [2, 3, 1000000000, 700000000][s.k];
+      body.push({ for: "t", in: [s.k, 3], kind: "serial", step, body: [
+        { store: "Z", at: [row], value: ["add", ["mul", f32(0.5), L("Z", row)], f32(0.25)] }] });
+      break;
+    }
+    case "guarded":
+      addY();
+      params.push({ name: "Z", dtype: "f32", shape: ["R", "C"] });
+      body.push(ploop([{ if: ["lt", cv, "C"], then: [{ store: "Y", at: [row, cv], value: ["mul", sc, x()] }] }], 0, "C4"));
+      body.push(ploop([{ if: ["lt", cv, "C"], then: [{ store: "Z", at: [row, cv], value: ["add", sc, x()] }] }], 0, "C4"));
+      break;
+    case "offsets":
+      params.push({ name: "O", dtype: "f32", shape: ["N2"] });
+      body.push({ store: "O", at: [row], value: sc });
+      body.push({ store: "O", at: [["add", row, "R"]], value: ["mul", f32(2), sc] });
+      break;
+    case "offsets-interleaved":
+      params.push({ name: "O", dtype: "f32", shape: ["N2"] });
+      body.push({ store: "O", at: [["mul", 2, row]], value: sc });
+      body.push({ store: "O", at: [["add", ["mul", 2, row], 1]], value: ["neg", sc] });
+      break;
+    case "cross-read":
+      addY();
+      addW();
+      honest = false;
+      body.push(ploop([{ store: "Y", at: [row, cv], value: ["mul", sc, x()] }]));
+      body.push(ploop([{ store: "W", at: [row, cv], value: L("Y", ["add", row, 1], cv) }]));
+      break;
+    case "names":
+      params[0].name = "ray_data";
+      params.push({ name: "object_data", dtype: "f32", shape: ["R"] });
+      body[0].value = s.combiner === "sum" ? ["mul", scale, L("ray_data", row, cv)] : L("ray_data", row, cv);
+      body.splice(1, 0, { reduce: s2Name, combiner: "max", over: [cv, 0, "C"], value: L("ray_data", row, cv) });
+      body.push({ let: "FLT_MAX", value: ["add", sc, ["mul", f32(0.25), s2Name]] });
+      body.push({ let: "INFINITY", value: ["mul", "FLT_MAX", f32(0.5)] });
+      body.push({ let: "acc_s", value: ["add", "INFINITY", f32(1)] });
+      body.push({ store: "object_data", at: [row], value: "acc_s" });
+      break;
+  }
+  const doc = {
+    tile: 1, name: "fz_struct", attrs: { noalias: true }, sizes, params,
+    body: [{ for: rv, in: [min, rowsOfLoop], kind: "parallel", body }],
+  };
+  return { doc, options: {}, family: "reduction", honest, shape: s.shape };
+}
+
+export const structArb: fc.Arbitrary<StructCase> = structSpec.map(buildStructural);
+
+/** Sizes near 2^31 (plan and emit only): one buffer of 2^31 elements or more, loops whose end
+ *  leaves i32. */
+export const hugeSpec = fc.record({
+  rows: fc.constantFrom(46341, 70000, 1 << 16, 2147483647),
+  cols: fc.constantFrom(46341, 70000, 1 << 15, 1),
+  step: fc.constantFrom(1, 2, 1000000000),
+});
+
+export function buildHuge(h: { rows: number; cols: number; step: number }): any {
+  return {
+    tile: 1, name: "fz_huge", attrs: { noalias: true }, sizes: { R: h.rows, C: h.cols },
+    params: [{ name: "X", dtype: "f32", shape: ["R", "C"] }, { name: "Y", dtype: "f32", shape: ["R", "C"] }, { name: "S", dtype: "f32", shape: ["R"] }],
+    body: [{ for: "r", in: [0, "R"], kind: "parallel", body: [
+      { reduce: "s", combiner: "sum", over: ["c", 0, "C"], value: L("X", "r", "c") },
+      { store: "S", at: ["r"], value: "s" },
+      { for: "t", in: [0, 3], kind: "serial", step: h.step, body: [{ store: "S", at: ["r"], value: ["add", L("S", "r"), f32(1)] }] },
+      ploopHuge(),
+    ] }],
+  };
+}
+
+function ploopHuge(): J {
+  return { for: "c", in: [0, "C"], kind: "parallel", body: [{ store: "Y", at: ["r", "c"], value: ["mul", "s", L("X", "r", "c")] }] };
+}

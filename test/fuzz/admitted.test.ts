@@ -1,0 +1,103 @@
+// Every admitted candidate, not only the chosen one (issue 12, deliverable 3). For each
+// structurally generated document (test/fuzz/structural.ts) every realization the solver admits
+// in a bounded space of widths at small sizes is emitted, compiled and run on the host runtime
+// against the FP64 oracle with guard regions: P in {1, 2, 3} (S = 1), V in {1, 4}, U in {1, 2},
+// cached and uncached input, plus the solver's own choice. Distinct kernels are run once each.
+// A document whose `parallel` claim is false (a cross-program read) has its serial fallback
+// skipped: only what the planner proves is held to the oracle there.
+// FUZZ_SEED, FUZZ_ADMITTED_DOCS override the CI seed and count (npm run fuzz:long: ten times as many).
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import fc from "fast-check";
+import { loadEngine, type Engine, type WasmEngine } from "../../shell-node/src/engine";
+import { openRuntime, type Runtime } from "../../shell-node/src/native";
+import type { Case } from "./gen";
+import { HostBatch, engineProblems } from "./props";
+import { SHAPES, buildHuge, hugeSpec, structArb, type StructCase } from "./structural";
+
+const SEED = Number(process.env.FUZZ_SEED ?? 20261130);
+const DOCS = Number(process.env.FUZZ_ADMITTED_DOCS ?? 300);
+const BATCH = 60;
+
+const SPACE: Record<string, unknown>[] = [{}];
+for (const P of [1, 2, 3]) for (const V of [1, 4]) for (const U of [1, 2]) for (const cacheInput of [true, false]) {
+  SPACE.push({ programsPerGroup: P, threads: 32 * P, vector: V, unroll: U, cacheInput });
+}
+
+let runtime: Runtime;
+let js: Engine;
+let wasm: WasmEngine;
+
+beforeAll(async () => {
+  runtime = openRuntime("host");
+  js = await loadEngine("js");
+  wasm = (await loadEngine("wasm")) as WasmEngine;
+  wasm.callText(JSON.stringify({ command: "version" }));
+});
+afterAll(() => runtime?.close());
+
+interface Kernel {
+  c: Case;
+  doc: number;
+  realization: string;
+}
+
+/** The distinct admitted kernels of one document over the bounded space. */
+function admitted(sc: StructCase, index: number): Kernel[] {
+  const text = JSON.stringify(sc.doc);
+  const seen = new Set<string>();
+  const out: Kernel[] = [];
+  for (const options of SPACE) {
+    const e = js.call({ command: "emit", document: text, options: { ...options, candidates: true } });
+    if (!e.ok) continue;
+    if (!sc.honest && e.plan.realization === "serial-program") continue;
+    if (seen.has(e.msl)) continue;
+    seen.add(e.msl);
+    out.push({ c: { doc: sc.doc, options: options as any, family: "reduction" }, doc: index, realization: e.plan.realization });
+  }
+  return out;
+}
+
+describe("fuzz: every admitted candidate on the host runtime", () => {
+  test(`${DOCS} structural documents (seed ${SEED}): every admitted kernel matches the oracle, guards intact`, () => {
+    const docs = fc.sample(structArb, { seed: SEED, numRuns: DOCS });
+    const kernels: Kernel[] = [];
+    const shapes = new Map<string, number>();
+    docs.forEach((d, i) => {
+      shapes.set(d.shape, (shapes.get(d.shape) ?? 0) + 1);
+      kernels.push(...admitted(d, i));
+    });
+    const batch = new HostBatch(runtime, js, 5);
+    batch.prepare(kernels.map((k) => k.c), BATCH);
+    const tally = { documents: docs.length, runs: 0, wrong: 0, guards: 0, crashes: 0, cooperative: 0, serial: 0 };
+    const failures: string[] = [];
+    for (const k of kernels) {
+      const o = batch.outcome(k.c);
+      if (o.skipped) continue;
+      tally.runs++;
+      if (k.realization === "cooperative-reduction") tally.cooperative++;
+      else tally.serial++;
+      if (o.problems.length === 0) continue;
+      const text = o.problems.join("; ");
+      if (/compile failed|error|trap|signal/i.test(text) && !/elements off/.test(text)) tally.crashes++;
+      else if (/guards/.test(text)) tally.guards++;
+      else tally.wrong++;
+      if (failures.length < 5) failures.push(`${docs[k.doc].shape} ${JSON.stringify(k.c.options)}: ${text.slice(0, 600)}\n${JSON.stringify(k.c.doc)}`);
+    }
+    console.log(`admitted fuzz: ${JSON.stringify(tally)}; shapes ${JSON.stringify([...shapes.entries()])}; ${batch.compiles} compiles`);
+    expect(failures).toEqual([]);
+    for (const s of SHAPES) expect(shapes.get(s) ?? 0, s).toBeGreaterThan(DOCS / SHAPES.length / 3);
+    expect(tally.runs).toBeGreaterThanOrEqual(DOCS * 10);
+    expect(tally.cooperative).toBeGreaterThan(tally.runs / 2);
+  }, 900_000);
+
+  test("sizes near 2^31 plan and emit (both engines agree, the audit is clean, offsets are 64-bit)", () => {
+    for (const h of fc.sample(hugeSpec, { seed: SEED, numRuns: 24 })) {
+      const c: Case = { doc: buildHuge(h), options: {}, family: "reduction" };
+      expect(engineProblems(c, wasm, js)).toEqual([]);
+      const e = js.call({ command: "emit", document: JSON.stringify(c.doc), options: {} });
+      expect(e.ok).toBe(true);
+      if (h.rows * h.cols >= 2 ** 31) expect(e.msl).toMatch(/Y\[long\(/);
+      if (3 * h.step > 2147483647) expect(e.msl).toContain("long(3) * long(" + h.step + ")");
+    }
+  });
+});

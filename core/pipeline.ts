@@ -2,7 +2,7 @@
 //   parse + validate -> recognize the family -> legality + solve widths + score -> emit -> audit
 // Each stage is a pure function of data in its own folder (see ARCHITECTURE.md).
 
-import { Diagnostic, hasErrors } from "./diag/diagnostic";
+import { Diagnostic, diag, hasErrors } from "./diag/diagnostic";
 import { Doc } from "./ir/ast";
 import { loadDocument } from "./ir/load";
 import { Options } from "./options";
@@ -33,6 +33,26 @@ export class Compiled {
 
 function append(to: Array<Diagnostic>, from: Array<Diagnostic>): void {
   for (let i: i32 = 0; i < from.length; i++) to.push(from[i]);
+}
+
+/** TPL007 for each kind of kernel argument the plan binds more often than the device accepts. */
+function argumentLimits(plan: Plan, device: Device): Array<Diagnostic> {
+  const out = new Array<Diagnostic>();
+  let buffers: i32 = 0;
+  let threadgroups: i32 = 0;
+  for (let i: i32 = 0; i < plan.bindings.length; i++) {
+    if (plan.bindings[i].kind == "buffer") buffers++;
+    else if (plan.bindings[i].kind == "threadgroup") threadgroups++;
+  }
+  if (buffers > device.maxBufferArguments) {
+    out.push(diag("TPL007", "/params", "The kernel binds " + buffers.toString() + " buffers, one per parameter, but " + device.name +
+      " accepts at most " + device.maxBufferArguments.toString() + " buffer arguments; split the document or pack parameters together."));
+  }
+  if (threadgroups > device.maxThreadgroupArguments) {
+    out.push(diag("TPL007", "/body", "The kernel binds " + threadgroups.toString() + " threadgroup-memory arguments but " + device.name +
+      " accepts at most " + device.maxThreadgroupArguments.toString() + "."));
+  }
+  return out;
 }
 
 /** Runs the pipeline; `emit` also produces and audits the MSL. */
@@ -78,6 +98,14 @@ export function compile(text: string, o: Options, emit: bool, version: string = 
   }
   plan.kernelName = kernelName(r.doc, plan.realization);
   plan.bindings = bindingsFor(r.doc, plan);
+  // Metal's argument tables are device data: more arguments than the device accepts is a plan
+  // error here, not a compile error on the Mac
+  const limits = argumentLimits(plan, r.device);
+  append(r.diags, limits);
+  if (limits.length > 0) {
+    r.failedAt = "plan";
+    return r;
+  }
   r.ok = true;
   if (!emit) return r;
   // 6. emit MSL from the document and the plan alone

@@ -163,7 +163,8 @@ describe("--json output", () => {
     expect(out).toMatchObject({ file: sum, ok: true, name: "sum", seed: 1, sizes: { R: 5, C: 7 } });
     expect(out.outputs).toHaveLength(1);
     const y = out.outputs[0];
-    expect(Object.keys(y)).toEqual(["name", "elements", "written", "min", "max", "mean", "sum"]);
+    expect(Object.keys(y)).toEqual(["name", "elements", "written", "min", "max", "mean", "sum", "nan", "inf"]);
+    expect([y.nan, y.inf]).toEqual([0, 0]);
     expect([y.name, y.elements, y.written]).toEqual(["Y", 5, 5]);
     expect(y.min).toBeLessThanOrEqual(y.mean);
     expect(y.mean).toBeLessThanOrEqual(y.max);

@@ -32,11 +32,16 @@ export class Device {
   clockMhz: i32 = 1296;
   /** Scalar FP32 lanes per core (M1 Max: 128 ALUs per core). */
   lanesPerCore: i32 = 128;
+  /** Buffer arguments a kernel may take (Metal: [[buffer(0)]] to [[buffer(30)]], 31 per stage). */
+  maxBufferArguments: i32 = 31;
+  /** Threadgroup-memory arguments a kernel may take (Metal: [[threadgroup(0..30)]], 31). */
+  maxThreadgroupArguments: i32 = 31;
 }
 
 const INT_FIELDS: Array<string> = [
   "simdWidth", "maxThreadsPerGroup", "threadgroupMemoryBytes", "privateBudget", "gpuCores",
   "maxThreadsPerCore", "threadgroupMemoryPerCore", "maxGroupsPerCore", "bandwidthBytesPerNs", "clockMhz", "lanesPerCore",
+  "maxBufferArguments", "maxThreadgroupArguments",
 ];
 
 function setInt(d: Device, key: string, v: i32): void {
@@ -50,7 +55,9 @@ function setInt(d: Device, key: string, v: i32): void {
   else if (key == "maxGroupsPerCore") d.maxGroupsPerCore = v;
   else if (key == "bandwidthBytesPerNs") d.bandwidthBytesPerNs = v;
   else if (key == "clockMhz") d.clockMhz = v;
-  else d.lanesPerCore = v;
+  else if (key == "lanesPerCore") d.lanesPerCore = v;
+  else if (key == "maxBufferArguments") d.maxBufferArguments = v;
+  else d.maxThreadgroupArguments = v;
 }
 
 export class DeviceResult {
@@ -124,5 +131,7 @@ export function deviceJson(d: Device, out: Text): void {
   out.add(",\"bandwidthBytesPerNs\":").add(d.bandwidthBytesPerNs.toString());
   out.add(",\"clockMhz\":").add(d.clockMhz.toString());
   out.add(",\"lanesPerCore\":").add(d.lanesPerCore.toString());
+  out.add(",\"maxBufferArguments\":").add(d.maxBufferArguments.toString());
+  out.add(",\"maxThreadgroupArguments\":").add(d.maxThreadgroupArguments.toString());
   out.add("}");
 }

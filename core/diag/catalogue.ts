@@ -40,6 +40,7 @@ export const CODES: Array<string> = [
   "TPL004", "warning", "cache-fallback", "Cached input was requested but cannot be used; the input is read uncached.",
   "TPL005", "error", "bad-device", "The device description is incomplete or invalid.",
   "TPL006", "error", "empty-program-loop", "The top-level parallel loop has no iteration (extent below 1) or a range that is not constant.",
+  "TPL007", "error", "too-many-arguments", "The kernel needs more buffer or threadgroup-memory arguments than the device accepts.",
   // Export to a host framework (emit --target mlx | torch-mps)
   "TEX001", "error", "export-in-place", "A buffer both read and written cannot be updated in place on the target (MLX outputs are fresh arrays).",
   "TEX002", "error", "export-name-conflict", "A document name would collide with an argument the target framework declares.",

@@ -36,6 +36,14 @@ function sizeOption(): Option {
   return new Option("--size <K=V>", "override a size (repeatable)").argParser(collect).default([]);
 }
 
+/** Seeds feed a 32-bit generator (inputs.ts): larger values would silently alias. */
+export const MAX_SEED = 4294967295;
+
+function seedArg(v: string): number {
+  if (!/^\d+$/.test(v) || Number(v) > MAX_SEED) throw new UsageError(`--seed expects an integer from 0 to ${MAX_SEED} (the input generator uses 32 bits), got "${v}"`);
+  return Number(v);
+}
+
 function intArg(name: string) {
   return (v: string): number => {
     if (!/^\d+$/.test(v)) throw new UsageError(`${name} expects a non-negative integer, got "${v}"`);
@@ -65,7 +73,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .command("eval")
     .description("run the FP64 oracle on deterministic inputs and summarise the outputs")
     .argument("<file>")
-    .option("--seed <n>", "input seed", intArg("--seed"), 1)
+    .option("--seed <n>", "input seed (0 to 4294967295)", seedArg, 1)
     .addOption(sizeOption())
     .addOption(engineOption())
     .option("--json", "print JSON")
@@ -116,7 +124,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
       .argument("<file>"),
   )
     .addOption(new Option("--runtime <runtime>", "metal or host (default: metal where present, else host)").choices(["metal", "host", "auto"]).default("auto"))
-    .option("--seed <n>", "input seed", intArg("--seed"), 1)
+    .option("--seed <n>", "input seed (0 to 4294967295)", seedArg, 1)
     .addOption(new Option("--input <NAME=FILE>", "a buffer's initial contents from a NumPy .npy file (dtype and shape must match; repeatable)").argParser(collect).default([]))
     .option("--dump <dir>", "write every buffer's initial and final contents as .npy files plus manifest.json (inputs, outputs, updated in place)")
     .option("--json", "print JSON")
@@ -139,7 +147,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
   program
     .command("suite")
     .description("the main job (npm start): built-in cases and the validation matrix, planned, emitted, run and validated")
-    .option("--seed <n>", "input seed", intArg("--seed"), 1)
+    .option("--seed <n>", "input seed (0 to 4294967295)", seedArg, 1)
     .option("--full", "include the 4096x4096 element cases")
     .addOption(new Option("--runtime <runtime>", "metal or host (default: metal where present, else host)").choices(["metal", "host", "auto"]).default("auto"))
     .option("--filter <text>", "only rows whose id contains TEXT")

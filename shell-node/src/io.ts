@@ -1,5 +1,6 @@
 // Shell helpers: reading documents as a user hands them over, printing, and exit codes.
 import fs from "node:fs";
+import path from "node:path";
 
 /** Exit codes of the CLI: 0 ok, 1 understood but failed (e.g. rejected), 2 bad usage or invalid document. */
 export const EXIT_OK = 0;
@@ -84,6 +85,56 @@ export function firstInvalidUtf8(b: Uint8Array): number {
     i += n + 1;
   }
   return -1;
+}
+
+/**
+ * Makes directory `dir` and its missing parents, one level at a time; anything that stops it (a
+ * file in the way, no permission, a read-only or virtual file system such as /proc, where a
+ * recursive mkdir can retry forever) is a usage error naming the path.
+ */
+export function ensureDir(dir: string): void {
+  const missing: string[] = [];
+  let p = path.resolve(dir);
+  for (;;) {
+    let st: fs.Stats | null = null;
+    try {
+      st = fs.statSync(p);
+    } catch {
+      st = null;
+    }
+    if (st) {
+      if (!st.isDirectory()) throw new UsageError(`cannot write into ${dir}: ${p} is not a directory`);
+      break;
+    }
+    missing.unshift(p);
+    const up = path.dirname(p);
+    if (up === p) break;
+    p = up;
+  }
+  for (const m of missing) {
+    try {
+      fs.mkdirSync(m);
+    } catch (err) {
+      throw new UsageError(`cannot create the directory ${m}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+    }
+  }
+}
+
+/** Writes an output file; a missing directory or any write error is a usage error naming it. */
+export function writeOutput(file: string, data: string | Uint8Array): void {
+  const dir = path.dirname(path.resolve(file));
+  let st: fs.Stats | null = null;
+  try {
+    st = fs.statSync(dir);
+  } catch {
+    st = null;
+  }
+  if (!st || !st.isDirectory()) throw new UsageError(`cannot write ${file}: the directory ${path.dirname(file)} does not exist`);
+  try {
+    fs.writeFileSync(file, data);
+  } catch (err) {
+    throw new UsageError(`cannot write ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
 }
 
 /** Parses repeated `--size K=V` values into an object. */

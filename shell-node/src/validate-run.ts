@@ -9,6 +9,7 @@ import { evaluate } from "./oracle";
 import { makeInputs, shapeOf } from "./inputs";
 import { bufferAccess } from "./access";
 import { NPY_DESCR, encodeNpy } from "./npy";
+import { ensureDir } from "./io";
 
 export const ABS_TOL = 2e-6;
 export const REL_TOL = 2e-5;
@@ -16,18 +17,37 @@ export const REL_TOL = 2e-5;
 export const DISPATCHES = 3;
 /** Guard rows before and after each buffer (a row = the buffer's last dimension, at least 16 elements). */
 export const GUARD_ROWS = 2;
-const SENTINEL_F32 = 0x7fc0dead; // a quiet NaN with a payload no kernel produces
-const SENTINEL_I32 = 0x7eadbeef;
+/**
+ * Sentinels: every guard element and every element an output starts with (write-only outputs)
+ * holds a sentinel whose bits depend on the buffer and the position: for f32 a quiet NaN with a
+ * position-dependent payload (never the canonical NaN 0x7fc00000 or the x86 default 0xffc00000
+ * that arithmetic produces), for i32 a pattern 0x7e??????. A stray write is found by comparing
+ * bits, so even a write of a NaN that carries some sentinel payload is detected unless it is
+ * exactly the pattern of that very position.
+ */
+export function sentinelBits(buffer: number, position: number, f32: boolean): number {
+  let h = Math.imul(position + 1, 0x9e3779b1) ^ Math.imul(buffer + 1, 0x85ebca77);
+  h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d);
+  h ^= h >>> 13;
+  if (f32) {
+    const payload = h & 0x3fffff;
+    return (0x7fc00000 | (payload === 0 ? 1 : payload)) >>> 0;
+  }
+  return (0x7e000000 | (h & 0xffffff)) >>> 0;
+}
 
 export interface OutputCheck {
   name: string;
   elements: number;
   written: number;
+  /** Largest |got - ref| and relative error over elements where both are finite. */
   maxAbsError: number;
   maxRelError: number;
   mismatches: number;
-  /** First few mismatches: flat index, got, expected. */
-  examples: { index: number; got: number; ref: number }[];
+  /** Mismatches where the kernel's value or the reference is NaN or an infinity. */
+  nonFinite: number;
+  /** First few mismatches: flat index, got, expected (NaN and infinities are null in JSON). */
+  examples: { index: number; got: number; ref: number; why: string }[];
 }
 
 export interface RunResult {
@@ -49,32 +69,52 @@ export interface RunResult {
   replanned?: string;
 }
 
-/** Checks one output against the oracle; returns the summary. */
-function compare(name: string, got: Float32Array | Int32Array, ref: Float64Array | Int32Array, mask: Uint8Array, sentinelBits: Uint32Array | null, gotBits: Uint32Array): OutputCheck {
-  const c: OutputCheck = { name, elements: got.length, written: 0, maxAbsError: 0, maxRelError: 0, mismatches: 0, examples: [] };
+/**
+ * Checks one output against the oracle (docs/tile-ir.md, "Semantics of values"). An element the
+ * reference writes must not still hold its sentinel bits; f32: the same value (the same
+ * infinity included), NaN where the reference is NaN, else within |got - ref| <= ABS_TOL +
+ * REL_TOL * |ref|; i32: exactly equal. An element the reference never writes must keep its
+ * initial bits.
+ */
+export function compare(name: string, dtype: string, got: Float32Array | Int32Array, ref: Float64Array | Int32Array, mask: Uint8Array, initialBits: Uint32Array | null, gotBits: Uint32Array, startsAsSentinels: boolean): OutputCheck {
+  const c: OutputCheck = { name, elements: got.length, written: 0, maxAbsError: 0, maxRelError: 0, mismatches: 0, nonFinite: 0, examples: [] };
+  const miss = (i: number, g: number, r: number, why: string): void => {
+    c.mismatches++;
+    if (!Number.isFinite(g) || !Number.isFinite(r)) c.nonFinite++;
+    if (c.examples.length < 5) c.examples.push({ index: i, got: g, ref: r, why });
+  };
   for (let i = 0; i < got.length; i++) {
     if (!mask[i]) {
       // an element the program never writes must keep its initial bits ("unused columns")
-      if (sentinelBits && gotBits[i] !== sentinelBits[i]) {
-        c.mismatches++;
-        if (c.examples.length < 5) c.examples.push({ index: i, got: got[i], ref: NaN });
-      }
+      if (initialBits && gotBits[i] !== initialBits[i]) miss(i, got[i], NaN, "written, but the reference never writes it");
       continue;
     }
     c.written++;
     const g = got[i];
     const r = ref[i];
+    if (startsAsSentinels && initialBits && gotBits[i] === initialBits[i]) {
+      // still the sentinel: never written (a NaN reference does not excuse it)
+      miss(i, g, r, "not written");
+      continue;
+    }
+    if (dtype === "i32") {
+      if (g !== r) miss(i, g, r, "differs");
+      const abs = Math.abs(g - r);
+      if (abs > c.maxAbsError) c.maxAbsError = abs;
+      const rel = r !== 0 ? abs / Math.abs(r) : abs;
+      if (rel > c.maxRelError) c.maxRelError = rel;
+      continue;
+    }
+    if (g === r || (Number.isNaN(g) && Number.isNaN(r))) continue; // same value, same infinity, both NaN
+    if (!Number.isFinite(g) || !Number.isFinite(r)) {
+      miss(i, g, r, "differs");
+      continue;
+    }
     const abs = Math.abs(g - r);
     const rel = r !== 0 ? abs / Math.abs(r) : abs;
-    const ok = abs <= ABS_TOL + REL_TOL * Math.abs(r) || (Number.isNaN(g) && Number.isNaN(r));
-    if (!Number.isNaN(abs)) {
-      if (abs > c.maxAbsError) c.maxAbsError = abs;
-      if (rel > c.maxRelError) c.maxRelError = rel;
-    }
-    if (!ok) {
-      c.mismatches++;
-      if (c.examples.length < 5) c.examples.push({ index: i, got: g, ref: r });
-    }
+    if (abs > c.maxAbsError) c.maxAbsError = abs;
+    if (rel > c.maxRelError) c.maxRelError = rel;
+    if (abs > ABS_TOL + REL_TOL * Math.abs(r)) miss(i, g, r, "outside the tolerance");
   }
   return c;
 }
@@ -183,6 +223,7 @@ function validateOnce(req: RunRequest, mayReplan: boolean): RunResult {
     }
     try {
       for (const b of plan.bindings.filter((x: any) => x.kind === "buffer").sort((a: any, b: any) => a.index - b.index)) {
+        const bufferIndex = buffers.length;
         const param = doc.params.find((p: any) => p.name === b.name);
         const shape = shapeOf(doc, b.name);
         const n = shape.reduce((a, x) => a * x, 1);
@@ -192,7 +233,7 @@ function validateOnce(req: RunRequest, mayReplan: boolean): RunResult {
         const isF32 = param.dtype === "f32";
         const data = isF32 ? new Float32Array(total) : new Int32Array(total);
         const bits = new Uint32Array(data.buffer);
-        bits.fill(isF32 ? SENTINEL_F32 : SENTINEL_I32);
+        for (let i = 0; i < total; i++) bits[i] = sentinelBits(bufferIndex, i, isF32);
         const src = inputs.get(b.name)!;
         // write-only outputs start as sentinels, so elements never written are detectable
         if (read.has(b.name) || !written.has(b.name)) for (let i = 0; i < n; i++) data[guard + i] = src[i];
@@ -225,7 +266,7 @@ function validateOnce(req: RunRequest, mayReplan: boolean): RunResult {
       if (written.has(b.name)) {
         const viewBits = bits.subarray(b.guard, b.guard + b.n);
         const init = initBits.subarray(b.guard, b.guard + b.n);
-        outputs.push(compare(b.name, view as any, oracle.buffers.get(b.name)!, oracle.written.get(b.name)!, init, viewBits));
+        outputs.push(compare(b.name, b.dtype, view as any, oracle.buffers.get(b.name)!, oracle.written.get(b.name)!, init, viewBits, !read.has(b.name)));
       } else {
         // inputs must come back unchanged
         let diff = 0;
@@ -252,7 +293,7 @@ function validateOnce(req: RunRequest, mayReplan: boolean): RunResult {
  * manifest.json saying which buffers are inputs, outputs and updated in place.
  */
 function writeDump(dir: string, doc: any, plan: any, msl: string, req: RunRequest, dumps: any[], read: Set<string>, written: Set<string>): void {
-  fs.mkdirSync(dir, { recursive: true });
+  ensureDir(dir);
   const files: any[] = [];
   const buffers: any[] = [];
   const role = (n: string): string => (read.has(n) && written.has(n) ? "updated in place" : written.has(n) ? "output" : read.has(n) ? "input" : "unused");

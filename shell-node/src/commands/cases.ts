@@ -2,7 +2,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { Engine } from "../engine";
-import { EXIT_FAILED, EXIT_OK, printJson } from "../io";
+import { EXIT_FAILED, EXIT_OK, ensureDir, printJson, writeOutput } from "../io";
 
 export interface BuiltinCase {
   name: string;
@@ -17,8 +17,8 @@ export function builtinCases(engine: Engine): BuiltinCase[] {
 export function casesCommand(engine: Engine, writeDir: string | undefined, json: boolean): number {
   const cases = builtinCases(engine);
   if (writeDir) {
-    fs.mkdirSync(writeDir, { recursive: true });
-    for (const c of cases) fs.writeFileSync(path.join(writeDir, c.name + ".json"), c.text);
+    ensureDir(writeDir);
+    for (const c of cases) writeOutput(path.join(writeDir, c.name + ".json"), c.text);
   }
   if (json) printJson(cases.map((c) => ({ name: c.name, ok: c.ok, file: writeDir ? path.join(writeDir, c.name + ".json") : null })));
   else for (const c of cases) process.stdout.write(`${c.name}${writeDir ? "  -> " + path.join(writeDir, c.name + ".json") : ""}\n`);

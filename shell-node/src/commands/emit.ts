@@ -2,7 +2,7 @@
 // from MLX or PyTorch (printed or written with -o); --json gives {plan, msl, audit, target, python}.
 import fs from "node:fs";
 import { Engine } from "../engine";
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatDiagnostic, printJson, readDocument } from "../io";
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatDiagnostic, printJson, readDocument, writeOutput } from "../io";
 import { PlanOptions } from "../options";
 import { planExit } from "./plan";
 
@@ -21,7 +21,7 @@ export function emitCommand(engine: Engine, file: string, options: PlanOptions, 
   }
   // metal: the MSL; mlx / torch-mps: the Python module (core/export)
   const text = r.target && r.target !== "metal" ? r.python : r.msl;
-  if (out) fs.writeFileSync(out, text);
+  if (out) writeOutput(out, text);
   if (json) printJson({ file, plan: r.plan, msl: r.msl, audit: r.audit, target: r.target, python: r.python });
   else if (!out) process.stdout.write(text);
   if (!json && r.audit && !r.audit.ok) {

@@ -13,6 +13,9 @@ export interface OutputSummary {
   max: number;
   mean: number;
   sum: number;
+  /** Written elements that are NaN, and that are +Infinity or -Infinity. */
+  nan: number;
+  inf: number;
 }
 
 /** Canonical document object (sizes applied) from the core, or diagnostics. */
@@ -26,16 +29,20 @@ export function summarise(doc: any, seed: number): OutputSummary[] {
   return writtenBuffers(doc).map((name) => {
     const buf = result.buffers.get(name)!;
     const mask = result.written.get(name)!;
-    let written = 0, min = Infinity, max = -Infinity, sum = 0;
+    // min and max propagate NaN (as Tile IR's min and max do); nan and inf count them
+    let written = 0, min = Infinity, max = -Infinity, sum = 0, nan = 0, inf = 0;
     for (let i = 0; i < buf.length; i++) {
       if (!mask[i]) continue;
       written++;
       const v = buf[i];
-      if (v < min) min = v;
-      if (v > max) max = v;
+      if (Number.isNaN(v)) nan++;
+      else if (!Number.isFinite(v)) inf++;
+      min = Math.min(min, v);
+      max = Math.max(max, v);
       sum += v;
     }
-    return { name, elements: buf.length, written, min, max, mean: written ? sum / written : 0, sum };
+    if (written === 0) min = max = NaN;
+    return { name, elements: buf.length, written, min, max, mean: written ? sum / written : 0, sum, nan, inf };
   });
 }
 
@@ -56,9 +63,9 @@ export function evalCommand(engine: Engine, file: string, sizes: Record<string, 
   if (json) printJson({ file, ok: true, name: doc.name, seed, sizes: doc.sizes, outputs });
   else {
     process.stdout.write(`${doc.name}: FP64 oracle, seed ${seed}, sizes ${JSON.stringify(doc.sizes)}\n`);
-    const rows = [["output", "written", "min", "max", "mean", "sum"]];
+    const rows = [["output", "written", "min", "max", "mean", "sum", "NaN", "±Infinity"]];
     for (const o of outputs) {
-      rows.push([o.name, `${o.written}/${o.elements}`, o.min.toPrecision(7), o.max.toPrecision(7), o.mean.toPrecision(7), o.sum.toPrecision(10)]);
+      rows.push([o.name, `${o.written}/${o.elements}`, o.min.toPrecision(7), o.max.toPrecision(7), o.mean.toPrecision(7), o.sum.toPrecision(10), String(o.nan), String(o.inf)]);
     }
     process.stdout.write(table(rows) + "\n");
   }

@@ -41,9 +41,13 @@ export function runCommand(engine: Engine, file: string, options: PlanOptions, r
       if (r.plan) process.stdout.write(`  ${r.plan.realization}  ${mappingText(r.plan)}\n`);
       if (r.replanned) process.stdout.write(`  ${r.replanned}\n`);
       if (r.error) process.stdout.write(`  error: ${r.error}\n`);
-      const rows = [["output", "written", "max abs error", "max rel error", "mismatches"]];
-      for (const o of r.outputs) rows.push([o.name, `${o.written}/${o.elements}`, o.maxAbsError.toExponential(2), o.maxRelError.toExponential(2), String(o.mismatches)]);
+      const rows = [["output", "written", "max abs error", "max rel error", "mismatches", "non-finite"]];
+      for (const o of r.outputs) rows.push([o.name, `${o.written}/${o.elements}`, o.maxAbsError.toExponential(2), o.maxRelError.toExponential(2), String(o.mismatches), String(o.nonFinite)]);
       if (r.outputs.length) process.stdout.write(table(rows).replace(/^/gm, "  ") + "\n");
+      // NaN and infinities print as NaN, Infinity, -Infinity (in JSON they are null)
+      for (const o of r.outputs) {
+        for (const x of o.examples) process.stdout.write(`  ${o.name}[${x.index}]: got ${x.got}, expected ${Number.isNaN(x.ref) && x.why.startsWith("written") ? "its initial bits" : x.ref} (${x.why})\n`);
+      }
       process.stdout.write(`  guards: ${r.guards}\n  verdict: ${r.passed ? "pass" : "FAIL"}\n`);
     }
     return r.passed ? EXIT_OK : EXIT_FAILED;

@@ -39,6 +39,8 @@ extern "C" {
 #define TILE_E_DIVERGENCE 7  /* host: barrier/collective not reached by all threads/lanes */
 #define TILE_E_BOUNDS 8      /* buffer access out of range (write/read API, host redzones) */
 #define TILE_E_INTERNAL 9
+#define TILE_E_RACE 10       /* host detector: two unordered accesses to one element, one a write */
+#define TILE_E_STACK 11      /* host: a thread needs more stack (private memory) than the runtime gives */
 
 typedef struct tile_device tile_device;
 typedef struct tile_library tile_library;
@@ -54,6 +56,14 @@ const char *tile_device_name(tile_device *dev); /* "host-cpu (g++)" or the Metal
 const char *tile_runtime_kind(tile_device *dev); /* "host" or "metal" */
 /* Message of the last failed call on this device; "" if none. Valid until the next call. */
 const char *tile_last_error(tile_device *dev);
+
+/* The host runtime's race and bounds detector (on by default; TILE_DETECT=0 in the environment
+ * turns the default off). It applies to libraries compiled after the call: their device,
+ * constant and threadgroup accesses are checked during every dispatch, and a data race or an
+ * out-of-bounds access fails the dispatch (TILE_E_RACE / TILE_E_BOUNDS, message in
+ * tile_last_error). The Metal runtime accepts the call and does nothing. */
+int tile_set_detector(tile_device *dev, int on);
+int tile_detector_enabled(tile_device *dev); /* host: 1 when later compiles are checked; Metal: 0 */
 
 /* Compile MSL source text to a library. On TILE_E_COMPILE the log is in tile_last_error. */
 int tile_compile(tile_device *dev, const char *src, tile_library **out);

@@ -41,6 +41,16 @@ function data(n: number, seed = 1): Float32Array {
   return out;
 }
 
+/** Compiles with the race and bounds detector off (the runtime's default is on). */
+function uncheckedCompile(src: string) {
+  rt.setDetector(false);
+  try {
+    return rt.compile(src);
+  } finally {
+    rt.setDetector(true);
+  }
+}
+
 function f32(buf: DeviceBuffer): Float32Array {
   return new Float32Array(rt.read(buf));
 }
@@ -324,7 +334,11 @@ describe("host runtime: negative controls", () => {
   });
 
   it("a barrier under a divergent condition is reported, not a hang", () => {
-    const lib = rt.compile(kernel("divergent_barrier.metal"));
+    // the kernel also races (thread 32 reads what thread 31 wrote before its barrier): with the
+    // detector that is found first; without it, the divergence
+    const checked = rt.pipeline(rt.compile(kernel("divergent_barrier.metal")), "divergent_barrier");
+    expect(() => rt.dispatch(checked, [rt.buffer(64 * 4)], [256], [2, 1, 1], [64, 1, 1])).toThrow(/data race on \[\[threadgroup\(0\)\]\] 'tg0'/);
+    const lib = uncheckedCompile(kernel("divergent_barrier.metal"));
     const pipe = rt.pipeline(lib, "divergent_barrier");
     const Y = rt.buffer(64 * 4);
     expect(() => rt.dispatch(pipe, [Y], [256], [2, 1, 1], [64, 1, 1])).toThrow(
@@ -357,10 +371,15 @@ describe("host runtime: negative controls", () => {
     expect(Array.from(y.subarray(0, n))).toEqual(new Array(n).fill(1));
     const changed = Array.from(y.subarray(n)).flatMap((v, i) => (v === -5 ? [] : [n + i]));
     expect(changed).toEqual([n]);
-    // Host-only: with an exact-size buffer the write lands in the redzone and fails the dispatch.
+    // Host-only: with an exact-size buffer the write lands in the redzone and fails the dispatch
+    // (without the detector; with it, the write is reported and not performed).
     const exact = rt.buffer(n * 4);
-    expect(() => rt.dispatch(pipe, [exact], [], [2, 1, 1], [32, 1, 1])).toThrow(
+    const unchecked = rt.pipeline(uncheckedCompile(kernel("off_by_one.metal")), "off_by_one");
+    expect(() => rt.dispatch(unchecked, [exact], [], [2, 1, 1], [32, 1, 1])).toThrow(
       /kernel 'off_by_one' wrote past the end of \[\[buffer\(0\)\]\] \(160 bytes\)/,
+    );
+    expect(() => rt.dispatch(pipe, [exact], [], [2, 1, 1], [32, 1, 1])).toThrow(
+      /out-of-bounds write to \[\[buffer\(0\)\]\] 'Y' at element 40 \(the binding holds 40 elements of 4 bytes\): thread 8 of threadgroup \(1,0,0\), MSL line 9/,
     );
   });
 });

@@ -235,6 +235,19 @@ const Builtin *find_builtin(const std::string &a) {
   return nullptr;
 }
 
+} // namespace
+
+// The trampoline's argument for a builtin parameter (thread position and the like).
+std::string builtin_argument(const KernelParam &p) {
+  const Builtin *b = find_builtin(p.attr);
+  char last = p.type.empty() ? ' ' : p.type.back();
+  if (last == '3') return p.type + "(" + b->x + ", " + b->y + ", " + b->z + ")";
+  if (last == '2') return p.type + "(" + b->x + ", " + b->y + ")";
+  return "(" + p.type + ")(" + b->x + ")";
+}
+
+namespace {
+
 std::string trampoline(const KernelSig &k) {
   std::ostringstream o;
   o << "extern \"C\" __attribute__((visibility(\"default\"))) void tile_entry_" << k.name
@@ -245,11 +258,7 @@ std::string trampoline(const KernelSig &k) {
     std::string ptr = p.kind == KernelParam::Buffer ? "__tile_t->buffers[" + std::to_string(p.index) + "]"
                                                     : "__tile_t->tg[" + std::to_string(p.index) + "]";
     if (p.kind == KernelParam::Builtin) {
-      const Builtin *b = find_builtin(p.attr);
-      char last = p.type.empty() ? ' ' : p.type.back();
-      if (last == '3') o << p.type << "(" << b->x << ", " << b->y << ", " << b->z << ")";
-      else if (last == '2') o << p.type << "(" << b->x << ", " << b->y << ")";
-      else o << "(" << p.type << ")(" << b->x << ")";
+      o << builtin_argument(p);
     } else if (p.type.find('&') != std::string::npos) {
       std::string base = p.type.substr(0, p.type.find('&'));
       o << "*(" << base << "*)(" << ptr << ")";
@@ -339,6 +348,25 @@ std::string dirname_of(const std::string &p) {
   return k == std::string::npos ? "." : (k == 0 ? "/" : p.substr(0, k));
 }
 
+// The stack a thread of this unit may need: the sum of every function's frame in g++'s
+// -fstack-usage report (recursion is rejected, so no function is on a stack twice). 0 when
+// unknown: no report, or a frame of dynamic size.
+size_t stack_need(const std::string &su) {
+  if (su.empty()) return 0;
+  size_t total = 0;
+  std::istringstream in(su);
+  std::string line;
+  while (std::getline(in, line)) {
+    size_t tab2 = line.rfind('\t');
+    size_t tab1 = tab2 == std::string::npos || tab2 == 0 ? std::string::npos : line.rfind('\t', tab2 - 1);
+    if (tab1 == std::string::npos) continue;
+    const std::string kind = line.substr(tab2 + 1);
+    if (kind.find("dynamic") != std::string::npos && kind.find("bounded") == std::string::npos) return 0;
+    total += std::strtoull(line.c_str() + tab1 + 1, nullptr, 10);
+  }
+  return total;
+}
+
 } // namespace
 
 std::string default_compiler() {
@@ -371,6 +399,9 @@ std::string default_cache_dir() {
 int compile_library(tile_device *dev, const char *src_c, tile_library **out) {
   const std::string src = src_c;
   std::vector<std::string> flags(std::begin(kFlags), std::end(kFlags));
+#ifndef __APPLE__
+  flags.push_back("-fstack-usage"); // <so>-<unit>.su: every function's frame, to size fiber stacks
+#endif
   std::string flag_text;
   for (auto &f : flags) flag_text += f + " ";
   const std::string clean = blank_comments(src);
@@ -388,9 +419,11 @@ int compile_library(tile_device *dev, const char *src_c, tile_library **out) {
       parse_kernels(clean, metal_path, &log, TILE_MAX_BUFFERS, TILE_MAX_THREADGROUP_BINDINGS);
   if (kernels.empty() && log.empty()) log = metal_path + ":1: error: no `kernel void name(...)` function in the source\n";
   if (!log.empty()) return fail(dev, TILE_E_COMPILE, log);
+  const bool detect = dev->detect;
   std::string entries;
-  for (const KernelSig &k : kernels) entries += trampoline(k);
-  const std::string key = hash_key({kGeneratorVersion, kShimText, src, entries, dev->cxx, flag_text});
+  for (const KernelSig &k : kernels) entries += detect ? detect_trampoline(k) : trampoline(k);
+  const std::string key =
+      hash_key({kGeneratorVersion, kShimText, src, entries, dev->cxx, flag_text, detect ? "detect" : "plain"});
 
   const std::string so_path = dir + "/" + key + ".so";
 
@@ -400,7 +433,8 @@ int compile_library(tile_device *dev, const char *src_c, tile_library **out) {
     if (!file_exists(stdlib)) write_file(stdlib, "// the Tile shim is prepended to each unit\n");
     std::ostringstream unit;
     std::string body = blank_attributes(src);
-    rewrite_threadgroup_locals(clean, &body);
+    if (detect) body = instrument_body(src, clean, body);
+    rewrite_threadgroup_locals(detect ? blank_comments(body) : clean, &body);
     unit << kShimText << "\n#line 1 \"" << metal_path << "\"\n" << body
          << "\n#line 1 \"" << dir << "/" << key << ".entry.cpp\"\n";
     unit << entries;
@@ -424,6 +458,9 @@ int compile_library(tile_device *dev, const char *src_c, tile_library **out) {
       if (rc < 0 && clog.empty()) clog = "could not run " + dev->cxx + "\n";
       return fail(dev, TILE_E_COMPILE, clog + "(host compile: " + cmd + ")");
     }
+    // g++ -fstack-usage wrote <tmp_so>-<key>.su; keep it as <key>.su beside the unit
+    const std::string su = tmp_so + "-" + key + ".su";
+    if (file_exists(su)) std::rename(su.c_str(), (dir + "/" + key + ".su").c_str());
     if (std::rename(tmp_so.c_str(), so_path.c_str()) != 0)
       return fail(dev, TILE_E_COMPILE, "cannot move " + tmp_so + " into the cache");
   }
@@ -444,6 +481,8 @@ int compile_library(tile_device *dev, const char *src_c, tile_library **out) {
   lib->key = key;
   lib->kernels = kernels;
   lib->rendezvous = names_rendezvous(clean);
+  lib->detect = detect;
+  lib->stack_bytes = stack_need(read_file(dir + "/" + key + ".su"));
   *out = lib;
   return TILE_OK;
 }

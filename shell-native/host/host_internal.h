@@ -21,6 +21,7 @@ using namespace tile_msl;
 typedef void (*EntryFn)(const tile_thread *);
 
 struct Scheduler; // scheduler.cpp
+struct Detector;  // detector.cpp
 
 } // namespace tile_host
 
@@ -33,6 +34,8 @@ struct tile_device {
   int compiler_invocations = 0;
   double t_start = 0, t_end = 0;
   tile_host::Scheduler *sched = nullptr;
+  tile_host::Detector *det = nullptr;
+  bool detect = true; // tile_set_detector: later compiles are instrumented
 };
 
 struct tile_library {
@@ -42,6 +45,8 @@ struct tile_library {
   std::string key; // source hash
   std::vector<tile_host::KernelSig> kernels;
   bool rendezvous = false; // the source names a barrier or a simd_* collective
+  bool detect = false;     // compiled with the race and bounds detector (instrument.cpp)
+  size_t stack_bytes = 0;  // stack the unit's functions may need together (g++ -fstack-usage); 0 unknown
 };
 
 struct tile_pipeline {
@@ -49,6 +54,7 @@ struct tile_pipeline {
   const tile_host::KernelSig *sig = nullptr;
   tile_host::EntryFn entry = nullptr;
   int max_threads = TILE_MAX_THREADS_PER_GROUP; // this pipeline's limit (see pipeline_thread_limit)
+  const unsigned *elem_sizes = nullptr; // detector: bytes per element of each parameter (sig order)
 };
 
 struct tile_buffer {
@@ -57,6 +63,8 @@ struct tile_buffer {
   unsigned char *data = nullptr;
   size_t size = 0;
   size_t bind_offset = 0;
+  void *shadow = nullptr; // detector: one 32-byte cell per 4-byte word (mmap), made on first use
+  size_t shadow_bytes = 0;
 };
 
 namespace tile_host {
@@ -75,9 +83,31 @@ int fail(tile_device *dev, int code, const std::string &msg);
 int pipeline_thread_limit();
 
 // compile.cpp
+std::string builtin_argument(const KernelParam &p); // trampoline argument of a builtin parameter
 int compile_library(tile_device *dev, const char *src, tile_library **out);
 std::string default_cache_dir();
 std::string default_compiler();
+
+// instrument.cpp (the detector's rewrite of the MSL text and its trampolines)
+std::string instrument_body(const std::string &src, const std::string &clean, const std::string &body);
+std::string detect_trampoline(const KernelSig &k);
+
+// detector.cpp
+Detector *detector_new();
+void detector_free(Detector *d);
+void detector_table(tile_rt_table *t);
+void buffer_shadow_free(tile_buffer *b);
+int detector_begin(Detector *d, const KernelSig &k, const unsigned *elem_sizes, tile_buffer **bufs, int n_buffers,
+                   void *const *tg, const std::vector<size_t> &tg_bytes, const unsigned groups[3], unsigned n,
+                   std::string *msg);
+void detector_end(Detector *d);
+const tile_region *const *detector_regions(Detector *d);
+void detector_dispatch(Detector *d);
+void detector_group(Detector *d, unsigned linear);
+void detector_thread(Detector *d, unsigned index);
+void detector_barrier(Detector *d, int mem_flags);
+int detector_status(const Detector *d);
+const std::string &detector_message(const Detector *d);
 
 // scheduler.cpp
 Scheduler *scheduler_new();
@@ -91,6 +121,12 @@ struct Launch {
   std::vector<size_t> tg_bytes; // per [[threadgroup(j)]], already rounded
   unsigned groups[3], threads[3];
   int repeat;
+  size_t stack_bytes = 0; // the unit's stack need (0: unknown)
+  // detector (null: off). run_grid calls detector_begin with the threadgroup allocations.
+  Detector *det = nullptr;
+  tile_buffer **bufs = nullptr;
+  int n_buffers = 0;
+  const unsigned *elem_sizes = nullptr;
 };
 // Runs the grid; returns TILE_OK or an error code with *msg set.
 int run_grid(Scheduler *s, const Launch &L, std::string *msg);

@@ -12,7 +12,7 @@
 #ifndef TILE_KERNEL_ABI_H
 #define TILE_KERNEL_ABI_H
 
-#define TILE_KERNEL_ABI 4
+#define TILE_KERNEL_ABI 5
 
 /* Collective operations (tile_rt_table.simd). */
 enum {
@@ -40,6 +40,9 @@ enum {
 /* Element types carried in the 32 low bits of a collective's value. */
 enum { TILE_T_F32 = 0, TILE_T_I32 = 1, TILE_T_U32 = 2 };
 
+/* The race and bounds detector's view of one binding (opaque to kernel units; see detector.cpp). */
+typedef struct tile_region tile_region;
+
 typedef struct tile_rt_table {
   int abi;
   /* threadgroup_barrier: rendezvous of every thread of the group. */
@@ -49,6 +52,15 @@ typedef struct tile_rt_table {
   /* `threadgroup T a[N];` declared in a kernel body, reached by a thread: the first thread of
    * each group fills it with 0xFF bytes; the runtime counts it against the memory limit. */
   void (*tg_local)(void *p, unsigned long bytes, int line);
+  /* Detector (instrumented units only): an access of `bytes` bytes at addr through the binding r
+   * by the current thread at MSL line `line`; write = 1 for a store. Returns 1 when the access
+   * lies inside the binding (perform it), 0 when it does not (skip it: reads give 0). */
+  int (*access)(const tile_region *r, const void *addr, unsigned bytes, int write, int line);
+  /* Detector: the binding holding addr (a raw pointer turned back into a device pointer), or 0. */
+  const tile_region *(*find)(const void *addr);
+  /* Detector: the region of a `threadgroup T name[N];` declared in a kernel body (p, bytes),
+   * made when the first thread of a dispatch reaches the declaration; 0 without the detector. */
+  const tile_region *(*tg_region)(void *p, unsigned long bytes, unsigned elem, const char *name);
 } tile_rt_table;
 
 /* Per-thread arguments handed to tile_entry_<name>. */
@@ -64,6 +76,12 @@ typedef struct tile_thread {
   unsigned simd_group;      /* simdgroup_index_in_threadgroup */
   unsigned simd_groups;     /* simdgroups_per_threadgroup */
   unsigned simd_width;      /* threads_per_simdgroup */
+  /* Detector: regions[i] for [[buffer(i)]], regions[TILE_REGION_TG + j] for [[threadgroup(j)]];
+   * null when the dispatch runs without the detector. */
+  const tile_region *const *regions;
 } tile_thread;
+
+#define TILE_REGION_TG 31
+#define TILE_REGION_COUNT 62
 
 #endif /* TILE_KERNEL_ABI_H */

@@ -17,6 +17,7 @@ void device_retain(tile_device *dev) { dev->refs++; }
 void device_release(tile_device *dev) {
   if (--dev->refs > 0) return;
   scheduler_free(dev->sched);
+  detector_free(dev->det);
   delete dev;
 }
 
@@ -63,6 +64,9 @@ int tile_open(tile_device **out) {
   dev->name = "host-cpu (" + dev->cxx + ")";
   dev->cache_dir = default_cache_dir();
   dev->sched = scheduler_new();
+  dev->det = detector_new();
+  const char *env = std::getenv("TILE_DETECT");
+  dev->detect = !(env && std::strcmp(env, "0") == 0);
   *out = dev;
   return TILE_OK;
 }
@@ -75,6 +79,14 @@ const char *tile_device_name(tile_device *dev) { return dev ? dev->name.c_str() 
 const char *tile_runtime_kind(tile_device *) { return "host"; }
 const char *tile_last_error(tile_device *dev) { return dev ? dev->error.c_str() : "no device"; }
 int tile_compiler_invocations(tile_device *dev) { return dev ? dev->compiler_invocations : 0; }
+
+int tile_set_detector(tile_device *dev, int on) {
+  if (!dev) return TILE_E_ARG;
+  dev->detect = on != 0;
+  return TILE_OK;
+}
+
+int tile_detector_enabled(tile_device *dev) { return dev && dev->detect ? 1 : 0; }
 
 int tile_compile(tile_device *dev, const char *src, tile_library **out) {
   if (!dev || !out) return TILE_E_ARG;
@@ -115,6 +127,7 @@ int tile_pipeline(tile_library *lib, const char *entry, struct tile_pipeline **o
   p->entry = fn;
   p->max_threads = pipeline_thread_limit();
   if (max_threads) *max_threads = p->max_threads;
+  if (lib->detect) p->elem_sizes = (const unsigned *)dlsym(lib->dl, (std::string("tile_sizes_") + entry).c_str());
   *out = p;
   return TILE_OK;
 }
@@ -180,6 +193,7 @@ int tile_buffer_bind_offset(tile_buffer *b, size_t offset) {
 
 void tile_buffer_free(tile_buffer *b) {
   if (!b) return;
+  buffer_shadow_free(b);
   std::free(b->alloc);
   tile_device *dev = b->dev;
   delete b;
@@ -228,6 +242,13 @@ int tile_dispatch(struct tile_pipeline *p, tile_buffer **buffers, int n_buffers,
   L.groups[0] = gx, L.groups[1] = gy, L.groups[2] = gz;
   L.threads[0] = tx, L.threads[1] = ty, L.threads[2] = tz;
   L.repeat = repeat;
+  L.stack_bytes = p->lib->stack_bytes;
+  if (p->lib->detect) {
+    L.det = dev->det;
+    L.bufs = buffers;
+    L.n_buffers = n_buffers;
+    L.elem_sizes = p->elem_sizes;
+  }
 
   std::string msg;
   double t0 = now_seconds();

@@ -64,8 +64,17 @@ namespace tile_host {
 
 namespace {
 
+// Fiber stacks: at least kStackBytes; more when the unit's frames need it (lib->stack_bytes, from
+// g++ -fstack-usage), plus kStackMargin for the runtime's own frames below a kernel. A thread
+// that would need more than kMaxStackBytes, or a group whose stacks would exceed
+// kMaxGroupStackBytes, fails the dispatch with TILE_E_STACK instead of overflowing.
 constexpr size_t kStackBytes = 128 * 1024;
+constexpr size_t kStackMargin = 64 * 1024;
 constexpr size_t kGuardBytes = 4096;
+constexpr size_t kMaxStackBytes = (size_t)64 << 20;
+constexpr size_t kMaxGroupStackBytes = (size_t)4 << 30;
+// A kernel without rendezvous runs on the caller's stack only when its frames fit in this.
+constexpr size_t kCallerStackBytes = 64 * 1024;
 
 enum State { READY, WAIT_BARRIER, WAIT_SIMD, DONE };
 
@@ -80,6 +89,7 @@ struct Fiber {
   bool started = false;
   State state = READY;
   int line = 0;
+  int flags = 0; // mem_flags of the barrier it waits at
   int op = 0, type = 0, arg = 0;
   unsigned value = 0, result = 0;
   tile_thread args;
@@ -103,6 +113,8 @@ struct Scheduler {
   ucontext_t main_ctx;
 #endif
   std::vector<Fiber> fibers;
+  size_t stack_bytes = kStackBytes; // of every fiber in `fibers`
+  Detector *det = nullptr;          // the running dispatch's detector, or null
   int current = -1;
   bool in_fiber = false;
   EntryFn entry = nullptr;
@@ -142,7 +154,7 @@ void fiber_main() {
 // Starts fiber f at fiber_main, or resumes it where it blocked.
 void enter(Scheduler *s, Fiber &f) {
   if (!f.started) {
-    unsigned char *top = f.stack + kGuardBytes + kStackBytes;
+    unsigned char *top = f.stack + kGuardBytes + s->stack_bytes;
 #if TILE_FAST_SWITCH
     // Six zeroed callee-saved registers, then fiber_main as the return address and a null
     // fake return address for fiber_main; rsp is 8 mod 16 at its entry, as after a call.
@@ -153,8 +165,8 @@ void enter(Scheduler *s, Fiber &f) {
     f.sp = sp;
 #else
     getcontext(&f.ctx);
-    f.ctx.uc_stack.ss_sp = top - kStackBytes;
-    f.ctx.uc_stack.ss_size = kStackBytes;
+    f.ctx.uc_stack.ss_sp = top - s->stack_bytes;
+    f.ctx.uc_stack.ss_size = s->stack_bytes;
     f.ctx.uc_link = &s->main_ctx;
     makecontext(&f.ctx, fiber_main, 0);
 #endif
@@ -169,7 +181,7 @@ void enter(Scheduler *s, Fiber &f) {
   s->in_fiber = false;
 }
 
-void rt_barrier(int /*mem_flags*/, int line) {
+void rt_barrier(int mem_flags, int line) {
   Scheduler *s = g_sched;
   if (!s || !s->in_fiber) {
     if (s && s->error.empty())
@@ -179,6 +191,7 @@ void rt_barrier(int /*mem_flags*/, int line) {
   Fiber &f = s->fibers[s->current];
   f.state = WAIT_BARRIER;
   f.line = line;
+  f.flags = mem_flags;
   block_current(s);
 }
 
@@ -217,7 +230,17 @@ void rt_tg_local(void *p, unsigned long bytes, int line) {
   }
 }
 
-const tile_rt_table kTable = {TILE_KERNEL_ABI, rt_barrier, rt_simd, rt_tg_local};
+tile_rt_table make_table() {
+  tile_rt_table t;
+  std::memset(&t, 0, sizeof t);
+  t.abi = TILE_KERNEL_ABI;
+  t.barrier = rt_barrier;
+  t.simd = rt_simd;
+  t.tg_local = rt_tg_local;
+  detector_table(&t);
+  return t;
+}
+const tile_rt_table kTable = make_table();
 
 // ---- collective arithmetic over the existing lanes of one SIMD group
 union Val {
@@ -350,7 +373,9 @@ bool run_group_fibers(Scheduler *s, const Launch &L, int n, std::string *msg) {
       Fiber &f = fs[i];
       if (f.state != READY) continue;
       s->current = i;
+      if (s->det) detector_thread(s->det, (unsigned)i);
       enter(s, f);
+      if (s->det && detector_status(s->det) != TILE_OK) return true; // the finding ends the dispatch
     }
     // SIMD collectives
     bool progress = false;
@@ -388,7 +413,12 @@ bool run_group_fibers(Scheduler *s, const Launch &L, int n, std::string *msg) {
     }
     if (done == n) return true;
     if (waiting == n && same_line) {
-      for (int i = 0; i < n; ++i) fs[i].state = READY;
+      int flags = fs[0].flags;
+      for (int i = 0; i < n; ++i) {
+        flags &= fs[i].flags; // the memory every thread's barrier orders
+        fs[i].state = READY;
+      }
+      if (s->det) detector_barrier(s->det, flags);
       continue;
     }
     *msg = where(L, fs[0].args) + ": threadgroup_barrier not reached by every thread: " +
@@ -417,26 +447,36 @@ const tile_rt_table *runtime_table() { return &kTable; }
 
 Scheduler *scheduler_new() { return new Scheduler(); }
 
-void scheduler_free(Scheduler *s) {
-  if (!s) return;
+static void free_fibers(Scheduler *s) {
   for (Fiber &f : s->fibers)
     if (f.stack) {
       TILE_STACK_DEREGISTER(f.stack_id);
-      munmap(f.stack, kStackBytes + kGuardBytes);
+      munmap(f.stack, s->stack_bytes + kGuardBytes);
     }
+  s->fibers.clear();
+}
+
+void scheduler_free(Scheduler *s) {
+  if (!s) return;
+  free_fibers(s);
   delete s;
 }
 
-static bool ensure_fibers(Scheduler *s, int n) {
+// n fibers with stacks of at least `stack` bytes (all fibers are remade when it grows).
+static bool ensure_fibers(Scheduler *s, int n, size_t stack) {
+  if (stack > s->stack_bytes) {
+    free_fibers(s);
+    s->stack_bytes = stack;
+  }
   while ((int)s->fibers.size() < n) {
-    void *p = mmap(nullptr, kStackBytes + kGuardBytes, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void *p = mmap(nullptr, s->stack_bytes + kGuardBytes, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) return false;
     mprotect(p, kGuardBytes, PROT_NONE); // stack overflow faults instead of corrupting
     s->fibers.emplace_back();
     Fiber &f = s->fibers.back();
     f.stack = (unsigned char *)p;
-    f.stack_id = TILE_STACK_REGISTER(f.stack + kGuardBytes, f.stack + kGuardBytes + kStackBytes);
+    f.stack_id = TILE_STACK_REGISTER(f.stack + kGuardBytes, f.stack + kGuardBytes + s->stack_bytes);
   }
   return true;
 }
@@ -444,8 +484,22 @@ static bool ensure_fibers(Scheduler *s, int n) {
 int run_grid(Scheduler *s, const Launch &L, std::string *msg) {
   const unsigned n = L.threads[0] * L.threads[1] * L.threads[2];
   const unsigned width = TILE_SIMD_WIDTH;
-  if (L.fibers && !ensure_fibers(s, (int)n)) {
-    *msg = "out of memory for fiber stacks";
+  // Stacks: a thread's frames (private arrays such as register stripes included) must fit.
+  size_t stack = kStackBytes;
+  if (L.stack_bytes) {
+    size_t need = (L.stack_bytes + kStackMargin + 4095) & ~(size_t)4095;
+    if (need > stack) stack = need;
+  }
+  const bool fibers = L.fibers || (L.stack_bytes && L.stack_bytes > kCallerStackBytes);
+  if (fibers && (stack > kMaxStackBytes || (size_t)n * (stack + kGuardBytes) > kMaxGroupStackBytes)) {
+    *msg = "kernel '" + L.sig->name + "' needs " + std::to_string(L.stack_bytes >> 10) +
+           " KiB of stack per thread (private arrays such as register stripes); the host runtime gives at most " +
+           std::to_string(kMaxStackBytes >> 20) + " MiB per thread and " + std::to_string(kMaxGroupStackBytes >> 20) +
+           " MiB per threadgroup (" + std::to_string(n) + " threads)";
+    return TILE_E_STACK;
+  }
+  if (fibers && !ensure_fibers(s, (int)n, stack)) {
+    *msg = "out of memory for fiber stacks (" + std::to_string(n) + " x " + std::to_string(stack >> 10) + " KiB)";
     return TILE_E_ALLOC;
   }
   // One allocation per [[threadgroup(j)]], reused by every group.
@@ -457,6 +511,11 @@ int run_grid(Scheduler *s, const Launch &L, std::string *msg) {
     tg_ptrs[j] = (void *)a;
   }
 
+  Detector *det = L.det;
+  if (det) {
+    int rc = detector_begin(det, *L.sig, L.elem_sizes, L.bufs, L.n_buffers, tg_ptrs.data(), L.tg_bytes, L.groups, n, msg);
+    if (rc != TILE_OK) return rc;
+  }
   Scheduler *saved = g_sched;
   g_sched = s;
   s->entry = L.entry;
@@ -464,10 +523,12 @@ int run_grid(Scheduler *s, const Launch &L, std::string *msg) {
   s->error_code = TILE_E_INTERNAL;
   s->tg_bound_bytes = 0;
   for (size_t b : L.tg_bytes) s->tg_bound_bytes += b;
+  s->det = det;
   tile_thread t;
   std::memset(&t, 0, sizeof t);
   t.buffers = L.buffers;
   t.tg = tg_ptrs.data();
+  t.regions = det ? detector_regions(det) : nullptr;
   for (int d = 0; d < 3; ++d) {
     t.group_size[d] = L.threads[d];
     t.groups[d] = L.groups[d];
@@ -476,11 +537,13 @@ int run_grid(Scheduler *s, const Launch &L, std::string *msg) {
   t.simd_width = width;
   int status = TILE_OK;
 
-  for (int rep = 0; rep < L.repeat && status == TILE_OK; ++rep)
+  for (int rep = 0; rep < L.repeat && status == TILE_OK; ++rep) {
+    if (det) detector_dispatch(det);
     for (unsigned gz = 0; gz < L.groups[2] && status == TILE_OK; ++gz)
       for (unsigned gy = 0; gy < L.groups[1] && status == TILE_OK; ++gy)
         for (unsigned gx = 0; gx < L.groups[0] && status == TILE_OK; ++gx) {
           t.group[0] = gx, t.group[1] = gy, t.group[2] = gz;
+          if (det) detector_group(det, (gz * L.groups[1] + gy) * L.groups[0] + gx);
           // Uninitialized threadgroup memory reads as NaN (float) / -1 (int); arrays declared
           // in the body are filled when the group's first thread reaches them (rt_tg_local).
           for (size_t j = 0; j < tg.size(); ++j) std::memset(tg_ptrs[j], 0xFF, L.tg_bytes[j]);
@@ -494,8 +557,10 @@ int run_grid(Scheduler *s, const Launch &L, std::string *msg) {
                 t.index = idx;
                 t.lane = idx % width;
                 t.simd_group = idx / width;
-                if (!L.fibers) {
+                if (!fibers) {
+                  if (det) detector_thread(det, idx);
                   L.entry(&t);
+                  if (det && detector_status(det) != TILE_OK) goto group_done;
                 } else {
                   Fiber &f = s->fibers[idx];
                   f.args = t;
@@ -503,13 +568,21 @@ int run_grid(Scheduler *s, const Launch &L, std::string *msg) {
                   f.state = READY;
                 }
               }
-          if (L.fibers && !run_group_fibers(s, L, (int)n, msg)) status = TILE_E_DIVERGENCE;
+          if (fibers && !run_group_fibers(s, L, (int)n, msg)) status = TILE_E_DIVERGENCE;
+        group_done:
+          if (status == TILE_OK && det && detector_status(det) != TILE_OK) {
+            *msg = detector_message(det);
+            status = detector_status(det);
+          }
           if (status == TILE_OK && !s->error.empty()) {
             *msg = "kernel '" + L.sig->name + "': " + s->error;
             status = s->error_code;
           }
         }
+  }
   g_sched = saved;
+  s->det = nullptr;
+  if (det) detector_end(det);
   return status;
 }
 

@@ -300,3 +300,7 @@ int tile_last_times(tile_device *dev, double *start_s, double *end_s) {
 }
 
 int tile_times_are_gpu(tile_device *dev) { (void)dev; return 1; }
+
+// The race and bounds detector is a host-runtime feature: accepted and ignored here.
+int tile_set_detector(tile_device *dev, int on) { (void)on; return dev ? TILE_OK : TILE_E_ARG; }
+int tile_detector_enabled(tile_device *dev) { (void)dev; return 0; }

@@ -127,9 +127,10 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option("--seed <n>", "input seed (0 to 4294967295)", seedArg, 1)
     .addOption(new Option("--input <NAME=FILE>", "a buffer's initial contents from a NumPy .npy file (dtype and shape must match; repeatable)").argParser(collect).default([]))
     .option("--dump <dir>", "write every buffer's initial and final contents as .npy files plus manifest.json (inputs, outputs, updated in place)")
+    .option("--no-detect", "host runtime: turn off the race and bounds detector (for timing; on by default)")
     .option("--json", "print JSON")
     .action(async (file: string, o) => {
-      setExit(runCommand(await loadEngine(o.engine as EngineName), file, planOptionsFrom(o), o.runtime, o.seed, o.dump, !!o.json, o.input));
+      setExit(runCommand(await loadEngine(o.engine as EngineName), file, planOptionsFrom(o), o.runtime, o.seed, o.dump, !!o.json, o.input, o.detect !== false));
     });
 
   program
@@ -151,9 +152,10 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option("--full", "include the 4096x4096 element cases")
     .addOption(new Option("--runtime <runtime>", "metal or host (default: metal where present, else host)").choices(["metal", "host", "auto"]).default("auto"))
     .option("--filter <text>", "only rows whose id contains TEXT")
+    .option("--no-detect", "host runtime: turn off the race and bounds detector (for timing; on by default)")
     .option("--json", "print JSON")
     .action(async (o) => {
-      setExit(await suiteCommand(o.seed, !!o.json, !!o.full, o.runtime, o.filter));
+      setExit(await suiteCommand(o.seed, !!o.json, !!o.full, o.runtime, o.filter, o.detect !== false));
     });
 
   program

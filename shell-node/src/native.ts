@@ -36,6 +36,12 @@ export interface Runtime {
   lastTimes(): Times;
   /** How many times the runtime invoked its compiler (host: g++ runs; cache hits do not count). */
   compilerInvocations(): number;
+  /** Host: turn the race and bounds detector on or off for libraries compiled afterwards (on by
+   *  default). A dispatch of a checked library with a data race or an out-of-bounds access
+   *  throws, naming the buffer, the element, the threads and the MSL line. Metal: no effect. */
+  setDetector(on: boolean): void;
+  /** Whether later compiles are checked (always false on Metal). */
+  detectorEnabled(): boolean;
   freeLibrary(lib: Library): void;
   freePipeline(pipe: Pipeline): void;
   freeBuffer(buf: DeviceBuffer): void;
@@ -75,6 +81,7 @@ interface Api {
   pipelineFree: NativeFn; bufferNew: NativeFn; bufferWrite: NativeFn;
   bufferRead: NativeFn; bufferFree: NativeFn; dispatch: NativeFn; bindOffset: NativeFn;
   lastTimes: NativeFn; timesAreGpu: NativeFn;
+  setDetector: NativeFn | null; detectorEnabled: NativeFn | null;
 }
 
 const apis = new Map<string, Api>();
@@ -90,6 +97,15 @@ function declareTypes(): void {
     }
   }
   typesDeclared = true;
+}
+
+/** A symbol a library built before it existed may lack (the detector's calls). */
+function optional(make: () => NativeFn): NativeFn | null {
+  try {
+    return make();
+  } catch {
+    return null;
+  }
 }
 
 function loadApi(file: string): Api {
@@ -116,6 +132,8 @@ function loadApi(file: string): Api {
     dispatch: lib.func("int tile_dispatch(tile_pipeline *pipe, tile_buffer **buffers, int nBuffers, const int *tgBytes, int nTg, int gx, int gy, int gz, int tx, int ty, int tz, int repeat)"),
     lastTimes: lib.func("int tile_last_times(tile_device *dev, _Out_ double *start, _Out_ double *end)"),
     timesAreGpu: lib.func("int tile_times_are_gpu(tile_device *dev)"),
+    setDetector: optional(() => lib.func("int tile_set_detector(tile_device *dev, int on)")),
+    detectorEnabled: optional(() => lib.func("int tile_detector_enabled(tile_device *dev)")),
   };
   apis.set(file, api);
   return api;
@@ -204,6 +222,18 @@ class NativeRuntime implements Runtime {
 
   compilerInvocations(): number {
     return this.api.invocations(this.live()) as number;
+  }
+
+  setDetector(on: boolean): void {
+    if (!this.api.setDetector) {
+      if (on && this.kind === "host") throw new Error(`tile host: ${this.libraryPath} has no detector; run \`npm run build:native\``);
+      return;
+    }
+    this.check(this.api.setDetector(this.live(), on ? 1 : 0) as number, "set detector");
+  }
+
+  detectorEnabled(): boolean {
+    return this.api.detectorEnabled ? (this.api.detectorEnabled(this.live()) as number) === 1 : false;
   }
 
   freeLibrary(lib: Library): void { this.api.libraryFree(lib.handle); }

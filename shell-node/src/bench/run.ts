@@ -44,6 +44,9 @@ export async function runBench(req: BenchRequest): Promise<BenchOutcome> {
 
   // 2. the runtime and the artifacts it and the core come from
   const runtime = openOrUsage(() => openRuntime(req.runtime));
+  // timing: the host runtime's race and bounds detector instruments every access; the bench
+  // times uninstrumented kernels (validation still checks every output and guard)
+  runtime.setDetector(false);
   const root = repoRoot();
   const timesAreGpu = runtime.timesAreGpu;
   const gpuReason = timesAreGpu ? undefined : `${runtime.kind} runtime: no GPU timestamps; GPU metrics are not recorded (never filled with host times)`;

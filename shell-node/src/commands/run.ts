@@ -7,7 +7,7 @@ import { runAndValidate } from "../validate-run";
 import { mappingText } from "./plan";
 import { loadUserInputs, UserInputs } from "../user-inputs";
 
-export function runCommand(engine: Engine, file: string, options: PlanOptions, runtimeKind: string, seed: number, dump: string | undefined, json: boolean, inputSpecs: string[] = []): number {
+export function runCommand(engine: Engine, file: string, options: PlanOptions, runtimeKind: string, seed: number, dump: string | undefined, json: boolean, inputSpecs: string[] = [], detect = true): number {
   const src = readDocument(file);
   if (src.text === null) {
     process.stderr.write(formatDiagnostic(file, src.diagnostic!) + "\n");
@@ -31,13 +31,14 @@ export function runCommand(engine: Engine, file: string, options: PlanOptions, r
     user = loaded;
   }
   const runtime = openOrUsage(() => openRuntime(runtimeKind as RuntimeKind | "auto"));
+  if (!detect) runtime.setDetector(false);
   try {
     const r = runAndValidate({ engine, runtime, text: src.text, options, seed, dumpDir: dump,
       inputs: user?.inputs, inputFiles: user?.files });
     if (json) {
-      printJson({ file, passed: r.passed, outputs: r.outputs, guards: r.guards, runtime: r.runtime, device: r.device, timesAreGpu: r.timesAreGpu, error: r.error ?? null, replanned: r.replanned ?? null, plan: r.plan });
+      printJson({ file, passed: r.passed, outputs: r.outputs, guards: r.guards, runtime: r.runtime, device: r.device, timesAreGpu: r.timesAreGpu, detector: runtime.detectorEnabled(), error: r.error ?? null, replanned: r.replanned ?? null, plan: r.plan });
     } else {
-      process.stdout.write(`${file}: ${r.name} on ${r.runtime} (${r.device})\n`);
+      process.stdout.write(`${file}: ${r.name} on ${r.runtime} (${r.device})${runtime.kind === "host" ? (runtime.detectorEnabled() ? ", race and bounds detector on" : ", detector off") : ""}\n`);
       if (r.plan) process.stdout.write(`  ${r.plan.realization}  ${mappingText(r.plan)}\n`);
       if (r.replanned) process.stdout.write(`  ${r.replanned}\n`);
       if (r.error) process.stdout.write(`  error: ${r.error}\n`);

@@ -32,15 +32,17 @@ function widths(plan: any): string {
   return `P${m.P} S${m.S} T${m.T} V${m.V} U${m.U}${m.cached ? " cached" : ""}`;
 }
 
-export async function suiteCommand(seed: number, json: boolean, full = false, runtimeKind = "auto", filter?: string): Promise<number> {
+export async function suiteCommand(seed: number, json: boolean, full = false, runtimeKind = "auto", filter?: string, detect = true): Promise<number> {
   const wasm = await loadEngine("wasm");
   const js = await loadEngine("js");
   let entries: MatrixEntry[] = [...builtinEntries(wasm), ...loadMatrix(wasm, full)];
   if (filter) entries = entries.filter((e) => e.id.includes(filter));
   const runtime = openOrUsage(() => openRuntime(runtimeKind as "auto"));
+  if (!detect) runtime.setDetector(false);
+  const detector = runtime.detectorEnabled();
   const rows: SuiteRow[] = [];
   const started = Date.now();
-  if (!json) process.stdout.write(`runtime: ${runtime.kind} (${runtime.deviceName})${runtime.kind === "host" ? " — host CPU execution of the emitted MSL; no GPU timing" : ""}\n`);
+  if (!json) process.stdout.write(`runtime: ${runtime.kind} (${runtime.deviceName})${runtime.kind === "host" ? ` — host CPU execution of the emitted MSL; no GPU timing; race and bounds detector ${detector ? "on" : "off"}` : ""}\n`);
   try {
     for (const e of entries) {
       const rowStart = Date.now();
@@ -74,7 +76,7 @@ export async function suiteCommand(seed: number, json: boolean, full = false, ru
     if (!json && process.stderr.isTTY) process.stderr.write("\r".padEnd(61) + "\r");
   }
   const seconds = (Date.now() - started) / 1000;
-  if (json) printJson({ runtime: runtime.kind, seconds, rows });
+  if (json) printJson({ runtime: runtime.kind, detector, seconds, rows });
   else {
     const t = [["case", "realization", "widths", "max abs err", "guards", "js=wasm", "verdict"]];
     for (const r of rows) t.push([r.id, r.realization, r.widths, r.maxAbsError.toExponential(2), r.guards === "intact" ? "intact" : r.guards.slice(0, 40), r.enginesAgree ? "yes" : "NO", r.verdict + (r.error ? `: ${r.error.slice(0, 80)}` : "")]);

@@ -208,3 +208,5 @@ export async function main(argv: string[]): Promise<number> {
 export { loadEngine, wasmPath } from "./engine";
 export { openRuntime } from "./native";
 export { loadMatrix, builtinEntries } from "./matrix";
+export { makeInputs } from "./inputs";
+export { evaluate } from "./oracle";

@@ -274,11 +274,16 @@ describe("emit --target: what a target cannot express is a diagnostic", () => {
     fs.writeFileSync(file, text);
     const r = cli(["emit", file, "--target", "mlx"]);
     expect(r.status).toBe(1);
-    expect(r.stderr).toMatch(/error TEX002 \(export-name-conflict\): The name "grid_size" becomes the identifier grid_size, which MLX declares/);
+    expect(r.stderr).toMatch(/error TEX002 \(export-name-conflict\): The name "grid_size" becomes the identifier grid_size, which MLX's kernel source already defines/);
     expect(cli(["emit", file, "--target", "torch-mps"]).status).toBe(0);
     const shape = JSON.stringify(doc).replace(/"s"/g, '"X_shape"');
     fs.writeFileSync(file, shape);
     expect(cli(["emit", file, "--target", "mlx"]).stderr).toMatch(/TEX002.*"X_shape"/);
+    fs.writeFileSync(file, JSON.stringify(doc).replace(/"s"/g, '"MTL_CONST"'));
+    expect(cli(["emit", file, "--target", "mlx"]).stderr).toMatch(/TEX002.*"MTL_CONST"/);
+    // a name that only contains an attribute's name is fine (MLX adds an unused argument)
+    fs.writeFileSync(file, JSON.stringify(doc).replace(/"s"/g, '"my_grid_size"'));
+    expect(cli(["emit", file, "--target", "mlx"]).status).toBe(0);
   });
 
   it("an unknown target is bad usage (exit 2), in the CLI and in the core's options", () => {

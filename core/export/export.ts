@@ -56,11 +56,16 @@ export function exportModule(doc: Doc, plan: Plan, k: KernelText, msl: string, t
   return r;
 }
 
+/** Object-like macros of the headers MLX puts before every custom kernel (mlx/backend/metal/
+ *  kernels/utils.h, defines.h): an identifier with one of these names would be replaced. */
+const MLX_MACROS: Array<string> = ["MLX_MTL_PRAGMA_UNROLL", "MTL_CONST"];
+
 /** MLX adds an argument for every attribute name and every `<input>_shape`, `_strides` and
  *  `_ndim` that the body's text contains; a document name that is one of them would be declared
- *  twice. */
+ *  twice, and one that is a macro of MLX's headers would be replaced. */
 function nameConflicts(doc: Doc, k: KernelText, diags: Array<Diagnostic>): void {
   const generated = new Array<string>();
+  for (let i: i32 = 0; i < MLX_MACROS.length; i++) generated.push(MLX_MACROS[i]);
   for (let i: i32 = 0; i < MLX_ATTRIBUTES.length; i++) generated.push(MLX_ATTRIBUTES[i]);
   for (let p: i32 = 0; p < doc.params.length; p++) {
     if (accessOf(doc, p) != ACCESS_READ) continue;
@@ -73,6 +78,6 @@ function nameConflicts(doc: Doc, k: KernelText, diags: Array<Diagnostic>): void 
     const id = k.names.idents[i];
     if (generated.indexOf(id) < 0) continue;
     const key = k.names.irNames[i];
-    diags.push(diag("TEX002", "", "The name \"" + key.substring(2) + "\" becomes the identifier " + id + ", which MLX declares as a kernel argument of its own when the body mentions it; rename it in the document, or emit with --target torch-mps or --target metal."));
+    diags.push(diag("TEX002", "", "The name \"" + key.substring(2) + "\" becomes the identifier " + id + ", which MLX's kernel source already defines (an argument MLX declares when the body mentions it, or a macro of its headers); rename it in the document, or emit with --target torch-mps or --target metal."));
   }
 }

@@ -15,6 +15,7 @@ import { auditMslCommand, emitCommand } from "./commands/emit";
 import { addPlanOptions, planOptionsFrom } from "./options";
 import { runCommand } from "./commands/run";
 import { benchCommand } from "./commands/bench";
+import { RUNTIME_CHOICES } from "./native";
 import { auditCommand } from "./commands/audit";
 
 /** The package's version, from its package.json (the core reports its own through "version"). */
@@ -123,7 +124,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
       .description("plan, emit, compile and run a document's MSL, then validate it against the FP64 oracle")
       .argument("<file>"),
   )
-    .addOption(new Option("--runtime <runtime>", "metal or host (default: metal where present, else host)").choices(["metal", "host", "auto"]).default("auto"))
+    .addOption(new Option("--runtime <runtime>", "metal, cuda or host (default auto: Metal where present, else CUDA, else host)").choices([...RUNTIME_CHOICES]).default("auto"))
     .option("--seed <n>", "input seed (0 to 4294967295)", seedArg, 1)
     .addOption(new Option("--input <NAME=FILE>", "a buffer's initial contents from a NumPy .npy file (dtype and shape must match; repeatable)").argParser(collect).default([]))
     .option("--dump <dir>", "write every buffer's initial and final contents as .npy files plus manifest.json (inputs, outputs, updated in place)")
@@ -150,7 +151,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .description("the main job (npm start): built-in cases and the validation matrix, planned, emitted, run and validated")
     .option("--seed <n>", "input seed (0 to 4294967295)", seedArg, 1)
     .option("--full", "include the 4096x4096 element cases")
-    .addOption(new Option("--runtime <runtime>", "metal or host (default: metal where present, else host)").choices(["metal", "host", "auto"]).default("auto"))
+    .addOption(new Option("--runtime <runtime>", "metal, cuda or host (default auto: Metal where present, else CUDA, else host)").choices([...RUNTIME_CHOICES]).default("auto"))
     .option("--filter <text>", "only rows whose id contains TEXT")
     .option("--no-detect", "host runtime: turn off the race and bounds detector (for timing; on by default)")
     .option("--json", "print JSON")
@@ -162,7 +163,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .command("bench")
     .description("paired, counterbalanced benchmark of two plan variants over a protocol's cases; writes results.json and results.md")
     .argument("<protocol>", "protocol JSON (bench/protocols/*.json)")
-    .addOption(new Option("--runtime <runtime>", "metal or host (default: metal where present, else host)").choices(["metal", "host", "auto"]).default("auto"))
+    .addOption(new Option("--runtime <runtime>", "metal, cuda or host (default auto: Metal where present, else CUDA, else host)").choices([...RUNTIME_CHOICES]).default("auto"))
     .option("-o, --out <dir>", "output folder (default: bench/results/<protocol>-<runtime>-<time>)")
     .action(async (protocol: string, o, cmd: Command) => {
       const argv: string[] = (cmd.parent as any)?.rawArgs ?? ["bench", protocol];

@@ -1,6 +1,6 @@
-// native.ts: the koffi binding of shell-native/tile_native.h (host CPU or Metal runtime).
+// native.ts: the koffi binding of shell-native/tile_native.h (host CPU, Metal or CUDA runtime).
 //
-// openRuntime("host" | "metal" | "auto") loads build/native/libtile_<kind>.{so,dylib} from the
+// openRuntime("host" | "metal" | "cuda" | "auto") loads build/native/libtile_<kind>.{so,dylib} from the
 // repository root (found by walking up from this file to the package.json named "tile"), so it
 // works from shell-node/src/native.ts (vitest) and from dist/tile-shell.mjs (bundled).
 // Every nonzero native status becomes a JS Error carrying tile_last_error's message.
@@ -9,7 +9,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-export type RuntimeKind = "metal" | "host";
+export type RuntimeKind = "metal" | "cuda" | "host";
+/** What `--runtime` accepts. */
+export const RUNTIME_CHOICES = ["metal", "cuda", "host", "auto"] as const;
 
 /** Opaque native handles (koffi externals). */
 export interface Library { readonly handle: unknown; }
@@ -22,7 +24,7 @@ export interface Runtime {
   readonly kind: RuntimeKind;
   readonly deviceName: string;
   readonly libraryPath: string;
-  /** tile_times_are_gpu: whether lastTimes() are GPU timestamps (Metal) or host wall clock (host). */
+  /** Whether lastTimes() are GPU times (Metal command buffer times, CUDA events). */
   readonly timesAreGpu: boolean;
   compile(src: string): Library;
   pipeline(lib: Library, entry: string): Pipeline;
@@ -152,7 +154,10 @@ class NativeRuntime implements Runtime {
     this.libraryPath = file;
     const out: unknown[] = [null];
     const rc = this.api.open(out) as number;
-    if (rc !== 0 || out[0] === null) throw new Error(`tile: cannot open the ${kind} runtime (status ${rc})`);
+    if (rc !== 0 || out[0] === null) {
+      const why = this.api.lastError(null) as string;
+      throw new Error(`tile: cannot open the ${kind} runtime (status ${rc})${why && why !== "no device" ? `: ${why}` : ""}`);
+    }
     this.dev = out[0];
     this.kind = this.api.kind(this.dev) as RuntimeKind;
     this.deviceName = this.api.name(this.dev) as string;
@@ -252,17 +257,19 @@ class NativeRuntime implements Runtime {
 }
 
 /**
- * Opens a runtime. "auto" picks Metal when its library exists and a device opens, else host.
+ * Opens a runtime. "auto" picks Metal, then CUDA, then host: the first whose library exists and
+ * whose device opens (a CUDA library built on a machine without an NVIDIA driver falls through).
  * Handles stay valid after close() until freed (the native side reference-counts the device).
  */
-export function openRuntime(kind: "metal" | "host" | "auto" = "auto"): Runtime {
+export function openRuntime(kind: RuntimeKind | "auto" = "auto"): Runtime {
   if (kind === "auto") {
-    const metal = nativeLibraryPath("metal");
-    if (fs.existsSync(metal)) {
+    for (const gpu of ["metal", "cuda"] as const) {
+      const file = nativeLibraryPath(gpu);
+      if (!fs.existsSync(file)) continue;
       try {
-        return new NativeRuntime("metal", metal);
+        return new NativeRuntime(gpu, file);
       } catch {
-        // no usable Metal device: fall back to the host runtime
+        // no usable device of this kind: try the next
       }
     }
     return openRuntime("host");
@@ -271,7 +278,9 @@ export function openRuntime(kind: "metal" | "host" | "auto" = "auto"): Runtime {
   if (!fs.existsSync(file)) {
     const hint = kind === "metal" && process.platform !== "darwin"
       ? "the Metal runtime exists only on macOS"
-      : "run `npm run build:native`";
+      : kind === "cuda"
+        ? "the CUDA runtime is built by `npm run build:native` where a CUDA toolkit is present (nvcc or cuda.h)"
+        : "run `npm run build:native`";
     throw new Error(`tile: ${kind} runtime library not found at ${file} (${hint})`);
   }
   return new NativeRuntime(kind, file);

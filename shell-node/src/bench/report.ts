@@ -94,6 +94,7 @@ export function runtimeCaveats(kind: string, timesAreGpu: boolean): string[] {
   if (kind === "host" || !timesAreGpu) {
     return ["host runtime: CPU execution of the MSL, not GPU times. The GPU metrics are unavailable (n/a) and the host metrics time a CPU emulation; they say nothing about Apple GPU performance."];
   }
+  if (kind === "cuda") return ["GPU metrics come from CUDA events recorded on the stream before the first and after the last launch of each call (no counters attached); host metrics are the wall clock around dispatch calls in separate, uninstrumented phases."];
   return ["GPU metrics come from command-buffer GPU start/end timestamps (no counters attached); host metrics are the wall clock around dispatch calls in separate, uninstrumented phases."];
 }
 

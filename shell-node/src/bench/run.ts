@@ -8,7 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { loadEngine } from "../engine";
 import { openOrUsage } from "../io";
-import { openRuntime, repoRoot } from "../native";
+import { openRuntime, repoRoot, RuntimeKind } from "../native";
 import { artifactFingerprints, fingerprint, machine, sha256 } from "./fingerprint";
 import { measureRun, RunContext, CaseText } from "./measure";
 import { caseId, readProtocol } from "./protocol";
@@ -19,7 +19,7 @@ import { summarize } from "./summary";
 
 export interface BenchRequest {
   protocolFile: string;
-  runtime: "metal" | "host" | "auto";
+  runtime: RuntimeKind | "auto";
   outDir: string;
   /** The exact command as typed (recorded verbatim). */
   argv: string[];

@@ -4,13 +4,14 @@
 import path from "node:path";
 import { EXIT_FAILED, EXIT_OK } from "../io";
 import { runBench } from "../bench/run";
+import type { RuntimeKind } from "../native";
 
 export function defaultOutDir(protocolFile: string, runtime: string): string {
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");
   return path.join("bench", "results", `${path.basename(protocolFile, ".json")}-${runtime}-${stamp}`);
 }
 
-export async function benchCommand(protocolFile: string, runtime: "metal" | "host" | "auto", out: string | undefined, argv: string[]): Promise<number> {
+export async function benchCommand(protocolFile: string, runtime: RuntimeKind | "auto", out: string | undefined, argv: string[]): Promise<number> {
   const outDir = out ?? defaultOutDir(protocolFile, runtime);
   const r = await runBench({ protocolFile, runtime, outDir, argv });
   process.stdout.write(`${r.resultsFile}\n${r.markdownFile}\n`);

@@ -7,7 +7,8 @@
 //                         cases/, bench/, scripts/, shell-native/ (sources: the native runtimes
 //                         are built THERE, against that machine's glibc and CUDA toolkit), and
 //                         node_modules/ with the runtime dependencies only (koffi with its
-//                         linux-x64 glibc prebuild alone)
+//                         linux-x64 glibc prebuild alone; fast-check for the evidence tool,
+//                         scripts/gpu-evidence.ts bundled as pkg/scripts/gpu-evidence.mjs)
 //   OUT/setup.sh          unpacks node to OUT/bin/node and builds pkg/build/native/ with
 //                         shell-native/build.mjs (g++; libtile_cuda.so where a toolkit is found)
 //   OUT/tile              runs the CLI: `./tile suite --runtime cuda`
@@ -48,8 +49,7 @@ function copy(rel, dest = rel) {
 for (const rel of ["package.json", "dist", "shell-node", "cases", "bench", "scripts", "shell-native", "README.md"]) copy(rel);
 fs.rmSync(path.join(tile, "bench", "results"), { recursive: true, force: true });
 
-// runtime dependencies: package.json "dependencies" and their closure, as installed here; the
-// WASM compiler (assemblyscript) is a build tool, not needed to run dist/
+// runtime dependencies: package.json "dependencies" and their closure, as installed here
 const seen = new Set();
 function addPackage(name) {
   if (seen.has(name)) return;
@@ -59,15 +59,31 @@ function addPackage(name) {
   const meta = JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8"));
   // paths relative to the package: no nested node_modules, no docs, sources or maps
   let keep = (rel) => !rel.split(path.sep).includes("node_modules") && !/\.(md|map|ts)$/.test(rel);
+  // the JS engine (dist/tile-core.mjs) needs only AssemblyScript's portable standard library
+  if (name === "assemblyscript") keep = (rel) => rel === "" || rel === "package.json" || rel === "std" || rel.startsWith(`std${path.sep}portable`);
   if (name === "koffi") keep = (rel) => !/^(doc|vendor)(\/|$)/.test(rel) && !/\.(md|cc|hh|h|txt)$/.test(rel);
   if (name.startsWith("@koromix/koffi-")) {
     if (name !== "@koromix/koffi-linux-x64") return;
     keep = (rel) => !rel.startsWith("musl_x64");
   }
   fs.cpSync(dir, path.join(tile, "node_modules", name), { recursive: true, filter: (p) => keep(path.relative(dir, p)) });
+  if (name === "assemblyscript") return; // its own dependencies are the compiler's
   for (const d of Object.keys({ ...meta.dependencies, ...meta.optionalDependencies })) addPackage(d);
 }
-for (const d of Object.keys(pkg.dependencies)) if (d !== "assemblyscript") addPackage(d);
+for (const d of Object.keys(pkg.dependencies)) addPackage(d);
+// the evidence tool (scripts/gpu-evidence.ts: fuzz, compile times, sanitizer controls), bundled
+// here; its fuzz generator needs fast-check, which is packed for it
+addPackage("fast-check");
+const { rollup } = await import("rollup");
+const { portableTs } = await import(path.join(root, "rollup.config.mjs"));
+const bundle = await rollup({
+  input: path.join(root, "scripts", "gpu-evidence.ts"),
+  plugins: [portableTs()],
+  external: (id) => !id.startsWith(".") && !path.isAbsolute(id),
+  onwarn: () => {},
+});
+await bundle.write({ file: path.join(tile, "scripts", "gpu-evidence.mjs"), format: "es" });
+await bundle.close();
 
 if (!keepNode) {
   console.log(`compressing ${process.execPath} (node ${process.version}) ...`);

@@ -1,0 +1,174 @@
+// gpu-evidence.ts: the measurements of issue 15 that need more than the CLI, on any runtime
+// (meant for --runtime cuda on a GPU machine). scripts/pack-gpu.mjs bundles it into
+// pkg/scripts/gpu-evidence.mjs (fast-check inlined), so it runs where there is no npm:
+//
+//   gpu-evidence.mjs fuzz [--count N] [--seed S] [--runtime R]
+//       the structural fuzz documents of test/fuzz/gen.ts, every admitted plan emitted, compiled
+//       (50 kernels to a source), run three dispatches and checked against the FP64 oracle with
+//       guards intact; prints counts per realization and every failure; exit 1 on a failure
+//   gpu-evidence.mjs compile-times [--runtime R]
+//       every built-in case and matrix entry: its MSL compiled on an empty kernel cache, one
+//       compile per kernel, milliseconds each (TILE_CACHE_DIR is set to a fresh folder)
+//   gpu-evidence.mjs dump-msl DIR [--full]
+//       writes the MSL of every built-in case and matrix entry to DIR (offline compile checks)
+//   gpu-evidence.mjs control NAME [--clean]
+//       a negative control for compute-sanitizer: race (an emitted softmax kernel with its
+//       barriers removed), divergent-barrier (its barriers under `if (tid < 32u)`),
+//       out-of-bounds (a kernel reading past the end of a buffer); --clean runs the same
+//       kernel unmodified (in bounds), which the same tool must pass
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import fc from "fast-check";
+import { loadEngine } from "../shell-node/src/engine";
+import { builtinEntries, loadMatrix } from "../shell-node/src/matrix";
+import { openRuntime, type RuntimeKind } from "../shell-node/src/native";
+import { runAndValidate } from "../shell-node/src/validate-run";
+import { caseArb, type Case } from "../test/fuzz/gen";
+import { HostBatch } from "../test/fuzz/props";
+
+function arg(args: string[], name: string, fallback: string): string {
+  const i = args.indexOf(name);
+  return i >= 0 && i + 1 < args.length ? args[i + 1] : fallback;
+}
+
+async function fuzz(args: string[]): Promise<number> {
+  const count = Number(arg(args, "--count", "600"));
+  const seed = Number(arg(args, "--seed", "20261130"));
+  const runtime = openRuntime(arg(args, "--runtime", "auto") as RuntimeKind);
+  const engine = await loadEngine("js");
+  const t0 = Date.now();
+  const cases: Case[] = fc.sample(caseArb, { seed, numRuns: count });
+  const batch = new HostBatch(runtime, engine, 1);
+  batch.prepare(cases, 50);
+  const by = new Map<string, { run: number; failed: number }>();
+  let skipped = 0;
+  const failures: string[] = [];
+  for (const c of cases) {
+    const o = batch.outcome(c);
+    if (o.skipped) {
+      skipped++;
+      continue;
+    }
+    const b = by.get(o.realization) ?? { run: 0, failed: 0 };
+    b.run++;
+    if (o.problems.length) {
+      b.failed++;
+      failures.push(`${c.family} ${JSON.stringify(c.options)}: ${o.problems.join("; ")}\n  doc: ${JSON.stringify(c.doc)}`);
+    }
+    by.set(o.realization, b);
+  }
+  const total = [...by.values()].reduce((a, b) => a + b.run, 0);
+  const failed = failures.length;
+  console.log(`fuzz on ${runtime.kind} (${runtime.deviceName}): seed ${seed}, ${count} documents, ${total} admitted kernels run (${batch.executed} executions, ${batch.compiles} compiles), ${skipped} not admitted, ${failed} failed, ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  for (const [r, b] of [...by.entries()].sort()) console.log(`  ${r}: ${b.run} run, ${b.failed} failed`);
+  for (const f of failures.slice(0, 20)) console.log(`FAIL ${f}`);
+  runtime.close();
+  return failed ? 1 : 0;
+}
+
+async function compileTimes(args: string[]): Promise<number> {
+  process.env.TILE_CACHE_DIR = fs.mkdtempSync(path.join(os.tmpdir(), "tile-compile-times-"));
+  const runtime = openRuntime(arg(args, "--runtime", "auto") as RuntimeKind);
+  const engine = await loadEngine("wasm");
+  const entries = [...builtinEntries(engine), ...loadMatrix(engine, args.includes("--full"))];
+  const seen = new Set<string>();
+  const ms: number[] = [];
+  console.log(`compile times on ${runtime.kind} (${runtime.deviceName}), empty cache ${process.env.TILE_CACHE_DIR}`);
+  for (const e of entries) {
+    const r = JSON.parse(engine.callText(JSON.stringify({ command: "emit", document: e.text, options: e.options })));
+    if (!r.ok || seen.has(r.msl)) continue;
+    seen.add(r.msl);
+    const before = runtime.compilerInvocations();
+    const t = process.hrtime.bigint();
+    const lib = runtime.compile(r.msl);
+    const dt = Number(process.hrtime.bigint() - t) / 1e6;
+    runtime.freeLibrary(lib);
+    if (runtime.compilerInvocations() !== before + 1) throw new Error(`${e.id}: expected one compiler invocation`);
+    ms.push(dt);
+    console.log(`  ${e.id.padEnd(48)} ${r.plan.realization.padEnd(22)} ${dt.toFixed(1)} ms`);
+  }
+  ms.sort((a, b) => a - b);
+  const q = (f: number) => ms[Math.min(ms.length - 1, Math.floor(f * ms.length))];
+  console.log(`${ms.length} distinct kernels: min ${ms[0].toFixed(1)} ms, median ${q(0.5).toFixed(1)} ms, p90 ${q(0.9).toFixed(1)} ms, max ${ms[ms.length - 1].toFixed(1)} ms, total ${(ms.reduce((a, b) => a + b, 0) / 1000).toFixed(2)} s`);
+  runtime.close();
+  return 0;
+}
+
+/** The emitted softmax under P1/T256 (barriers and threadgroup partials) with `edit` applied. */
+async function softmaxRun(edit: (msl: string) => string, runtimeKind: string): Promise<number> {
+  const engine = await loadEngine("js");
+  const runtime = openRuntime(runtimeKind as RuntimeKind);
+  const text = fs.readFileSync(path.join(path.dirname(new URL(import.meta.url).pathname), "..", "cases", "softmax.json"), "utf8");
+  const r = runAndValidate({ engine, runtime, text, options: { sizes: { R: 64, C: 1537 }, programsPerGroup: 1, threads: 256 }, seed: 1, mslOverride: edit });
+  console.log(`${r.name} on ${r.runtime}: ${r.passed ? "passed" : "FAILED"}${r.error ? ": " + r.error : ""}`);
+  runtime.close();
+  return r.passed ? 0 : 1;
+}
+
+async function control(args: string[]): Promise<number> {
+  const name = args[0];
+  const clean = args.includes("--clean");
+  const rt = arg(args, "--runtime", "auto");
+  const barrier = /threadgroup_barrier\(mem_flags::mem_threadgroup\);/g;
+  if (name === "race") return softmaxRun((m) => {
+    if (clean) return m;
+    const n = (m.match(barrier) ?? []).length;
+    if (n === 0) throw new Error("the emitted kernel has no barrier to remove");
+    console.log(`removed ${n} threadgroup_barrier calls`);
+    return m.replace(barrier, "/* barrier removed */");
+  }, rt);
+  if (name === "divergent-barrier") return softmaxRun((m) => {
+    if (clean) return m;
+    const tid = /uint (\w+) \[\[thread_index_in_threadgroup\]\]/.exec(m);
+    if (!tid) throw new Error("no thread_index_in_threadgroup parameter");
+    return m.replace(barrier, `if (${tid[1]} < 32u) threadgroup_barrier(mem_flags::mem_threadgroup);`);
+  }, rt);
+  if (name === "out-of-bounds") {
+    const runtime = openRuntime(rt as RuntimeKind);
+    const n = 256;
+    // reads element tid + shift of a buffer of exactly n floats: shift n reads past its end
+    const shift = clean ? 0 : n;
+    const msl = `#include <metal_stdlib>\nusing namespace metal;\nkernel void oob(device const float* X [[buffer(0)]], device float* Y [[buffer(1)]], uint tid [[thread_index_in_threadgroup]]) {\n  Y[tid] = X[tid + ${shift}u] * 2.0f;\n}\n`;
+    const lib = runtime.compile(msl);
+    const pipe = runtime.pipeline(lib, "oob");
+    const x = runtime.buffer(n * 4);
+    const y = runtime.buffer(n * 4);
+    runtime.write(x, Float32Array.from({ length: n }, (_, i) => i));
+    runtime.dispatch(pipe, [x, y], [], [1, 1, 1], [n, 1, 1], 1);
+    const out = new Float32Array(runtime.read(y));
+    console.log(`out-of-bounds control (${clean ? "in bounds" : `reads X[tid + ${shift}] of ${n} floats`}): Y[1] = ${out[1]}`);
+    runtime.close();
+    return 0;
+  }
+  console.error(`unknown control ${name} (race, divergent-barrier, out-of-bounds)`);
+  return 2;
+}
+
+/** Writes the MSL of every built-in case and matrix entry to DIR/<id>.metal (for offline checks). */
+async function dumpMsl(args: string[]): Promise<number> {
+  const dir = args[0];
+  fs.mkdirSync(dir, { recursive: true });
+  const engine = await loadEngine("wasm");
+  let n = 0;
+  for (const e of [...builtinEntries(engine), ...loadMatrix(engine, args.includes("--full"))]) {
+    const r = JSON.parse(engine.callText(JSON.stringify({ command: "emit", document: e.text, options: e.options })));
+    if (!r.ok) continue;
+    fs.writeFileSync(path.join(dir, `${e.id.replace(/[^A-Za-z0-9_.-]/g, "_")}.metal`), r.msl);
+    n++;
+  }
+  console.log(`${n} kernels written to ${dir}`);
+  return 0;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [cmd, ...rest] = argv;
+  if (cmd === "dump-msl") return dumpMsl(rest);
+  if (cmd === "fuzz") return fuzz(rest);
+  if (cmd === "compile-times") return compileTimes(rest);
+  if (cmd === "control") return control(rest);
+  console.error("usage: gpu-evidence.mjs fuzz|compile-times|control ...");
+  return 2;
+}
+
+process.exitCode = await main(process.argv.slice(2));

@@ -14,13 +14,18 @@ tile=$pack/tile
 ev=$pack/pkg/scripts/gpu-evidence.mjs
 mkdir -p "$out"
 export TILE_CACHE_DIR=/tmp/tile-cache-evidence
+# NVRTC: the toolkit's, else the one a Python package brings (the runtime falls back to nvcc)
+if ! ls /usr/local/cuda/lib64/libnvrtc.so* >/dev/null 2>&1; then
+  lib=$(find /usr/local /opt /usr/lib -name 'libnvrtc.so*' ! -name '*builtins*' 2>/dev/null | sort | head -1)
+  [ -n "$lib" ] && export TILE_NVRTC=$lib
+fi
 step() { echo; echo "### $*"; }
 {
   step date; date -u
   step nvidia-smi; nvidia-smi
   step nvcc; nvcc --version
   step compute-sanitizer; compute-sanitizer --version
-  step nvrtc; ls /usr/local/cuda/lib64/ | grep -i nvrtc
+  step nvrtc; ls /usr/local/cuda/lib64/ | grep -i nvrtc; echo "TILE_NVRTC=${TILE_NVRTC:-}"
   step setup; sh "$pack/setup.sh"
   step "tile run cases/softmax.json --runtime cuda"; "$tile" run "$pack/pkg/cases/softmax.json" --runtime cuda
   step "tile run cases/softmax.json --runtime cuda --json (device)"; "$tile" run "$pack/pkg/cases/softmax.json" --runtime cuda --json | head -c 400

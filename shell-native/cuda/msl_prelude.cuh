@@ -216,7 +216,9 @@ template <class T> TILE_F T select(T a, T b, bool c) { return c ? b : a; }
 template <class T, class U> TILE_F T as_type(U x) {
   static_assert(sizeof(T) == sizeof(U), "as_type: sizes differ");
   T t;
-  __builtin_memcpy(&t, &x, sizeof t);
+  const unsigned char *from = (const unsigned char *)&x;
+  unsigned char *to = (unsigned char *)&t;
+  for (unsigned i = 0; i < sizeof t; ++i) to[i] = from[i];
   return t;
 }
 

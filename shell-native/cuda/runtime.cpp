@@ -443,6 +443,7 @@ int tile_open(tile_device **out) {
     return TILE_E_NO_DEVICE;
   }
   dev->cache_dir = default_cache_dir();
+  dev->name += " (" + arch(dev) + ", " + (dev->nvrtc.lib ? dev->compiler_id : std::string("nvcc")) + ")";
   *out = dev;
   return TILE_OK;
 }

@@ -13,7 +13,7 @@
 //       writes the MSL of every built-in case and matrix entry to DIR (offline compile checks)
 //   gpu-evidence.mjs control NAME [--clean]
 //       a negative control for compute-sanitizer: race (an emitted softmax kernel with its
-//       barriers removed), divergent-barrier (its barriers under `if (tid < 32u)`),
+//       barriers removed), divergent-barrier (its barriers under `if ((tid & 1u) == 0u)`),
 //       out-of-bounds (a kernel reading past the end of a buffer); --clean runs the same
 //       kernel unmodified (in bounds), which the same tool must pass
 import fs from "node:fs";
@@ -122,7 +122,8 @@ async function control(args: string[]): Promise<number> {
     if (clean) return m;
     const tid = /uint (\w+) \[\[thread_index_in_threadgroup\]\]/.exec(m);
     if (!tid) throw new Error("no thread_index_in_threadgroup parameter");
-    return m.replace(barrier, `if (${tid[1]} < 32u) threadgroup_barrier(mem_flags::mem_threadgroup);`);
+    // even lanes only: the condition diverges inside every SIMD group
+    return m.replace(barrier, `if ((${tid[1]} & 1u) == 0u) threadgroup_barrier(mem_flags::mem_threadgroup);`);
   }, rt);
   if (name === "out-of-bounds") {
     const runtime = openRuntime(rt as RuntimeKind);
@@ -132,8 +133,10 @@ async function control(args: string[]): Promise<number> {
     const msl = `#include <metal_stdlib>\nusing namespace metal;\nkernel void oob(device const float* X [[buffer(0)]], device float* Y [[buffer(1)]], uint tid [[thread_index_in_threadgroup]]) {\n  Y[tid] = X[tid + ${shift}u] * 2.0f;\n}\n`;
     const lib = runtime.compile(msl);
     const pipe = runtime.pipeline(lib, "oob");
-    const x = runtime.buffer(n * 4);
+    // Y first, so that nothing is allocated right after X (a read past X's end then lands
+    // outside every allocation rather than in a neighbour)
     const y = runtime.buffer(n * 4);
+    const x = runtime.buffer(n * 4);
     runtime.write(x, Float32Array.from({ length: n }, (_, i) => i));
     runtime.dispatch(pipe, [x, y], [], [1, 1, 1], [n, 1, 1], 1);
     const out = new Float32Array(runtime.read(y));

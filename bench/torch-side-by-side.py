@@ -202,7 +202,7 @@ def main():
                 if vname != "auto" and case not in REDUCTIONS:
                     continue
                 e = emit(case, R, C, extra)
-                if not e.get("ok"):
+                if not e.get("msl"):
                     print(json.dumps({"case": case, "shape": [R, C], "variant": vname, "error": "not planned"}), flush=True)
                     continue
                 plan = e["plan"]

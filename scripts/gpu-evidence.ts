@@ -13,7 +13,7 @@
 //       writes the MSL of every built-in case and matrix entry to DIR (offline compile checks)
 //   gpu-evidence.mjs control NAME [--clean]
 //       a negative control for compute-sanitizer: race (an emitted softmax kernel with its
-//       barriers removed), divergent-barrier (its barriers under `if ((tid & 1u) == 0u)`),
+//       barriers removed), divergent-barrier (even and odd lanes at different barriers),
 //       out-of-bounds (a kernel reading past the end of a buffer); --clean runs the same
 //       kernel unmodified (in bounds), which the same tool must pass
 import fs from "node:fs";
@@ -122,8 +122,9 @@ async function control(args: string[]): Promise<number> {
     if (clean) return m;
     const tid = /uint (\w+) \[\[thread_index_in_threadgroup\]\]/.exec(m);
     if (!tid) throw new Error("no thread_index_in_threadgroup parameter");
-    // even lanes only: the condition diverges inside every SIMD group
-    return m.replace(barrier, `if ((${tid[1]} & 1u) == 0u) threadgroup_barrier(mem_flags::mem_threadgroup);`);
+    // even and odd lanes wait at different barriers: the condition diverges inside every SIMD
+    // group (a barrier for the even lanes alone hangs the GPU instead of being reported)
+    return m.replace(barrier, `if ((${tid[1]} & 1u) == 0u) { threadgroup_barrier(mem_flags::mem_threadgroup); } else { threadgroup_barrier(mem_flags::mem_threadgroup); }`);
   }, rt);
   if (name === "out-of-bounds") {
     const runtime = openRuntime(rt as RuntimeKind);

@@ -12,7 +12,10 @@ Issue 17, items 6 (the ratio per case) and 7 (the physical limit). For each case
   - both outputs are checked against a float64 reference (|err| <= 2e-6 + 2e-5 |ref|);
   - minimum bytes = each input read once + each output written once; over the time it is a
     bandwidth, reported as a fraction of the device-to-device copy bandwidth measured first.
-Times are the median of TRIALS batches. Run from the repository (or a `npm run pack:gpu`
+With --tile-times FILE (written by `node scripts/gpu-evidence.mjs time-kernels --out FILE` on
+the same GPU just before), Tile's times and validation come from that file instead of ctypes
+(loading libtile_cuda into the PyTorch process crashed in tile_compile on the H200, cause not
+found). Times are the median of TRIALS batches. Run from the repository (or a `npm run pack:gpu`
 folder): python3 bench/torch-side-by-side.py [--out FILE.json]. Needs torch with CUDA and the
 CUDA runtime built (npm run build:native on the GPU machine).
 """
@@ -166,8 +169,57 @@ def excess(outs, refs):
     return max(float(((o.double().cpu() - r.cpu()).abs() - (2e-6 + 2e-5 * r.cpu().abs())).max()) for o, r in zip(outs, refs))
 
 
+def main_with_tile_times(tile_file, out_file):
+    """Tile's times from `gpu-evidence.mjs time-kernels` (Node, run just before on the same GPU);
+    PyTorch's and the copy bandwidth measured here."""
+    tile = json.load(open(tile_file))
+    torch.manual_seed(0)
+    big = torch.empty(1 << 28, dtype=torch.float32, device="cuda")
+    dst = torch.empty_like(big)
+    copy_us = torch_time(lambda: dst.copy_(big))
+    copy_gbs = 2 * big.numel() * 4 / copy_us / 1e3
+    del big, dst
+    head = {"device": torch.cuda.get_device_name(0), "tile_device": tile["device"], "torch": torch.__version__,
+            "copy_GBps": round(copy_gbs, 1), "reps": REPS, "trials": TRIALS, "tile_times": "gpu-evidence.mjs time-kernels (Node), same machine, just before"}
+    print(json.dumps(head), flush=True)
+    rows, torch_cache = [], {}
+    for t in tile["rows"]:
+        if "error" in t:
+            continue
+        case, (R, C) = t["case"], t["shape"]
+        if (case, R, C) not in torch_cache:
+            X = (torch.rand(R, C, device="cuda") * 4 - 2).float()
+            G = (torch.rand(C, device="cuda") + 0.5).float()
+            B = (torch.rand(C, device="cuda") - 0.5).float()
+            refs = reference(case, X, G, B, C)
+            touts = [torch.empty_like(X) for _ in refs]
+            tf = torch_fn(case, X, G, B, C, touts)
+            t_torch = torch_time(tf)
+            tres = tf()
+            if case == "rmsnorm":
+                touts = [tres]
+            elif case == "layernorm_affine":
+                touts = [touts[0]]
+            torch.cuda.synchronize()
+            torch_cache[(case, R, C)] = (t_torch, excess(touts, refs), len(refs))
+        t_torch, torch_err, n_out = torch_cache[(case, R, C)]
+        nbytes = (n_out + 1) * R * C * 4 + (2 * C * 4 if case == "layernorm_affine" else C * 4 if case == "rmsnorm" else 0)
+        row = {**t, "torch_us": round(t_torch, 2), "torch_excess_err": torch_err, "tile_over_torch": round(t["tile_us"] / t_torch, 3),
+               "min_bytes": nbytes, "bw_frac_tile": round(nbytes / t["tile_us"] / 1e3 / copy_gbs, 3),
+               "bw_frac_torch": round(nbytes / t_torch / 1e3 / copy_gbs, 3)}
+        rows.append(row)
+    print(f"{'case':18} {'shape':>10} {'variant':8} {'mapping':24} {'tile µs':>9} {'torch µs':>9} {'tile/torch':>10} {'bw tile':>8} {'bw torch':>8} valid")
+    for r in rows:
+        print(f"{r['case']:18} {r['shape'][0]:>4}x{r['shape'][1]:<5} {r['variant']:8} {r['mapping']:24} {r['tile_us']:9.2f} {r['torch_us']:9.2f} {r['tile_over_torch']:10.3f} {r['bw_frac_tile']:8.3f} {r['bw_frac_torch']:8.3f} {r['validated']} {r['torch_excess_err'] <= 0}")
+    if out_file:
+        with open(out_file, "w") as f:
+            json.dump({**head, "rows": rows}, f, indent=1)
+
+
 def main():
     out_file = sys.argv[sys.argv.index("--out") + 1] if "--out" in sys.argv else None
+    if "--tile-times" in sys.argv:
+        return main_with_tile_times(sys.argv[sys.argv.index("--tile-times") + 1], out_file)
     torch.manual_seed(0)
     torch.cuda.init()
     big = torch.empty(1 << 28, dtype=torch.float32, device="cuda")

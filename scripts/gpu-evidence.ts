@@ -9,6 +9,9 @@
 //   gpu-evidence.mjs compile-times [--runtime R]
 //       every built-in case and matrix entry: its MSL compiled on an empty kernel cache, one
 //       compile per kernel, milliseconds each (TILE_CACHE_DIR is set to a fresh folder)
+//   gpu-evidence.mjs time-kernels --out FILE [--runtime R]
+//       Tile's GPU times per case/shape/variant for bench/torch-side-by-side.py (each plan also
+//       validated against the FP64 oracle)
 //   gpu-evidence.mjs dump-msl DIR [--full]
 //       writes the MSL of every built-in case and matrix entry to DIR (offline compile checks)
 //   gpu-evidence.mjs control NAME [--clean]
@@ -149,6 +152,60 @@ async function control(args: string[]): Promise<number> {
   return 2;
 }
 
+/** Times Tile's kernels for bench/torch-side-by-side.py: per case, shape and variant, the plan
+ *  is run and validated against the FP64 oracle once (runAndValidate), then its dispatch is timed
+ *  with the runtime's GPU clock: TRIALS batches of REPS dispatches, median µs per dispatch. */
+async function timeKernels(args: string[]): Promise<number> {
+  const outFile = arg(args, "--out", "tile-times.json");
+  const runtime = openRuntime(arg(args, "--runtime", "auto") as RuntimeKind);
+  const engine = await loadEngine("js");
+  const casesDir = path.join(path.dirname(new URL(import.meta.url).pathname), "..", "cases");
+  const shapes: [number, number][] = [[37, 1537], [256, 3072], [768, 6144], [1024, 4096]];
+  const variants: Record<string, Record<string, number>> = { auto: {}, "P1/T256": { programsPerGroup: 1, threads: 256 }, "P2/T512": { programsPerGroup: 2, threads: 512 } };
+  const REPS = 50, TRIALS = 7;
+  const rows: any[] = [];
+  for (const kase of ["softmax", "layernorm_affine", "rmsnorm", "sigmoid_pair", "gelu_pair"]) {
+    const text = fs.readFileSync(path.join(casesDir, `${kase}.json`), "utf8");
+    for (const [R, C] of shapes) {
+      for (const [vname, vopts] of Object.entries(variants)) {
+        if (vname !== "auto" && kase.endsWith("_pair")) continue;
+        const options = { sizes: { R, C }, ...vopts };
+        const v = runAndValidate({ engine, runtime, text, options, seed: 1 });
+        const e = JSON.parse(engine.callText(JSON.stringify({ command: "emit", document: text, options })));
+        if (!e.ok) { rows.push({ case: kase, shape: [R, C], variant: vname, error: "not planned" }); continue; }
+        const plan = e.plan;
+        const lib = runtime.compile(e.msl);
+        const pipe = runtime.pipeline(lib, plan.kernel);
+        const bufs = plan.bindings.filter((b: any) => b.kind === "buffer").sort((a: any, b: any) => a.index - b.index).map((b: any) => {
+          const buf = runtime.buffer(b.bytes);
+          const n = b.bytes / 4;
+          runtime.write(buf, Float32Array.from({ length: n }, (_, i) => ((i * 2654435761) % 4096) / 1024 - 2));
+          return buf;
+        });
+        const d = plan.dispatch;
+        const go = (k: number): number => {
+          runtime.dispatch(pipe, bufs, d.threadgroupBytes, [d.groups, 1, 1], [d.threads, 1, 1], k);
+          const t = runtime.lastTimes();
+          return ((t.end - t.start) * 1e6) / k;
+        };
+        go(3);
+        const ts = Array.from({ length: TRIALS }, () => go(REPS)).sort((a, b) => a - b);
+        const m = plan.mapping ?? {};
+        const row = { case: kase, shape: [R, C], variant: vname, realization: plan.realization, mapping: m.P !== undefined ? `P${m.P} T${m.T} V${m.V} U${m.U}${m.cached ? " cached" : ""}` : `T${m.T ?? d.threads} V${m.V ?? ""}`,
+          validated: v.passed, tile_us: Math.round(ts[TRIALS >> 1] * 100) / 100, model_cost: plan.cost?.total ?? null, pipeline_max_threads: pipe.maxThreads };
+        rows.push(row);
+        console.log(JSON.stringify(row));
+        for (const b of bufs) runtime.freeBuffer(b);
+        runtime.freePipeline(pipe);
+        runtime.freeLibrary(lib);
+      }
+    }
+  }
+  fs.writeFileSync(outFile, JSON.stringify({ device: runtime.deviceName, reps: REPS, trials: TRIALS, rows }, null, 1));
+  runtime.close();
+  return 0;
+}
+
 /** Writes the MSL of every built-in case and matrix entry to DIR/<id>.metal (for offline checks). */
 async function dumpMsl(args: string[]): Promise<number> {
   const dir = args[0];
@@ -168,6 +225,7 @@ async function dumpMsl(args: string[]): Promise<number> {
 export async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
   if (cmd === "dump-msl") return dumpMsl(rest);
+  if (cmd === "time-kernels") return timeKernels(rest);
   if (cmd === "fuzz") return fuzz(rest);
   if (cmd === "compile-times") return compileTimes(rest);
   if (cmd === "control") return control(rest);

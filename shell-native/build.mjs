@@ -111,10 +111,7 @@ function buildCuda() {
   const sources = [...cppSources("common"), ...cppSources("cuda").filter((f) => !f.endsWith("translate_main.cpp"))];
   const lib = path.join("build", "native", "libtile_cuda.so");
   const args = ["-std=c++17", "-O2", "-fPIC", "-shared", "-Wall", "-I", path.join("build", "native", "gen"),
-    ...(include ? ["-DTILE_CHECK_CUDA_H", "-isystem", include] : []), "-o", lib + ".tmp", ...sources, "-ldl",
-    // bind the library's own C++ template instances (std::regex, ...) to itself: a host process
-    // that loaded other builds of them globally (PyTorch in Python) must not interpose them
-    "-Wl,-Bsymbolic"];
+    ...(include ? ["-DTILE_CHECK_CUDA_H", "-isystem", include] : []), "-o", lib + ".tmp", ...sources, "-ldl"];
   try {
     run(cxx, args);
   } catch {

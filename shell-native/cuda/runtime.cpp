@@ -460,6 +460,11 @@ const char *tile_last_error(tile_device *dev) {
 }
 int tile_compiler_invocations(tile_device *dev) { return dev ? dev->compiler_invocations : 0; }
 
+// The host runtime's detector has no CUDA counterpart (compute-sanitizer is the tool here): as
+// on Metal, the call is accepted and does nothing.
+int tile_set_detector(tile_device *dev, int) { return dev ? TILE_OK : TILE_E_ARG; }
+int tile_detector_enabled(tile_device *) { return 0; }
+
 int tile_compile(tile_device *dev, const char *src_c, tile_library **out) {
   if (!dev || !out) return TILE_E_ARG;
   *out = nullptr;

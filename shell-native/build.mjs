@@ -3,8 +3,12 @@
 //   Linux/other: libtile_host.so   from shell-native/{common,host}/*.cpp (g++ -O2 -fPIC -shared -ldl)
 //   macOS:       libtile_host.dylib (clang++) and libtile_metal.dylib (clang -fobjc-arc, Metal)
 // The shim text (kernel_abi.h + metal_shim.h + detect_shim.h) is embedded into the host library as
-// build/native/gen/shim_text.inc. Always rebuilds (a few seconds). A missing compiler or a
-// non-macOS system skips that part with a message and exit status 0.
+// build/native/gen/shim_text.inc. Always rebuilds (a few seconds).
+// Each library is linked to a temporary name and renamed over the old one only on success. A
+// failed build removes the old library too (nothing stale stays in use), says so on stderr and
+// makes the exit status 1: on macOS that includes the Metal library (set TILE_SKIP_METAL=1 to
+// build the host runtime alone on purpose). A missing compiler or a non-macOS system skips that
+// part with a message and exit status 0. TILE_NATIVE_DIR overrides the output folder (the shell loads from it too).
 import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -12,7 +16,7 @@ import { fileURLToPath } from "node:url";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.dirname(here);
-const out = path.join(root, "build", "native");
+const out = process.env.TILE_NATIVE_DIR ? path.resolve(process.env.TILE_NATIVE_DIR) : path.join(root, "build", "native");
 const gen = path.join(out, "gen");
 const isMac = process.platform === "darwin";
 
@@ -23,6 +27,23 @@ function have(cmd) {
 function run(cmd, args) {
   console.log([cmd, ...args].map((a) => (/\s/.test(a) ? JSON.stringify(a) : a)).join(" "));
   execFileSync(cmd, args, { stdio: "inherit", cwd: root });
+}
+
+/**
+ * Runs `link(tmp)` to produce `lib` (a path under `out`) under a temporary name, then renames it
+ * into place. On failure the temporary file and any older `lib` are removed, so a failed build
+ * never leaves a stale library to be loaded, and the error is rethrown.
+ */
+function linkInto(lib, link) {
+  const tmp = `${lib}.tmp-${process.pid}`;
+  try {
+    link(tmp);
+    fs.renameSync(tmp, lib);
+  } catch (e) {
+    fs.rmSync(tmp, { force: true });
+    fs.rmSync(lib, { force: true });
+    throw e;
+  }
 }
 
 /** kernel_abi.h + metal_shim.h + detect_shim.h as one C++ raw string literal. */
@@ -58,37 +79,45 @@ function buildHost() {
   }
   writeShim();
   const sources = [...cppSources("common"), ...cppSources("host")];
-  const lib = path.join("build", "native", isMac ? "libtile_host.dylib" : "libtile_host.so");
-  const args = ["-std=c++17", "-O2", "-fPIC", "-shared", "-Wall", "-I", path.join("build", "native", "gen"),
-    "-o", lib + ".tmp", ...sources];
-  if (isMac) args.push("-Wno-deprecated-declarations", "-D_XOPEN_SOURCE=700", "-D_DARWIN_C_SOURCE",
-    "-install_name", "@rpath/libtile_host.dylib");
-  else args.push("-ldl");
-  run(cxx, args);
-  fs.renameSync(path.join(root, lib + ".tmp"), path.join(root, lib));
-  console.log(`Host runtime: ${lib}`);
+  const lib = path.join(out, isMac ? "libtile_host.dylib" : "libtile_host.so");
+  linkInto(lib, (tmp) => {
+    const args = ["-std=c++17", "-O2", "-fPIC", "-shared", "-Wall", "-I", path.relative(root, gen) || ".",
+      "-o", path.relative(root, tmp), ...sources];
+    if (isMac) args.push("-Wno-deprecated-declarations", "-D_XOPEN_SOURCE=700", "-D_DARWIN_C_SOURCE",
+      "-install_name", "@rpath/libtile_host.dylib");
+    else args.push("-ldl");
+    run(cxx, args);
+  });
+  console.log(`Host runtime: ${path.relative(root, lib)}`);
   return true;
 }
 
+/** Returns false only when the Metal build was attempted and failed. */
 function buildMetal() {
   if (!isMac) {
     console.log("Metal runtime: skipped, not macOS");
-    return false;
+    return true;
   }
-  if (!have("clang")) {
-    console.log("Metal runtime: skipped, clang not found (install the Xcode command line tools)");
-    return false;
+  const lib = path.join(out, "libtile_metal.dylib");
+  if (process.env.TILE_SKIP_METAL === "1" || !have("clang")) {
+    // an older library must not be picked up in place of the one that was not built
+    fs.rmSync(lib, { force: true });
+    console.log(process.env.TILE_SKIP_METAL === "1" ? "Metal runtime: skipped (TILE_SKIP_METAL=1)"
+      : "Metal runtime: skipped, clang not found (install the Xcode command line tools)");
+    return true;
   }
-  const lib = path.join("build", "native", "libtile_metal.dylib");
   try {
-    run("clang", ["-fobjc-arc", "-O2", "-dynamiclib", "-Wall", "-framework", "Metal", "-framework", "Foundation",
-      "-install_name", "@rpath/libtile_metal.dylib", "-o", lib,
-      path.join("shell-native", "metal", "tile_metal.m")]);
-  } catch {
-    console.log("Metal runtime: build failed (see the compiler output above); the host runtime still works");
+    // CoreGraphics: a command-line process must link it to be given a default Metal device
+    linkInto(lib, (tmp) => run("clang", ["-fobjc-arc", "-O2", "-dynamiclib", "-Wall",
+      "-framework", "Metal", "-framework", "Foundation", "-framework", "CoreGraphics",
+      "-install_name", "@rpath/libtile_metal.dylib", "-o", path.relative(root, tmp),
+      path.join("shell-native", "metal", "tile_metal.m")]));
+  } catch (e) {
+    console.error(`Metal runtime: BUILD FAILED (${e.message.split("\n")[0]}); see the compiler output above. ` +
+      "No Metal library is left in build/native, so nothing stale is used; fix the error, or set TILE_SKIP_METAL=1 to build the host runtime alone.");
     return false;
   }
-  console.log(`Metal runtime: ${lib}`);
+  console.log(`Metal runtime: ${path.relative(root, lib)}`);
   return true;
 }
 
@@ -97,8 +126,8 @@ let ok = true;
 try {
   buildHost();
 } catch (e) {
-  console.error(`Host runtime: build failed: ${e.message}`);
+  console.error(`Host runtime: BUILD FAILED: ${e.message}; no host library is left in ${path.relative(root, out) || out}`);
   ok = false;
 }
-buildMetal();
+if (!buildMetal()) ok = false;
 process.exit(ok ? 0 : 1);

@@ -66,9 +66,12 @@ export function repoRoot(from: string = path.dirname(fileURLToPath(import.meta.u
   }
 }
 
+/** build/native/libtile_<kind>.<ext> under the repository root, or under $TILE_NATIVE_DIR when set
+ *  (the folder shell-native/build.mjs writes to when given the same variable). */
 export function nativeLibraryPath(kind: RuntimeKind): string {
   const ext = process.platform === "darwin" ? "dylib" : process.platform === "win32" ? "dll" : "so";
-  return path.join(repoRoot(), "build", "native", `libtile_${kind}.${ext}`);
+  const dir = process.env.TILE_NATIVE_DIR ? path.resolve(process.env.TILE_NATIVE_DIR) : path.join(repoRoot(), "build", "native");
+  return path.join(dir, `libtile_${kind}.${ext}`);
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -152,7 +155,11 @@ class NativeRuntime implements Runtime {
     this.libraryPath = file;
     const out: unknown[] = [null];
     const rc = this.api.open(out) as number;
-    if (rc !== 0 || out[0] === null) throw new Error(`tile: cannot open the ${kind} runtime (status ${rc})`);
+    if (rc !== 0 || out[0] === null) {
+      // tile_last_error(NULL) says why the last tile_open failed (on Metal: what was tried)
+      const why = this.api.lastError(null) as string;
+      throw new Error(`tile: cannot open the ${kind} runtime (status ${rc}): ${why || "no reason given"}`);
+    }
     this.dev = out[0];
     this.kind = this.api.kind(this.dev) as RuntimeKind;
     this.deviceName = this.api.name(this.dev) as string;
@@ -252,7 +259,9 @@ class NativeRuntime implements Runtime {
 }
 
 /**
- * Opens a runtime. "auto" picks Metal when its library exists and a device opens, else host.
+ * Opens a runtime. "auto" picks Metal when its library exists and a device opens, else host; the
+ * fallback is never silent where Metal was expected: a Metal library that does not open, or a
+ * missing one on macOS, is reported on stderr with the reason before the host runtime is used.
  * Handles stay valid after close() until freed (the native side reference-counts the device).
  */
 export function openRuntime(kind: "metal" | "host" | "auto" = "auto"): Runtime {
@@ -261,9 +270,11 @@ export function openRuntime(kind: "metal" | "host" | "auto" = "auto"): Runtime {
     if (fs.existsSync(metal)) {
       try {
         return new NativeRuntime("metal", metal);
-      } catch {
-        // no usable Metal device: fall back to the host runtime
+      } catch (err) {
+        process.stderr.write(`tile: the Metal runtime did not open; using the host runtime (no GPU timing). ${err instanceof Error ? err.message : String(err)}\n`);
       }
+    } else if (process.platform === "darwin") {
+      process.stderr.write(`tile: no Metal runtime library at ${metal} (run \`npm run build:native\`); using the host runtime (no GPU timing)\n`);
     }
     return openRuntime("host");
   }

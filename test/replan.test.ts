@@ -183,6 +183,7 @@ describe("the host runtime's test-only pipeline limit", () => {
       expect(results.sources[run.mslSha256]).toBe(expected.msl);
       expect(run.samples.hostSingle).toHaveLength(2);
     }
+    expect(fs.readFileSync(path.join(out, "results.md"), "utf8")).toContain("(re-planned: the pipeline allows 256 threads per group, the plan had 1024; the re-planned kernel is the one validated and timed)");
     const audit = tile(["audit", out], null);
     expect(JSON.parse(audit.stdout).findings).toEqual([]);
     expect(audit.status).toBe(0);

@@ -69,7 +69,9 @@ export function repoRoot(from: string = path.dirname(fileURLToPath(import.meta.u
 /** build/native/libtile_<kind>.<ext> under the repository root, or under $TILE_NATIVE_DIR when set
  *  (the folder shell-native/build.mjs writes to when given the same variable). */
 export function nativeLibraryPath(kind: RuntimeKind): string {
-  const ext = process.platform === "darwin" ? "dylib" : process.platform === "win32" ? "dll" : "so";
+  // the Metal library exists only on macOS, so it is always a .dylib (a message on another OS
+  // must name the file that would have to exist, not a .so that never will)
+  const ext = kind === "metal" || process.platform === "darwin" ? "dylib" : process.platform === "win32" ? "dll" : "so";
   const dir = process.env.TILE_NATIVE_DIR ? path.resolve(process.env.TILE_NATIVE_DIR) : path.join(repoRoot(), "build", "native");
   return path.join(dir, `libtile_${kind}.${ext}`);
 }

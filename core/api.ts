@@ -7,11 +7,13 @@
 //   {"command": "plan",      "document": TEXT, "options": {...}}   the plan (see plan/json.ts)
 //   {"command": "emit",      "document": TEXT, "options": {...}}   {plan, msl, audit, target, python}
 //   {"command": "audit-msl", "msl": TEXT, "realization": R, "barriers": N}
+//   {"command": "device",    "options": {"device": {...}}}  the device description, fields documented
 // Every response is an object; failures are diagnostics, never exceptions.
 
 import { J_OBJ, J_STR, JsonValue, MAX_JSON_DEPTH, MAX_REQUEST_CHARS, quote, readJsonWithin } from "./util/json";
 import { Text } from "./util/text";
-import { Diagnostic, diag, diagnosticsJson } from "./diag/diagnostic";
+import { Diagnostic, diag, diagnosticsJson, hasErrors } from "./diag/diagnostic";
+import { deviceFieldsJson, deviceJson, readDevice } from "./device/device";
 import { targetName } from "./glue/wasm";
 import { readOptions } from "./options";
 import { loadDocument } from "./ir/load";
@@ -55,6 +57,7 @@ export function handle(request: string): string {
   }
   if (command == "cases") return casesResponse();
   if (command == "audit-msl") return auditResponse(obj);
+  if (command == "device") return deviceResponse(obj);
   const docv = field(obj, "document");
   if (docv === null || changetype<JsonValue>(docv).kind != J_STR) {
     return errorResponse(diag("TAPI01", "/document", "The command \"" + command + "\" needs a \"document\" string holding Tile IR text."));
@@ -97,6 +100,24 @@ export function handle(request: string): string {
     return out.toString();
   }
   return errorResponse(diag("TAPI01", "/command", "Unknown command \"" + command + "\"."));
+}
+
+/** The device description the planner would use (the default, or options.device merged over
+ *  it), with every field documented. */
+function deviceResponse(obj: JsonValue): string {
+  const opts = readOptions(field(obj, "options"));
+  if (opts.diags.length > 0) return errorResponse(opts.diags[0]);
+  const dev = readDevice(opts.options.device);
+  const out = new Text();
+  out.add("{\"ok\":").add(hasErrors(dev.diags) ? "false" : "true");
+  out.add(",\"device\":");
+  deviceJson(dev.device, out);
+  out.add(",\"fields\":");
+  deviceFieldsJson(out);
+  out.add(",\"diagnostics\":");
+  diagnosticsJson(out, dev.diags);
+  out.add("}");
+  return out.toString();
 }
 
 function auditResponse(obj: JsonValue): string {

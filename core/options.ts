@@ -21,6 +21,8 @@ export class Options {
   /** 0 = the device's limit; otherwise a lower cap on threads per group. */
   maxThreads: i32 = 0;
   fuse: bool = true;
+  /** false: falling back to the serial program is an error (TPL010) instead of a warning. */
+  serial: bool = true;
   /** Include every candidate in the plan output. */
   candidates: bool = false;
   /** emit: "metal" (the MSL), "mlx" or "torch-mps" (a Python module; core/export). */
@@ -30,7 +32,7 @@ export class Options {
 }
 
 const INT_KEYS: Array<string> = ["programsPerGroup", "threads", "vector", "unroll", "maxThreads"];
-const BOOL_KEYS: Array<string> = ["cacheInput", "fuse", "candidates"];
+const BOOL_KEYS: Array<string> = ["cacheInput", "fuse", "candidates", "serial"];
 
 export class OptionsResult {
   options: Options;
@@ -97,6 +99,7 @@ export function readOptions(v: JsonValue | null): OptionsResult {
       }
       if (k == "cacheInput") o.cacheInput = x.flag;
       else if (k == "fuse") o.fuse = x.flag;
+      else if (k == "serial") o.serial = x.flag;
       else o.candidates = x.flag;
     } else {
       diags.push(diag("TPL002", "/options/" + k, "Unknown option \"" + k + "\"."));

@@ -4,10 +4,12 @@
 
 import { Diagnostic, diag, hasErrors } from "./diag/diagnostic";
 import { Doc } from "./ir/ast";
-import { loadDocument } from "./ir/load";
+import { Loaded, loadDocument } from "./ir/load";
+import { locateDiagnostics } from "./ir/locate";
 import { Options } from "./options";
 import { Device, readDevice } from "./device/device";
 import { Structure, recognize } from "./analysis/structure";
+import { FlatNest, flattenProgramNest } from "./analysis/nest";
 import { writeConflicts } from "./legality/index";
 import { Plan } from "./plan/plan";
 import { solve } from "./solver/solver";
@@ -55,16 +57,30 @@ function argumentLimits(plan: Plan, device: Device): Array<Diagnostic> {
   return out;
 }
 
-/** Runs the pipeline; `emit` also produces and audits the MSL. */
+function nestNote(n: FlatNest): string {
+  let s = "The parallel loops " + n.vars.join(", ") + " above the reductions are one program per index tuple: " + n.programs.toString() + " programs in one program loop";
+  if (n.merged.length > 0) s += "; " + n.merged.join(", ") + " viewed with " + n.vars.length.toString() + " leading dimensions merged into one of " + n.programs.toString() + " (same memory)";
+  return s + ".";
+}
+
+/** Runs the pipeline; `emit` also produces and audits the MSL. Every diagnostic that points
+ *  into the document also gets the line and column of the node it points at. */
 export function compile(text: string, o: Options, emit: bool, version: string = ""): Compiled {
   const r = new Compiled();
   // 1. parse + validate: strict JSON, Tile IR shape, sizes (with overrides), scopes, types, bounds
   const loaded = loadDocument(text, o.sizeNames, o.sizeValues);
+  stages(r, loaded, o, emit, version);
+  locateDiagnostics(loaded.json, r.diags);
+  return r;
+}
+
+/** The stages after loading, in order; each may stop the pipeline with its diagnostics. */
+function stages(r: Compiled, loaded: Loaded, o: Options, emit: bool, version: string): void {
   r.doc = loaded.doc;
   append(r.diags, loaded.diags);
   if (!loaded.ok) {
     r.failedAt = "document";
-    return r;
+    return;
   }
   // 2. the device description (data; the rules and the solver read only this record)
   const dev = readDevice(o.device);
@@ -72,17 +88,31 @@ export function compile(text: string, o: Options, emit: bool, version: string = 
   append(r.diags, dev.diags);
   if (hasErrors(dev.diags)) {
     r.failedAt = "plan";
-    return r;
+    return;
   }
   // 3. analyse: the family, from the structure of the IR alone
-  const st: Structure = recognize(r.doc);
+  let st: Structure = recognize(r.doc);
   // 4. a proven write conflict between parallel iterations rejects the document outright
   const conflicts = writeConflicts(r.doc, st);
   append(r.diags, conflicts);
   if (conflicts.length > 0) {
     r.plan.family = st.family;
     r.failedAt = "plan";
-    return r;
+    return;
+  }
+  // 4b. several parallel loops above a reduction: one program per index tuple, planned as the
+  //     equivalent document with a single program loop (same proofs, same emitter)
+  if (st.family == "serial") {
+    const nest = flattenProgramNest(r.doc);
+    const flat = nest.doc;
+    if (flat !== null) {
+      const fst = recognize(changetype<Doc>(flat));
+      if (fst.family == "reduction") {
+        r.doc = changetype<Doc>(flat);
+        st = fst;
+        r.plan.notes.push(nestNote(nest));
+      }
+    }
   }
   // 5. legality per candidate + bounded width search + cost model -> the plan
   const plan = r.plan;
@@ -94,7 +124,7 @@ export function compile(text: string, o: Options, emit: bool, version: string = 
   append(r.diags, plan.diags);
   if (hasErrors(plan.diags)) {
     r.failedAt = "plan";
-    return r;
+    return;
   }
   plan.kernelName = kernelName(r.doc, plan.realization);
   plan.bindings = bindingsFor(r.doc, plan);
@@ -104,10 +134,10 @@ export function compile(text: string, o: Options, emit: bool, version: string = 
   append(r.diags, limits);
   if (limits.length > 0) {
     r.failedAt = "plan";
-    return r;
+    return;
   }
   r.ok = true;
-  if (!emit) return r;
+  if (!emit) return;
   // 6. emit MSL from the document and the plan alone
   const kernel = emitKernel(r.doc, plan);
   r.msl = mslOf(kernel);
@@ -116,7 +146,9 @@ export function compile(text: string, o: Options, emit: bool, version: string = 
   r.audit = auditMsl(r.msl, plan.realization, expected);
   // 8. export for a host framework (MLX, PyTorch): the same kernel, or a diagnostic saying why not
   if (o.target != TARGET_METAL) {
-    const x = exportModule(r.doc, plan, kernel, r.msl, o.target, version);
+    // the document as written: its parameters keep their shapes (a flattened nest, 4b, only
+    // changes how the kernel indexes the same memory)
+    const x = exportModule(loaded.doc, plan, kernel, r.msl, o.target, version);
     append(r.diags, x.diags);
     r.python = x.text;
     if (x.diags.length > 0) {
@@ -124,5 +156,4 @@ export function compile(text: string, o: Options, emit: bool, version: string = 
       r.failedAt = "export";
     }
   }
-  return r;
 }

@@ -51,7 +51,15 @@ describe("exit codes", () => {
   it("2 for an invalid document, with the diagnostic printed", () => {
     const r = tile("validate", fixture("TIR023-out-of-bounds"));
     expect(r.code).toBe(2);
-    expect(r.stdout).toContain(`${fixture("TIR023-out-of-bounds")}#/body/0/body/0/body/0/value/1/2/1: error TIR023 (out-of-bounds): `);
+    // file:line:col of the node the pointer names, then the source line with a caret under it
+    const text = fs.readFileSync(fixture("TIR023-out-of-bounds"), "utf8").split("\n");
+    const m = new RegExp(`^${fixture("TIR023-out-of-bounds").replace(/[.]/g, "\\.")}:(\\d+):(\\d+): error TIR023 \\(out-of-bounds\\): `).exec(r.stdout);
+    expect(m).not.toBeNull();
+    const [line, col] = [Number(m![1]), Number(m![2])];
+    const lines = r.stdout.split("\n");
+    expect(lines[1]).toBe(`  ${line} | ${text[line - 1]}`);
+    expect(lines[2]).toBe(`  ${" ".repeat(String(line).length)} | ${" ".repeat(col - 1)}^`);
+    expect(text[line - 1][col - 1]).toBe("[");
     noStack(r);
   });
 
@@ -152,7 +160,7 @@ describe("--json output", () => {
     expect(list[1].diagnostics).toHaveLength(1);
     expect(list[1].diagnostics[0]).toEqual({
       code: "TIR016", id: "name-bound-twice", severity: "error", message: expect.stringMatching(/^Rename "r"/),
-      pointer: "/body/0/body/0/over/0", related: "/body/0/for",
+      pointer: "/body/0/body/0/over/0", line: 41, column: 13, related: "/body/0/for",
     });
   });
 

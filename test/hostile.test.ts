@@ -192,3 +192,97 @@ describe("the WebAssembly engine survives hostile documents", () => {
     expect(accepted).toBeLessThan(4000); // most mutants are rejected
   }, 120_000);
 });
+
+// Issue 13, point 3: inputs that used to end in an internal error, a trap or a hang. Each is run
+// through the CLI in both engines: the exit code is 0, 1 or 2 (never 3 or a signal), there is no
+// stack trace or "internal error", and the two engines print the same bytes.
+describe("issue-13 inputs: exit codes 0/1/2 only, the same bytes from both engines", () => {
+  const sum = path.join(ROOT, "cases", "sum.json");
+  const proto = (key: string, where: "size" | "buffer" | "loop" | "scalar"): string => {
+    const size = where === "size" ? key : "R";
+    const X = where === "buffer" ? key : "X";
+    const r = where === "loop" ? key : "r";
+    const s = where === "scalar" ? key : "s";
+    return JSON.stringify({ tile: 1, name: "p", attrs: { noalias: true }, sizes: { [size]: 4, C: 40 },
+      params: [{ name: X, dtype: "f32", shape: [size, "C"] }, { name: "Y", dtype: "f32", shape: [size] }],
+      body: [{ for: r, in: [0, size], kind: "parallel", body: [
+        { reduce: s, combiner: "sum", over: ["c", 0, "C"], value: ["load", X, [r, "c"]] }, { store: "Y", at: [r], value: s }] }] });
+  };
+  const extent = (ext: unknown): string => {
+    const d = JSON.parse(fs.readFileSync(sum, "utf8"));
+    d.body[0].in = [0, ext];
+    return JSON.stringify(d);
+  };
+  const intMin = JSON.stringify({ tile: 1, name: "intmin", attrs: { noalias: true }, sizes: { N: 8 },
+    params: [{ name: "X", dtype: "f32", shape: ["N"] }, { name: "Q", dtype: "i32", shape: ["N"] }, { name: "M", dtype: "i32", shape: ["N"] }],
+    body: [{ for: "i", in: [0, "N"], kind: "parallel", body: [
+      { let: "q", value: ["cast", "i32", ["mul", ["load", "X", ["i"]], ["f32", 2147483648]]] },
+      { let: "d", value: ["sub", ["mod", "i", 3], 1] }, // -1, 0, 1
+      { store: "Q", at: ["i"], value: ["div", ["sub", "q", 2147483647], "d"] },
+      { store: "M", at: ["i"], value: ["mod", ["sub", "q", 2147483647], "d"] }] }] });
+
+  const docs: [string, string][] = [];
+  for (const key of ["__proto__", "constructor"]) {
+    for (const where of ["size", "buffer", "loop", "scalar"] as const) docs.push([`${where} named ${key}`, proto(key, where)]);
+  }
+  for (const key of ["toString", "hasOwnProperty", "valueOf"]) docs.push([`size named ${key}`, proto(key, "size")]);
+  for (const [label, ext] of [["min(R,4)", ["min", "R", 4]], ["0", 0], ["-3", -3], ["div(R,2)", ["div", "R", 2]]] as [string, unknown][]) {
+    docs.push([`program loop extent ${label}`, extent(ext)]);
+  }
+  docs.push(["INT_MIN div -1 and div 0 in the data", intMin]);
+
+  const both = (args: string[]) => {
+    const w = tile(...args, "--engine", "wasm");
+    const j = tile(...args, "--engine", "js");
+    for (const r of [w, j]) {
+      expect([0, 1, 2], args.join(" ") + ": " + r.out.slice(0, 300)).toContain(r.code);
+      expect(r.out).not.toMatch(STACK);
+      expect(r.out).not.toContain("internal error");
+    }
+    expect(j.out).toBe(w.out);
+    expect(j.code).toBe(w.code);
+    return w;
+  };
+
+  for (const [label, text] of docs) {
+    test(label, () => {
+      const f = path.join(tmp, label.replace(/[^A-Za-z0-9]+/g, "_") + ".json");
+      fs.writeFileSync(f, text);
+      // in process: the engines' responses are the same bytes (plan and emit)
+      for (const command of ["plan", "emit"]) {
+        const req = JSON.stringify({ command, document: text, options: {} });
+        expect(js.callText(req)).toBe(wasm.callText(req));
+      }
+      const run = both(["run", f, "--runtime", "host", "--json"]);
+      if (!label.startsWith("program loop extent 0") && !label.startsWith("program loop extent -3")) expect(run.code, run.out.slice(0, 400)).toBe(0);
+      const ev = tile("eval", f);
+      expect([0, 1, 2]).toContain(ev.code);
+      expect(ev.out).not.toContain("internal error");
+    }, 60_000);
+  }
+
+  test("plan options at the edges: P = 2^26, P = 2^27 with T = 64, U = 100000 (TPL002, exit 1)", () => {
+    for (const args of [["--programs-per-group", "67108864"], ["--programs-per-group", "134217728", "--threads", "64"], ["--unroll", "100000"]]) {
+      const r = both(["emit", sum, ...args]);
+      expect(r.code).toBe(1);
+      expect(r.out).toContain("TPL002");
+    }
+  });
+
+  test("emit -o into a missing directory, cases --write under /proc or into a file, --seed beyond 32 bits: exit 2", () => {
+    const cases: string[][] = [
+      ["emit", sum, "-o", path.join(tmp, "missing", "dir", "k.metal")],
+      ["cases", "--write", "/proc/tile-test-dir"],
+      ["cases", "--write", path.join(tmp, "empty.json", "sub")],
+      ["eval", sum, "--seed", "9007199254740993"],
+      ["run", sum, "--seed", "4294967296", "--runtime", "host"],
+    ];
+    for (const args of cases) {
+      const r = tile(...args);
+      expect(r.code, args.join(" ") + ": " + r.out).toBe(2);
+      expect(r.out).not.toMatch(STACK);
+      expect(r.out).not.toContain("internal error");
+    }
+    expect(tile("eval", sum, "--seed", "4294967295").code).toBe(0);
+  }, 60_000);
+});

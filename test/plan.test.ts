@@ -65,13 +65,18 @@ describe("plan JSON contract", () => {
 });
 
 describe("rejections and fallbacks", () => {
-  it("an in-place update with a partial last group: packed rejected for tail-read-write, P = 1 used", () => {
+  it("an in-place update with a partial last group: the requested P = 2 is refused for tail-read-write (TPL009), the automatic family uses P = 1", () => {
     const p = plan(fixture("pk_inplace_tail"), { programsPerGroup: 2 });
-    expect(p.realization).toBe("cooperative-reduction");
-    expect(p.mapping.P).toBe(1);
+    // an explicit width request is never silently replaced (issue 21): exit 1 with the reason
+    expect(p.ok).toBe(false);
+    expect(p.diagnostics.map((d: any) => d.code)).toEqual(["TPL009"]);
+    expect(p.diagnostics[0].message).toMatch(/--programs-per-group 2.*tail-read-write fails/);
     expect(p.rejections).toHaveLength(1);
     expect(p.rejections[0].realization).toBe("cooperative-reduction");
     expect(p.rejections[0].failed).toEqual(["tail-read-write"]);
+    const auto = plan(fixture("pk_inplace_tail"));
+    expect(auto.realization).toBe("cooperative-reduction");
+    expect(auto.mapping.P).toBe(1);
     // the same document without a tail is packed as asked
     const q = plan(fixture("pk_inplace_tail"), { programsPerGroup: 2, sizes: { R: 36 } });
     expect(q.mapping.P).toBe(2);
@@ -94,11 +99,15 @@ describe("rejections and fallbacks", () => {
     expect(p.rejections[0].failed).toContain("noalias");
   });
 
-  it("a 1056-thread request is rejected by thread-limit, then the bounded search finds P = 1", () => {
+  it("a 1056-thread request is rejected by thread-limit (TPL009, not replaced); without it the bounded search finds P = 1", () => {
     const p = plan(fixture("pk_1056_threads"), { threads: 1056 });
     expect(p.rejections[0].failed).toContain("thread-limit");
-    expect(p.realization).toBe("cooperative-reduction");
-    expect(p.mapping.T).toBeLessThanOrEqual(1024);
+    expect(p.ok).toBe(false);
+    expect(p.diagnostics[0].code).toBe("TPL009");
+    expect(p.diagnostics[0].pointer).toBe("/options/threads");
+    const auto = plan(fixture("pk_1056_threads"));
+    expect(auto.realization).toBe("cooperative-reduction");
+    expect(auto.mapping.T).toBeLessThanOrEqual(1024);
   });
 
   it("a cross-worker read keeps the serial realization", () => {

@@ -109,14 +109,24 @@ describe("the host runtime's test-only pipeline limit", () => {
   });
 
   it("tile run: a re-planned kernel that still does not fit fails once, with exit 1 and no stack overflow", () => {
-    // the element grid keeps 256 threads per group whatever maxThreads says, so a limit of 128
-    // cannot be met by planning again
-    const r = tile(["run", "cases/add.json", "--runtime", "host", "--json"], 128);
+    // under 16 threads no cooperative mapping fits (W >= 32), and the serial program keeps its
+    // 64 threads per group, so a limit of 16 cannot be met by planning again
+    const plain = JSON.parse(tile(["plan", "cases/sum.json", "--json"], null).stdout);
+    const r = tile(["run", "cases/sum.json", "--runtime", "host", "--json"], 16);
     expect(r.status).toBe(1);
     const j = JSON.parse(r.stdout);
-    expect(j.replanned).toBe("re-planned: the pipeline allows 128 threads per group, the plan had 256");
-    expect(j.error).toBe("the re-planned kernel still does not fit its pipeline: 256 threads per group, the pipeline allows 128 (no further re-plan)");
+    expect(j.replanned).toBe(`re-planned: the pipeline allows 16 threads per group, the plan had ${plain.dispatch.threads}`);
+    expect(j.error).toBe("the re-planned kernel still does not fit its pipeline: 64 threads per group, the pipeline allows 16 (no further re-plan)");
     expect(r.stderr).not.toMatch(/call stack/);
+  });
+
+  it("tile run: the element grid's block follows the re-planned limit (issue 21: --max-threads is honoured there too)", () => {
+    const r = tile(["run", "cases/add.json", "--runtime", "host", "--json"], 128);
+    expect(r.status).toBe(0);
+    const j = JSON.parse(r.stdout);
+    expect(j.replanned).toBe("re-planned: the pipeline allows 128 threads per group, the plan had 256");
+    expect(j.plan.mapping.block).toBe(128);
+    expect(j.passed).toBe(true);
   });
 
   it("tile suite: rows re-plan once and pass; both builds of the core agree on the re-planned kernel", () => {
@@ -136,14 +146,16 @@ describe("the host runtime's test-only pipeline limit", () => {
   });
 
   it("tile suite: an unmeetable limit fails the rows it affects, and ends (no recursion through the suite's emit response)", () => {
-    const r = tile(["suite", "--runtime", "host", "--json", "--filter", "add/"], 128);
+    const r = tile(["suite", "--runtime", "host", "--json", "--filter", "sum/"], 16);
     expect(r.status).toBe(1);
     const j = JSON.parse(r.stdout);
     expect(j.rows.length).toBeGreaterThan(0);
     for (const row of j.rows) {
       expect(row.verdict).toBe("fail");
-      expect(row.error).toMatch(/still does not fit its pipeline/);
+      // a row with explicit widths that cannot fit 16 threads is refused (TPL009, issue 21)
+      expect(row.error).toMatch(/still does not fit its pipeline|TPL009 Cannot honour/);
     }
+    expect(j.rows.some((row: any) => /still does not fit its pipeline/.test(row.error))).toBe(true);
   });
 
   it("tile bench: times and records the validated (re-planned) kernel; the audit is clean", () => {
@@ -183,6 +195,7 @@ describe("the host runtime's test-only pipeline limit", () => {
       expect(results.sources[run.mslSha256]).toBe(expected.msl);
       expect(run.samples.hostSingle).toHaveLength(2);
     }
+    expect(fs.readFileSync(path.join(out, "results.md"), "utf8")).toContain("(re-planned: the pipeline allows 256 threads per group, the plan had 1024; the re-planned kernel is the one validated and timed)");
     const audit = tile(["audit", out], null);
     expect(JSON.parse(audit.stdout).findings).toEqual([]);
     expect(audit.status).toBe(0);

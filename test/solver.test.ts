@@ -141,10 +141,13 @@ describe("rejection reasons", () => {
     expect(plan(caseText("sum"), { vector: 3 }).diagnostics[0].message).toMatch(/vector width/);
   });
 
-  it("a P over the device limit is reported by thread-limit", () => {
+  it("a P over the device limit is reported by thread-limit and refused (TPL009), not replaced by P = 1", () => {
     const p = plan(caseText("sum"), { programsPerGroup: 33 });
     expect(p.rejections[0].failed).toContain("thread-limit");
-    expect(p.mapping.P).toBe(1);
+    expect(p.ok).toBe(false);
+    expect(p.realization).toBe("");
+    expect(p.diagnostics[0].code).toBe("TPL009");
+    expect(p.diagnostics[0].message).toMatch(/--programs-per-group 33.*thread-limit fails/);
   });
 });
 

@@ -138,8 +138,11 @@ export interface Pointed {
   column?: number;
 }
 
-/** Line and column win when present (malformed JSON); otherwise the pointer. */
+/** The pointer's whole value when it names one; otherwise line and column (malformed JSON, or
+ *  a node the pointer no longer finds). The core gives both for a parsed document. */
 export function locate(text: string, d: Pointed): Location | null {
+  const byPointer = d.pointer !== "" ? locatePointer(text, d.pointer) : null;
+  if (byPointer !== null) return byPointer;
   if (d.line !== undefined && d.line > 0) return locateLineColumn(text, d.line, d.column ?? 1);
-  return locatePointer(text, d.pointer);
+  return null;
 }

@@ -45,6 +45,30 @@ export function renderDiagnostics(list: Diagnostic[], show: ShowInDocument): voi
   fill("diagnostics", h("ul", null, ...items));
 }
 
+/** What a serial plan is, in words (its P, S, W are 0 because nothing cooperates). */
+function serialText(p: Plan): HTMLElement {
+  return h(
+    "p",
+    { id: "serial-plan", class: "rejected" },
+    `Serial program: one thread runs each logical program (one iteration of the top-level parallel loop) alone, ${p.mapping.T} threads per group, ${p.mapping.groups} group(s). No threads cooperate, so P, S and W do not apply (shown as 0). The diagnostics say why and what would avoid it.`,
+  );
+}
+
+/** The widths, explained once beside the mapping. */
+export const WIDTH_LEGEND: [string, string][] = [
+  ["P", "logical programs (rows) that share one threadgroup"],
+  ["S", "SIMD groups of 32 lanes that cooperate on one program"],
+  ["W", "workers per program: W = 32 * S"],
+  ["T", "threads per threadgroup: T = 32 * S * P (element grid: the block size)"],
+  ["V", "consecutive elements a worker (or element thread) handles per step"],
+  ["U", "unroll: independent accumulators per worker"],
+];
+
+function widthsLegend(realization: string): HTMLElement {
+  const items = WIDTH_LEGEND.filter(([k]) => realization === "cooperative-reduction" || k === "T" || k === "V");
+  return h("details", { id: "widths-legend" }, h("summary", null, "What the widths mean"), h("dl", null, ...items.map(([k, v]) => h("div", null, h("dt", null, k), h("dd", null, v)))));
+}
+
 function mappingValue(v: number | boolean | string[]): string {
   return Array.isArray(v) ? (v.length === 0 ? "none" : v.join(", ")) : String(v);
 }
@@ -65,7 +89,9 @@ export function renderPlan(p: Plan | null, show: ShowInDocument): void {
   fill(
     "realization",
     h("p", null, "Document ", h("code", null, p.name || "(unnamed)"), ", family ", h("code", null, p.family), ": ", verdict, p.ok ? h("span", null, " as kernel ", h("code", null, p.kernel)) : null),
+    p.ok && p.realization === "serial-program" ? serialText(p) : null,
     p.ok ? mappingList(p.mapping, "mapping") : null,
+    p.ok ? widthsLegend(p.realization) : null,
     p.ok ? h("p", null, `Dispatch: ${p.dispatch.groups} groups of ${p.dispatch.threads} threads`, p.dispatch.threadgroupMemory ? `, ${p.dispatch.threadgroupMemory} bytes of threadgroup memory declared in the kernel` : "", ".") : null,
     p.bindings.length ? table("Bindings", ["kind", "index", "name", "access", "bytes"], p.bindings.map((b) => [b.kind, b.index, b.name, b.access, b.bytes])) : null,
     p.rejections.length ? h("h3", null, "Rejected realizations") : null,
@@ -89,7 +115,9 @@ function renderRules(p: Plan, show: ShowInDocument): void {
     }
     return [h("code", null, r.id), h("span", { class: "verdict " + r.verdict }, r.verdict), reason, r.pointer ? pointerButton(r.pointer, show) : ""];
   });
-  fill("rules", table("The verdict of every legality rule", ["rule", "verdict", "reason", "where"], rows, { id: "rules-table" }));
+  const rejected = p.realization === "serial-program" && p.rejections.length ? p.rejections[0].realization : "";
+  const caption = rejected ? `The rules checked for the rejected ${rejected} (the serial program that runs needs none)` : "The verdict of every legality rule";
+  fill("rules", table(caption, ["rule", "verdict", "reason", "where"], rows, { id: "rules-table" }));
 }
 
 /** Terms that are quantities behind the cost, not parts of its total. */
@@ -104,7 +132,7 @@ function renderCost(c: Cost): void {
   }
   const largest = Math.max(...parts.map(([, v]) => v), 1e-9);
   const sum = parts.reduce((acc, [, v]) => acc + v, 0);
-  const bars = h("ul", { class: "bars", "aria-label": "Cost terms, in the model's units" });
+  const bars = h("ul", { class: "bars", "aria-label": "Cost terms, in model ns" });
   for (const [name, value] of parts) {
     const width = ((100 * Math.max(value, 0)) / largest).toFixed(1);
     bars.append(
@@ -113,7 +141,7 @@ function renderCost(c: Cost): void {
   }
   fill(
     "cost",
-    h("p", null, "Total ", h("strong", { id: "cost-total" }, c.total.toFixed(3)), Math.abs(sum - c.total) < 0.01 * parts.length ? " model units, the sum of the terms below." : " model units; the terms below."),
+    h("p", null, "Total ", h("strong", { id: "cost-total" }, c.total.toFixed(3)), Math.abs(sum - c.total) < 0.01 * parts.length ? " model ns (an analytic estimate, not a measurement), the sum of the terms below." : " model ns (an analytic estimate, not a measurement); the terms below."),
     bars,
     quantities.length ? table("Quantities behind the cost", ["quantity", "value"], quantities.map(([k, v]) => [k, String(v)])) : null,
   );
@@ -125,29 +153,49 @@ function sameMapping(a: Mapping, b: Mapping): boolean {
   return CANDIDATE_KEYS.every((k) => JSON.stringify(a[k]) === JSON.stringify(b[k]));
 }
 
+/** Chosen first, then admissible by cost, then rejected by cost; the margin of the chosen one
+ *  over the runner-up (the cheapest other admissible candidate), as a fraction. */
+export function rankCandidates(p: Plan): { list: Candidate[]; chosen: boolean; margin: number | null; runnerUp: Candidate | null } {
+  const all: Candidate[] = p.candidates ?? [];
+  const at = p.ok && p.realization !== "serial-program" ? all.findIndex((c) => sameMapping(c.mapping, p.mapping)) : -1;
+  const rest = all.filter((_, i) => i !== at);
+  rest.sort((a, b) => (a.admissible === b.admissible ? a.cost.total - b.cost.total : a.admissible ? -1 : 1));
+  const list = at >= 0 ? [all[at], ...rest] : rest;
+  const runnerUp = at >= 0 ? (rest.find((c) => c.admissible) ?? null) : null;
+  const margin = runnerUp && all[at].cost.total > 0 ? runnerUp.cost.total / all[at].cost.total - 1 : null;
+  return { list, chosen: at >= 0, margin, runnerUp };
+}
+
 function renderCandidates(p: Plan): void {
-  const list: Candidate[] = p.candidates ?? [];
+  const { list, chosen, margin, runnerUp } = rankCandidates(p);
   if (list.length === 0) {
     fill("candidates", h("p", { class: "hint" }, p.family === "reduction" ? "The solver scored no candidates." : `The ${p.family} family has no width search: no candidates.`));
     return;
   }
-  const rows = list.map((c) => {
-    const chosen = p.ok && p.realization === "cooperative-reduction" && sameMapping(c.mapping, p.mapping);
+  const keys = p.realization === "fused-elementwise" ? ["T", "V", "block", "groups"] : CANDIDATE_KEYS;
+  const rows = list.map((c, i) => {
+    const isChosen = chosen && i === 0;
+    const vs = chosen && !isChosen && list[0].cost.total > 0 ? `+${((c.cost.total / list[0].cost.total - 1) * 100).toFixed(1)}%` : "";
     return [
-      ...CANDIDATE_KEYS.map((k) => mappingValue(c.mapping[k] ?? "")),
+      ...keys.map((k) => mappingValue(c.mapping[k] ?? "")),
       c.admissible ? "yes" : "no",
       c.failed.join(", "),
       c.cost.total.toFixed(3),
-      (chosen ? "chosen. " : "") + (c.note ?? ""),
+      vs,
+      (isChosen ? "chosen. " : "") + (c.note ?? ""),
     ] as Child[];
   });
-  const t = table(`${list.length} candidates the solver compared`, [...CANDIDATE_KEYS, "admissible", "fails", "cost", "note"], rows, { id: "candidates-table" });
+  const t = table(`${list.length} candidates the solver compared: the chosen one first, then the admissible ones by cost, then the rejected ones`, [...keys, "admissible", "fails", "cost (model ns)", "vs chosen", "note"], rows, { id: "candidates-table" });
   list.forEach((c, i) => {
     const tr = t.tBodies[0].rows[i];
     if (!c.admissible) tr.classList.add("inadmissible");
-    if (p.ok && p.realization === "cooperative-reduction" && sameMapping(c.mapping, p.mapping)) tr.classList.add("chosen");
+    if (chosen && i === 0) tr.classList.add("chosen");
   });
-  fill("candidates", t);
+  const summary =
+    margin !== null && runnerUp
+      ? h("p", { id: "candidates-margin" }, `Margin: the runner-up (${keys.map((k) => `${k}=${mappingValue(runnerUp.mapping[k] ?? "")}`).join(" ")}) costs ${(margin * 100).toFixed(1)}% more than the chosen candidate.`)
+      : h("p", { id: "candidates-margin" }, chosen ? "Margin: no other candidate is admissible." : "No candidate was chosen: the plan is not a width choice.");
+  fill("candidates", summary, t);
 }
 
 function renderAudit(a: Audit | null): HTMLElement {

@@ -1,6 +1,6 @@
 // The device as data. The legality rules, the solver and the cost model read only this record.
 
-import { J_ARR, J_NUM, J_OBJ, JsonValue } from "../util/json";
+import { J_ARR, J_NUM, J_OBJ, J_STR, JsonValue } from "../util/json";
 import { Diagnostic, diag } from "../diag/diagnostic";
 import { isI32Text, parseI32 } from "../util/num";
 import { Text } from "../util/text";
@@ -8,6 +8,8 @@ import { quote } from "../util/json";
 
 export class Device {
   name: string = "Apple M1 Max";
+  /** Where the figures come from (documentation only; never read by a decision). */
+  source: string = "built-in default: Apple M1 Max (Apple newsroom, October 2021: 32-core GPU, 400 GB/s); occupancy figures are model estimates";
   /** Lanes per SIMD group. */
   simdWidth: i32 = 32;
   /** Maximum threads per threadgroup. */
@@ -84,8 +86,13 @@ export function readDevice(v: JsonValue | null): DeviceResult {
     const k = obj.keys[i];
     const x = obj.items[i];
     const p = "/options/device/" + k;
-    if (k == "name") {
-      d.name = x.text;
+    if (k == "name" || k == "source") {
+      if (x.kind != J_STR) {
+        diags.push(diag("TPL005", p, "The device field " + k + " must be a string."));
+        continue;
+      }
+      if (k == "name") d.name = x.text;
+      else d.source = x.text;
     } else if (k == "vectorWidths") {
       if (x.kind != J_ARR || x.items.length == 0) {
         diags.push(diag("TPL005", p, "vectorWidths must be a non-empty array such as [1, 4, 8]."));
@@ -113,8 +120,43 @@ export function readDevice(v: JsonValue | null): DeviceResult {
   return new DeviceResult(d, diags);
 }
 
+/** Every field of a device description: name, unit, what it means and who reads it. */
+export const DEVICE_FIELDS: Array<string> = [
+  "name", "text", "A label for reports; never used to decide anything.",
+  "source", "text", "Where the figures come from (a datasheet, a measurement); documentation only.",
+  "simdWidth", "lanes", "Lanes per SIMD group (a warp); the emitter targets 32. Read by the solver (W = 32 * S) and the rules.",
+  "maxThreadsPerGroup", "threads", "Largest threadgroup the device dispatches (Apple GPUs: 1024). Read by thread-limit and the solver's search bound.",
+  "threadgroupMemoryBytes", "bytes", "Threadgroup (shared) memory one group may declare (Apple GPUs: 32768). Read by threadgroup-memory.",
+  "vectorWidths", "list of elements", "Vector widths V a worker may load at once, e.g. [1, 4, 8]. The solver's V candidates.",
+  "privateBudget", "scalars per worker", "Registers a worker may spend on a cached input stripe. Over budget: the input is read uncached (TPL004).",
+  "gpuCores", "cores", "GPU cores (compute units / SMs). Cost model: how many groups run at once (waves, concurrency).",
+  "maxThreadsPerCore", "threads", "Threads resident on one core at full occupancy. Cost model: groups per core.",
+  "threadgroupMemoryPerCore", "bytes", "Threadgroup memory of one core, shared by its resident groups. Cost model: groups per core.",
+  "maxGroupsPerCore", "groups", "Most groups resident on one core. Cost model: groups per core.",
+  "bandwidthBytesPerNs", "bytes per ns (= GB/s)", "Device memory bandwidth. Cost model: the memory term (bytes / bandwidth, in ns).",
+  "clockMhz", "MHz", "GPU core clock. Cost model: ns per cycle for the latency, arithmetic and barrier terms.",
+  "lanesPerCore", "FP32 lanes", "Scalar FP32 ALUs per core. Cost model: arithmetic throughput.",
+  "maxBufferArguments", "arguments", "Buffer arguments one kernel may bind (Metal: 31). A document with more parameters is a plan error (TPL007).",
+  "maxThreadgroupArguments", "arguments", "Threadgroup-memory arguments one kernel may bind (Metal: 31). Checked like maxBufferArguments (TPL007).",
+];
+
+export const DEVICE_FIELD_STRIDE: i32 = 3;
+
+/** The field documentation as JSON: [{name, unit, meaning}]. */
+export function deviceFieldsJson(out: Text): void {
+  out.add("[");
+  for (let i: i32 = 0; i < DEVICE_FIELDS.length; i += DEVICE_FIELD_STRIDE) {
+    if (i > 0) out.add(",");
+    out.add("{\"name\":").add(quote(DEVICE_FIELDS[i]));
+    out.add(",\"unit\":").add(quote(DEVICE_FIELDS[i + 1]));
+    out.add(",\"meaning\":").add(quote(DEVICE_FIELDS[i + 2])).add("}");
+  }
+  out.add("]");
+}
+
 export function deviceJson(d: Device, out: Text): void {
   out.add("{\"name\":").add(quote(d.name));
+  out.add(",\"source\":").add(quote(d.source));
   out.add(",\"simdWidth\":").add(d.simdWidth.toString());
   out.add(",\"maxThreadsPerGroup\":").add(d.maxThreadsPerGroup.toString());
   out.add(",\"threadgroupMemoryBytes\":").add(d.threadgroupMemoryBytes.toString());

@@ -41,6 +41,10 @@ export const CODES: Array<string> = [
   "TPL005", "error", "bad-device", "The device description is incomplete or invalid.",
   "TPL006", "error", "empty-program-loop", "The top-level parallel loop has no iteration (extent below 1) or a range that is not constant.",
   "TPL007", "error", "too-many-arguments", "The kernel needs more buffer or threadgroup-memory arguments than the device accepts.",
+  "TPL008", "warning", "serial-fallback", "The kernel falls back to the serial program (one thread per logical program); the message names the cause and the change that avoids it.",
+  "TPL009", "error", "request-not-honoured", "A width request (programs per group, threads, vector, unroll) cannot be honoured by any proven realization; nothing is silently replaced.",
+  "TPL010", "error", "serial-refused", "The plan would fall back to the serial program and --no-serial (options.serial = false) forbids it.",
+  "TPL011", "warning", "option-ignored", "A plan option has no meaning for the realization used (e.g. --programs-per-group on an element grid); it is ignored, and said so.",
   // Export to a host framework (emit --target mlx | torch-mps)
   "TEX001", "error", "export-in-place", "A buffer both read and written cannot be updated in place on the target (MLX outputs are fresh arrays).",
   "TEX002", "error", "export-name-conflict", "A document name would collide with an argument the target framework declares.",
@@ -50,6 +54,7 @@ export const CODES: Array<string> = [
   "TAPI01", "error", "bad-request", "The request to the core is malformed.",
   // Found by a shell before the core sees any text
   "TSH001", "error", "unreadable-file", "The document file cannot be read: it does not exist or is a directory.",
+  "TSH002", "warning", "non-finite-outputs", "Most reference values of an output are NaN or infinite, so a pass compares little; change the inputs (--input-range) or the document.",
 ];
 
 export const CODE_STRIDE: i32 = 4;

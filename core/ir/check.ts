@@ -2,6 +2,7 @@
 // Runs on the AST from ./read.ts; assigns `ty` and `ref` to expression nodes as it builds the
 // verdict (the only writes to the AST after reading), and returns every diagnostic it finds.
 
+import { didYouMean } from "../util/suggest";
 import { Diagnostic, diag, diagRelated } from "../diag/diagnostic";
 import { Doc, Expr, Stmt } from "./ast";
 import { isBinary } from "./read";
@@ -49,6 +50,20 @@ class Checker {
       if (this.scope[i].name == name) return this.scope[i];
     }
     return null;
+  }
+
+  /** Names of every parameter, in order (for suggestions). */
+  paramNames(): Array<string> {
+    const out = new Array<string>();
+    for (let i: i32 = 0; i < this.doc.params.length; i++) out.push(this.doc.params[i].name);
+    return out;
+  }
+
+  /** Names in scope here, innermost first (for suggestions). */
+  scopeNames(): Array<string> {
+    const out = new Array<string>();
+    for (let i: i32 = this.scope.length - 1; i >= 0; i--) out.push(this.scope[i].name);
+    return out;
   }
 
   /** Binds a name, reporting shadowing and repeated scalar names. */
@@ -121,7 +136,7 @@ class Checker {
       for (let k: i32 = 0; k < p.shape.length; k++) {
         const e = p.shape[k];
         if (e.op == "name" && d.sizeIndex(e.name) < 0) {
-          this.err("TIR011", e.ptr, "Declare the size \"" + e.name + "\" under \"sizes\" or use an integer extent.");
+          this.err("TIR011", e.ptr, "Declare the size \"" + e.name + "\" under \"sizes\" or use an integer extent." + didYouMean(e.name, d.sizeNames));
         }
       }
     }
@@ -222,7 +237,7 @@ class Checker {
     if (s.kind == "store") {
       const pi = this.doc.paramIndex(s.name);
       if (pi < 0) {
-        this.err("TIR012", s.ptr + "/store", "Store into a declared parameter; \"" + s.name + "\" is not one.");
+        this.err("TIR012", s.ptr + "/store", "Store into a declared parameter; \"" + s.name + "\" is not one." + didYouMean(s.name, this.paramNames()));
         for (let i: i32 = 0; i < s.at.length; i++) this.expr(s.at[i]);
         this.expr(s.value);
         return;
@@ -286,7 +301,7 @@ class Checker {
       const bb = this.lookup(e.name);
       if (bb === null) {
         if (this.doc.paramIndex(e.name) >= 0) this.err("TIR010", e.ptr, "\"" + e.name + "\" is a buffer; read it with [\"load\", \"" + e.name + "\", [indices]].");
-        else this.err("TIR010", e.ptr, "The name \"" + e.name + "\" is not in scope here; bind it first or check its spelling.");
+        else this.err("TIR010", e.ptr, "The name \"" + e.name + "\" is not in scope here; bind it first or check its spelling." + didYouMean(e.name, this.scopeNames()));
         return "";
       }
       const b = changetype<Binding>(bb);
@@ -297,7 +312,7 @@ class Checker {
     if (op == "load") {
       const pi = this.doc.paramIndex(e.name);
       if (pi < 0) {
-        this.err("TIR012", e.ptr + "/1", "Load from a declared parameter; \"" + e.name + "\" is not one.");
+        this.err("TIR012", e.ptr + "/1", "Load from a declared parameter; \"" + e.name + "\" is not one." + didYouMean(e.name, this.paramNames()));
         for (let i: i32 = 0; i < e.args.length; i++) this.expr(e.args[i]);
         return "";
       }

@@ -1,7 +1,8 @@
 // Loading a document: JSON text -> AST with size overrides -> checked. The first three stages
 // of the pipeline, shared by every command.
 
-import { MAX_JSON_DEPTH, readJson } from "../util/json";
+import { J_NULL, JsonValue, MAX_JSON_DEPTH, readJson } from "../util/json";
+import { locateDiagnostics } from "./locate";
 import { Diagnostic, diag, diagAt, hasErrors } from "../diag/diagnostic";
 import { Doc } from "./ast";
 import { readIr } from "./read";
@@ -11,11 +12,15 @@ export class Loaded {
   doc: Doc;
   diags: Array<Diagnostic>;
   ok: bool;
+  /** The JSON value tree the document was read from (positions of every value). */
+  json: JsonValue;
 
-  constructor(doc: Doc, diags: Array<Diagnostic>) {
+  constructor(doc: Doc, diags: Array<Diagnostic>, json: JsonValue) {
     this.doc = doc;
     this.diags = diags;
     this.ok = !hasErrors(diags);
+    this.json = json;
+    locateDiagnostics(json, diags);
   }
 }
 
@@ -29,7 +34,7 @@ export function loadDocument(text: string, sizeNames: Array<string>, sizeValues:
     else if (json.failure == "too-deep") code = "TIR003";
     else if (json.failure == "duplicate-key") code = "TIR008";
     diags.push(diagAt(code, "", json.message + " (line " + json.line.toString() + ", column " + json.col.toString() + ")", json.line, json.col));
-    return new Loaded(new Doc(), diags);
+    return new Loaded(new Doc(), diags, new JsonValue(J_NULL, 0, 0));
   }
   const read = readIr(json.value);
   const doc = read.doc;
@@ -43,8 +48,8 @@ export function loadDocument(text: string, sizeNames: Array<string>, sizeValues:
       doc.sizeValues[k] = sizeValues[i];
     }
   }
-  if (hasErrors(diags)) return new Loaded(doc, diags);
+  if (hasErrors(diags)) return new Loaded(doc, diags, json.value);
   const checked = checkIr(doc);
   for (let i: i32 = 0; i < checked.length; i++) diags.push(checked[i]);
-  return new Loaded(doc, diags);
+  return new Loaded(doc, diags, json.value);
 }

@@ -6,6 +6,7 @@ import { J_ARR, J_BOOL, J_NUM, J_OBJ, J_STR, JsonValue } from "../util/json";
 import { Diagnostic, diag, seg } from "../diag/diagnostic";
 import { Doc, Expr, Param, Stmt, NO_EXPR } from "./ast";
 import { isI32Text, parseDecimalToF32, parseI32 } from "../util/num";
+import { didYouMean, nearest, recipeFor } from "../util/suggest";
 
 /** Deepest nesting of statements and expressions accepted in a document. */
 export const MAX_IR_DEPTH: i32 = 64;
@@ -19,6 +20,30 @@ export function isBinary(op: string): bool {
 
 export function isUnary(op: string): bool {
   return UNARY_OPS.indexOf(op) >= 0;
+}
+
+const DTYPES: Array<string> = ["f32", "i32"];
+const COMBINERS: Array<string> = ["sum", "max", "min"];
+
+/** Every expression operator of Tile IR v1 (for suggestions). */
+function allOperators(): Array<string> {
+  const out = new Array<string>();
+  for (let i: i32 = 0; i < BINARY_OPS.length; i++) out.push(BINARY_OPS[i]);
+  for (let i: i32 = 0; i < UNARY_OPS.length; i++) out.push(UNARY_OPS[i]);
+  out.push("select");
+  out.push("cast");
+  out.push("load");
+  out.push("f32");
+  return out;
+}
+
+/** The TIR015 sentence: the nearest operator, or how to write a well-known one Tile IR lacks. */
+function unknownOperator(op: string): string {
+  const near = nearest(op, allOperators());
+  if (near.length > 0) return "Unknown operator \"" + op + "\". Did you mean \"" + near + "\"?";
+  const recipe = recipeFor(op);
+  if (recipe.length > 0) return "Unknown operator \"" + op + "\": Tile IR has no " + op + "; write it as " + recipe + ".";
+  return "Unknown operator \"" + op + "\"; the operators are " + allOperators().join(", ") + " (see the expression table of Tile IR v1).";
 }
 
 function kindName(v: JsonValue): string {
@@ -41,7 +66,7 @@ class IrReader {
   onlyKeys(obj: JsonValue, allowed: Array<string>, ptr: string, what: string): void {
     for (let i: i32 = 0; i < obj.keys.length; i++) {
       if (allowed.indexOf(obj.keys[i]) < 0) {
-        this.err("TIR005", ptr + seg(obj.keys[i]), "Remove the field \"" + obj.keys[i] + "\": " + what + " has only " + allowed.join(", ") + ".");
+        this.err("TIR005", ptr + seg(obj.keys[i]), "Remove the field \"" + obj.keys[i] + "\": " + what + " has only " + allowed.join(", ") + "." + didYouMean(obj.keys[i], allowed));
       }
     }
   }
@@ -130,7 +155,7 @@ class IrReader {
     const t = this.field(v, "dtype", J_STR, ptr, "the parameter");
     const p = new Param(n === null ? "" : changetype<JsonValue>(n).text, t === null ? "" : changetype<JsonValue>(t).text, ptr);
     if (t !== null && p.dtype != "f32" && p.dtype != "i32") {
-      this.err("TIR014", ptr + "/dtype", "Use dtype \"f32\" or \"i32\" (found \"" + p.dtype + "\").");
+      this.err("TIR014", ptr + "/dtype", "Use dtype \"f32\" or \"i32\" (found \"" + p.dtype + "\")." + didYouMean(p.dtype, DTYPES));
     }
     const s = this.field(v, "shape", J_ARR, ptr, "the parameter");
     if (s !== null) {
@@ -230,7 +255,7 @@ class IrReader {
       if (c !== null) {
         s.combiner = changetype<JsonValue>(c).text;
         if (s.combiner != "sum" && s.combiner != "max" && s.combiner != "min") {
-          this.err("TIR013", ptr + "/combiner", "Use the combiner \"sum\", \"max\" or \"min\" (found \"" + s.combiner + "\").");
+          this.err("TIR013", ptr + "/combiner", "Use the combiner \"sum\", \"max\" or \"min\" (found \"" + s.combiner + "\")." + didYouMean(s.combiner, COMBINERS));
         }
       }
       const over = this.field(v, "over", J_ARR, ptr, "the reduce");
@@ -351,7 +376,7 @@ class IrReader {
       }
       const t = v.items[1].text;
       if (t != "f32" && t != "i32") {
-        this.err("TIR014", ptr + "/1", "Cast to \"f32\" or \"i32\" (found \"" + t + "\").");
+        this.err("TIR014", ptr + "/1", "Cast to \"f32\" or \"i32\" (found \"" + t + "\")." + didYouMean(t, DTYPES));
         return new Expr("none", ptr);
       }
       const e = new Expr("cast", ptr);
@@ -365,7 +390,7 @@ class IrReader {
     else if (isUnary(op)) arity = 1;
     else if (op == "select") arity = 3;
     if (arity < 0) {
-      this.err("TIR015", ptr + "/0", "Unknown operator \"" + op + "\"; see the expression table of Tile IR v1.");
+      this.err("TIR015", ptr + "/0", unknownOperator(op));
       return new Expr("none", ptr);
     }
     if (n != arity) {

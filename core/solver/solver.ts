@@ -8,7 +8,7 @@ import { Doc, Stmt } from "../ir/ast";
 import { Structure } from "../analysis/structure";
 import { Device } from "../device/device";
 import { Options } from "../options";
-import { diag } from "../diag/diagnostic";
+import { diag, hasErrors } from "../diag/diagnostic";
 import { ceilDiv, idiv } from "../util/text";
 import {
   Candidate, Cost, Mapping, NO_BUFFERS, Plan, Rejection, RuleResult,
@@ -18,6 +18,7 @@ import { Work, constValue, elementWork, reductionWork, serialWork } from "../cos
 import { evalConstI32 } from "../analysis/consts";
 import { costCooperative, costCooperativeInto, costElement, costSerial } from "../cost/model";
 import { LegalityContext } from "../legality/context";
+import { FallbackCause, causeFromRules, causeText, fallbackDiagnostic, structureCause } from "./fallback";
 import { checkFusion, checkPacking, failedIds, isWidthDependent, recheckPackingWidths } from "../legality/index";
 
 /** Placeholder verdicts of a candidate not yet checked (never mutated). */
@@ -302,6 +303,21 @@ class Search {
   }
 }
 
+/** The explicit width request, as the user wrote it. */
+function requested(o: Options): string {
+  const parts = new Array<string>();
+  if (o.programsPerGroup > 0) parts.push("--programs-per-group " + o.programsPerGroup.toString());
+  if (o.threads > 0) parts.push("--threads " + o.threads.toString());
+  if (o.vector > 0) parts.push("--vector " + o.vector.toString());
+  if (o.unroll > 0) parts.push("--unroll " + o.unroll.toString());
+  return parts.join(" ");
+}
+
+/** The width requests the serial program has no use for ("--vector 4 --unroll 3"), or "". */
+function ignoredWidths(o: Options): string {
+  return requested(o);
+}
+
 function describe(m: Mapping): string {
   return "P=" + m.P.toString() + " S=" + m.S.toString() + " T=" + m.T.toString() + " V=" + m.V.toString() + " U=" + m.U.toString();
 }
@@ -338,7 +354,8 @@ function serialMapping(doc: Doc, st: Structure): Mapping {
   return m;
 }
 
-function useSerial(doc: Doc, st: Structure, device: Device, plan: Plan): void {
+function useSerial(doc: Doc, st: Structure, device: Device, o: Options, plan: Plan, what: string, cause: FallbackCause): void {
+  plan.diags.push(fallbackDiagnostic(what, cause, o.serial, ignoredWidths(o)));
   plan.realization = REALIZATION_SERIAL;
   plan.mapping = serialMapping(doc, st);
   const body = st.programLoop === null ? doc.body : changetype<Stmt>(st.programLoop).body;
@@ -378,7 +395,18 @@ function solveReduction(doc: Doc, st: Structure, device: Device, o: Options, pla
     plan.rejections.push(new Rejection(REALIZATION_COOPERATIVE, s.all[preferred].failed,
       "The " + (s.all[preferred].mapping.P > 1 ? "packed" : "unpacked") + " mapping " + describe(s.all[preferred].mapping) + " is rejected: " + reasons(s.rules[preferred]) + "."));
   }
-  if (chosen < 0 && (o.programsPerGroup != 1 || o.threads > 0)) {
+  if (chosen < 0 && (o.programsPerGroup > 0 || o.threads > 0) && preferred >= 0 && onlyWidthRulesFailed(s.all[preferred].failed)) {
+    // explicit widths that are themselves impossible are never silently replaced by others
+    const why = preferred >= 0 ? reasons(s.rules[preferred]) : "no candidate fits the thread limit";
+    const c = preferred >= 0 ? causeFromRules(s.rules[preferred]) : causeText(why, "", "");
+    let msg = "Cannot honour " + requested(o) + ": the mapping " + (preferred >= 0 ? describe(s.all[preferred].mapping) + " " : "") + "is rejected (" + why + ").";
+    if (c.fix.length > 0) msg += " To honour it: " + c.fix + ";";
+    msg += " or leave the widths to the solver (omit --programs-per-group and --threads).";
+    plan.diags.push(diag("TPL009", o.programsPerGroup > 0 ? "/options/programsPerGroup" : "/options/threads", msg));
+    plan.rules = preferred >= 0 ? s.rules[preferred] : new Array<RuleResult>();
+    return;
+  }
+  if (chosen < 0 && o.programsPerGroup != 1) {
     // packed (or the requested widths) unproven: the unpacked form P = 1 by the bounded search
     const from: i32 = s.all.length;
     s.enumerate(1, 0, widths, U, limit);
@@ -386,8 +414,10 @@ function solveReduction(doc: Doc, st: Structure, device: Device, o: Options, pla
     chosen = s.bestAdmissible(from);
   }
   if (chosen < 0) {
-    useSerial(doc, st, device, plan);
-    plan.rules = preferred >= 0 ? s.rules[preferred] : new Array<RuleResult>();
+    const rules = preferred >= 0 ? s.rules[preferred] : new Array<RuleResult>();
+    plan.rules = rules;
+    useSerial(doc, st, device, o, plan, "the cooperative reduction is not proven", causeFromRules(rules));
+    plan.rules = rules;
     return;
   }
   plan.realization = REALIZATION_COOPERATIVE;
@@ -400,17 +430,17 @@ function solveReduction(doc: Doc, st: Structure, device: Device, o: Options, pla
 }
 
 /** The element grid with V columns per thread (the row length must be a multiple of V). */
-function elementMapping(doc: Doc, st: Structure, V: i32): Mapping {
+function elementMapping(doc: Doc, st: Structure, V: i32, block: i32): Mapping {
   const m = new Mapping();
   const n: i32 = st.domainLoops.length;
   m.V = V;
   m.U = 1;
-  m.block = ELEMENT_BLOCK;
-  m.T = ELEMENT_BLOCK;
+  m.block = block;
+  m.T = block;
   m.domainCols = constValue(doc, st.domainLoops[n - 1].extent);
   m.domainRows = 1;
   for (let i: i32 = 0; i + 1 < n; i++) m.domainRows = i32(Math.imul(m.domainRows, constValue(doc, st.domainLoops[i].extent)));
-  m.blocksPerRow = ceilDiv(m.domainCols, ELEMENT_BLOCK * V);
+  m.blocksPerRow = ceilDiv(m.domainCols, block * V);
   m.groups = i32(Math.imul(m.domainRows, m.blocksPerRow));
   m.programs = m.domainRows;
   return m;
@@ -425,6 +455,20 @@ function solveElement(doc: Doc, st: Structure, device: Device, o: Options, plan:
     plan.diags.push(diag("TPL002", "/options/vector", "Choose a vector width the device allows (" + device.vectorWidths.join(", ") + "), not " + o.vector.toString() + "."));
     return;
   }
+  // the grid has one thread per element: programs per group and unroll have no meaning here
+  if (o.programsPerGroup > 0) plan.diags.push(diag("TPL011", "/options/programsPerGroup", "--programs-per-group " + o.programsPerGroup.toString() + " has no effect: this document is in the element family (one thread per element, no programs); omit the option."));
+  if (o.unroll > 0) plan.diags.push(diag("TPL011", "/options/unroll", "--unroll " + o.unroll.toString() + " has no effect: the element grid has one element (or V elements) per thread, nothing to unroll; omit the option."));
+  let limit: i32 = device.maxThreadsPerGroup;
+  if (o.maxThreads > 0 && o.maxThreads < limit) limit = o.maxThreads;
+  // --threads sets the block (threads per group) of the element grid
+  let block: i32 = ELEMENT_BLOCK < limit ? ELEMENT_BLOCK : limit;
+  if (o.threads > 0) {
+    if (o.threads > limit || o.threads % device.simdWidth != 0) {
+      plan.diags.push(diag("TPL009", "/options/threads", "Cannot honour --threads " + o.threads.toString() + " for the element grid: threads per group must be a multiple of " + device.simdWidth.toString() + " and at most " + limit.toString() + "."));
+    }
+    block = o.threads;
+  }
+  if (hasErrors(plan.diags)) return;
   if (failed.length == 0 && (o.fuse || st.outputs.length <= 1)) {
     // vectorized where the row allows: V columns per thread when the row length is a multiple of V
     const work = elementWork(doc, changetype<Stmt>(st.programLoop));
@@ -434,7 +478,7 @@ function solveElement(doc: Doc, st: Structure, device: Device, o: Options, plan:
       const V = device.vectorWidths[i];
       if (o.vector > 0 && V != o.vector) continue;
       if (V > 1 && cols % V != 0) continue;
-      const m = elementMapping(doc, st, V);
+      const m = elementMapping(doc, st, V, block);
       const cand = new Candidate(m, costElement(device, work, m), new Array<string>(), "");
       plan.candidates.push(cand);
       if (best === null || better(cand, changetype<Candidate>(best))) best = cand;
@@ -452,10 +496,11 @@ function solveElement(doc: Doc, st: Structure, device: Device, o: Options, plan:
   }
   if (failed.length > 0) {
     plan.rejections.push(new Rejection(REALIZATION_FUSED, failed, "The fused element grid is rejected: " + reasons(results) + "."));
+    useSerial(doc, st, device, o, plan, "the fused element grid is not proven", causeFromRules(results));
   } else {
     plan.rejections.push(new Rejection(REALIZATION_FUSED, new Array<string>(), "Fusion of " + st.outputs.length.toString() + " outputs is disabled (--no-fuse)."));
+    useSerial(doc, st, device, o, plan, "the fused element grid is not used", causeText("fusion of " + st.outputs.length.toString() + " outputs is disabled (--no-fuse)", "drop --no-fuse (options.fuse = false)", ""));
   }
-  useSerial(doc, st, device, plan);
 }
 
 /** Solves widths and scores: fills realization, mapping, rules, rejections and cost. */
@@ -469,7 +514,7 @@ export function solve(doc: Doc, st: Structure, device: Device, o: Options, plan:
     solveElement(doc, st, device, o, plan);
   } else {
     plan.notes.push("No packed or fused realization applies: " + st.why + ".");
-    useSerial(doc, st, device, plan);
+    useSerial(doc, st, device, o, plan, "no cooperative or fused realization applies", structureCause(doc, st.why));
   }
 }
 

@@ -39,6 +39,8 @@ export function floorDiv(a: i32, b: i32): i32 {
   return (q * b > a) ? q - 1 : q;
 }
 
+/** Ceiling division for b > 0, without the overflow of a + b - 1 (identical in both builds). */
 export function ceilDiv(a: i32, b: i32): i32 {
-  return floorDiv(a + b - 1, b);
+  const q: i32 = i32(a / b);
+  return q * b < a ? q + 1 : q;
 }

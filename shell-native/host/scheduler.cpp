@@ -32,29 +32,54 @@
 #define TILE_STACK_DEREGISTER(id) ((void)(id))
 #endif
 
-// ---- context switch. x86-64: a few instructions that save the callee-saved registers (no
-// signal-mask syscall, unlike swapcontext, which dominated barrier-heavy kernels). Elsewhere:
-// ucontext.
-#if defined(__x86_64__) && !defined(_WIN32) && !defined(TILE_FORCE_UCONTEXT)
-#define TILE_FAST_SWITCH 1
-#ifdef __APPLE__
+// ---- context switch. x86-64 and arm64 (Linux, and macOS on Apple silicon): a few
+// instructions that save the callee-saved registers on the old stack and restore them from the
+// new one (no signal-mask syscall, unlike swapcontext, which dominated barrier-heavy kernels).
+// Elsewhere, or with TILE_FORCE_UCONTEXT: ucontext. (macOS does implement ucontext on arm64, in
+// libplatform since macOS 11, but its makecontext zero-fills the whole 128 KiB stack on every
+// fiber start and every switch makes two sigprocmask calls; it stays the fallback only.)
+#if defined(__APPLE__)
 #define TILE_SYM(x) "_" #x
+#define TILE_SYM_LOCAL(x) ".private_extern " TILE_SYM(x) "\n"
 #else
 #define TILE_SYM(x) #x
+#define TILE_SYM_LOCAL(x) ".hidden " TILE_SYM(x) "\n"
 #endif
+#if defined(__x86_64__) && !defined(_WIN32) && !defined(TILE_FORCE_UCONTEXT)
+#define TILE_FAST_SWITCH 1
 extern "C" void tile_fiber_swap(void **save_sp, void *load_sp);
 asm(".text\n"
     ".globl " TILE_SYM(tile_fiber_swap) "\n"
-#ifndef __APPLE__
-    ".hidden " TILE_SYM(tile_fiber_swap) "\n"
-#else
-    ".private_extern " TILE_SYM(tile_fiber_swap) "\n"
-#endif
+    TILE_SYM_LOCAL(tile_fiber_swap)
     TILE_SYM(tile_fiber_swap) ":\n"
     "  pushq %rbp\n  pushq %rbx\n  pushq %r12\n  pushq %r13\n  pushq %r14\n  pushq %r15\n"
     "  movq %rsp, (%rdi)\n"
     "  movq %rsi, %rsp\n"
     "  popq %r15\n  popq %r14\n  popq %r13\n  popq %r12\n  popq %rbx\n  popq %rbp\n"
+    "  ret\n");
+#elif defined(__aarch64__) && !defined(_WIN32) && !defined(TILE_FORCE_UCONTEXT)
+#define TILE_FAST_SWITCH 1
+// AAPCS64 (and Apple's arm64 ABI, which follows it here): x19-x28, the frame pointer x29, the
+// link register x30 and the low halves d8-d15 of v8-v15 are callee-saved; x18 is left alone (the
+// platform register on macOS). One 160-byte frame, 16-byte aligned; `ret` jumps to the restored
+// x30. No pointer authentication: Node and this library are plain arm64, not arm64e.
+extern "C" void tile_fiber_swap(void **save_sp, void *load_sp);
+asm(".text\n"
+    ".p2align 2\n"
+    ".globl " TILE_SYM(tile_fiber_swap) "\n"
+    TILE_SYM_LOCAL(tile_fiber_swap)
+    TILE_SYM(tile_fiber_swap) ":\n"
+    "  sub sp, sp, #160\n"
+    "  stp x19, x20, [sp, #0]\n  stp x21, x22, [sp, #16]\n  stp x23, x24, [sp, #32]\n"
+    "  stp x25, x26, [sp, #48]\n  stp x27, x28, [sp, #64]\n  stp x29, x30, [sp, #80]\n"
+    "  stp d8, d9, [sp, #96]\n  stp d10, d11, [sp, #112]\n  stp d12, d13, [sp, #128]\n  stp d14, d15, [sp, #144]\n"
+    "  mov x9, sp\n"
+    "  str x9, [x0]\n"
+    "  mov sp, x1\n"
+    "  ldp x19, x20, [sp, #0]\n  ldp x21, x22, [sp, #16]\n  ldp x23, x24, [sp, #32]\n"
+    "  ldp x25, x26, [sp, #48]\n  ldp x27, x28, [sp, #64]\n  ldp x29, x30, [sp, #80]\n"
+    "  ldp d8, d9, [sp, #96]\n  ldp d10, d11, [sp, #112]\n  ldp d12, d13, [sp, #128]\n  ldp d14, d15, [sp, #144]\n"
+    "  add sp, sp, #160\n"
     "  ret\n");
 #else
 #define TILE_FAST_SWITCH 0
@@ -155,13 +180,20 @@ void fiber_main() {
 void enter(Scheduler *s, Fiber &f) {
   if (!f.started) {
     unsigned char *top = f.stack + kGuardBytes + s->stack_bytes;
-#if TILE_FAST_SWITCH
+#if TILE_FAST_SWITCH && defined(__x86_64__)
     // Six zeroed callee-saved registers, then fiber_main as the return address and a null
     // fake return address for fiber_main; rsp is 8 mod 16 at its entry, as after a call.
     void **sp = (void **)(top - 64);
     for (int i = 0; i < 6; ++i) sp[i] = nullptr;
     sp[6] = (void *)&fiber_main;
     sp[7] = nullptr;
+    f.sp = sp;
+#elif TILE_FAST_SWITCH
+    // arm64: the 160-byte frame tile_fiber_swap restores, all zero (x29 = 0 ends frame-pointer
+    // walks) but x30 = fiber_main, so its `ret` enters fiber_main with sp = top, 16-byte aligned.
+    void **sp = (void **)(top - 160);
+    for (int i = 0; i < 20; ++i) sp[i] = nullptr;
+    sp[11] = (void *)&fiber_main;
     f.sp = sp;
 #else
     getcontext(&f.ctx);

@@ -69,7 +69,8 @@ kernel void smoke_row_sum(
 const dev = [null];
 let rc = api.open(dev);
 if (rc !== 0) {
-  console.error(`tile_open failed (status ${rc}): no ${kind} device`);
+  // tile_last_error(NULL): why the open failed (on Metal: which device calls were tried)
+  console.error(`tile_open failed (status ${rc}): ${api.error(null) || `no ${kind} device`}`);
   process.exit(1);
 }
 const d = dev[0];

@@ -14,6 +14,8 @@ import { planCommand } from "./commands/plan";
 import { auditMslCommand, emitCommand } from "./commands/emit";
 import { addPlanOptions, planOptionsFrom } from "./options";
 import { runCommand } from "./commands/run";
+import { deviceCommand, readDeviceArg } from "./commands/device";
+import { InputRange, parseInputRange } from "./inputs";
 import { benchCommand } from "./commands/bench";
 import { RUNTIME_CHOICES } from "./native";
 import { auditCommand } from "./commands/audit";
@@ -50,6 +52,12 @@ function intArg(name: string) {
     if (!/^\d+$/.test(v)) throw new UsageError(`${name} expects a non-negative integer, got "${v}"`);
     return Number(v);
   };
+}
+
+function inputRangeArg(v: string): InputRange {
+  const r = parseInputRange(v);
+  if (!r) throw new UsageError(`--input-range expects LO,HI with finite LO < HI, got "${v}"`);
+  return r;
 }
 
 export function buildProgram(setExit: (code: number) => void): Command {
@@ -129,9 +137,10 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .addOption(new Option("--input <NAME=FILE>", "a buffer's initial contents from a NumPy .npy file (dtype and shape must match; repeatable)").argParser(collect).default([]))
     .option("--dump <dir>", "write every buffer's initial and final contents as .npy files plus manifest.json (inputs, outputs, updated in place)")
     .option("--no-detect", "host runtime: turn off the race and bounds detector (for timing; on by default)")
+    .option("--input-range <LO,HI>", "f32 inputs uniform on [LO, HI) (default -2,2)", inputRangeArg)
     .option("--json", "print JSON")
     .action(async (file: string, o) => {
-      setExit(runCommand(await loadEngine(o.engine as EngineName), file, planOptionsFrom(o), o.runtime, o.seed, o.dump, !!o.json, o.input, o.detect !== false));
+      setExit(runCommand(await loadEngine(o.engine as EngineName), file, planOptionsFrom(o), o.runtime, o.seed, o.dump, !!o.json, o.input, o.detect !== false, o.inputRange));
     });
 
   program
@@ -144,6 +153,16 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option("--json", "print JSON")
     .action(async (file: string, o) => {
       setExit(auditMslCommand(await loadEngine(o.engine as EngineName), file, o.realization, o.barriers, !!o.json));
+    });
+
+  program
+    .command("device")
+    .description("print the device description the planner uses, document every field, list the presets (devices/*.json)")
+    .option("--device <file|preset>", "show this description (merged over the default) instead of the default")
+    .addOption(engineOption())
+    .option("--json", "print JSON")
+    .action(async (o) => {
+      setExit(deviceCommand(await loadEngine(o.engine as EngineName), o.device ? readDeviceArg(o.device) : undefined, o.device, !!o.json));
     });
 
   program
@@ -162,12 +181,13 @@ export function buildProgram(setExit: (code: number) => void): Command {
   program
     .command("bench")
     .description("paired, counterbalanced benchmark of two plan variants over a protocol's cases; writes results.json and results.md")
-    .argument("<protocol>", "protocol JSON (bench/protocols/*.json)")
+    .argument("<protocol>", "protocol JSON (bench/protocols/*.json); its cases are built-in case names or paths to Tile IR documents")
     .addOption(new Option("--runtime <runtime>", "metal, cuda or host (default auto: Metal where present, else CUDA, else host)").choices([...RUNTIME_CHOICES]).default("auto"))
     .option("-o, --out <dir>", "output folder (default: bench/results/<protocol>-<runtime>-<time>)")
+    .option("--json", "print {ok, dir, results, markdown} as JSON")
     .action(async (protocol: string, o, cmd: Command) => {
       const argv: string[] = (cmd.parent as any)?.rawArgs ?? ["bench", protocol];
-      setExit(await benchCommand(protocol, o.runtime, o.out, argv));
+      setExit(await benchCommand(protocol, o.runtime, o.out, argv, !!o.json));
     });
 
   program
@@ -175,6 +195,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .description("independent audit of bench results: recompute every figure from the raw samples; print a receipt (exit 1 on any finding)")
     .argument("<results>", "results.json (or the folder holding it)")
     .option("--root <dir>", "repository whose artifacts the fingerprints must match (default: the one recorded)")
+    .option("--json", "print the receipt as JSON (the receipt is always JSON; accepted for uniformity)")
     .action((results: string, o) => {
       setExit(auditCommand(results, o.root));
     });

@@ -4,8 +4,9 @@
 // xorshift-multiply rounds). Each param gets its own stream, seeded with
 // (seed ^ imul(index + 1, 0x9E3779B9)) >>> 0 where index is its position in `params`, so
 // resizing one buffer never changes the values of another. Elements are drawn row-major.
-//   - f32 params: k = next() >>> 8 (24 bits), value = -2 + k * 2^-22: uniform on [-2, 2), every
-//     value exactly representable in f32 (Math.fround is applied anyway).
+//   - f32 params: k = next() >>> 8 (24 bits), value = lo + (hi - lo) * k * 2^-24 rounded to f32:
+//     uniform on [lo, hi), by default [-2, 2) (-2 + k * 2^-22, every value exact in f32);
+//     `--input-range LO,HI` changes lo and hi.
 //   - i32 params: uniform integers in [0, bound), where bound is the smallest extent of every
 //     buffer dimension whose index expression (in a load or a store) contains a load of this
 //     buffer, directly or nested; 8 when the buffer is never used inside an index.
@@ -83,11 +84,31 @@ function indexBounds(doc: any, dims: Map<string, number[]>): Map<string, number>
   return bounds;
 }
 
+/** f32 inputs are uniform on [lo, hi) (`--input-range LO,HI`); the default is [-2, 2). */
+export type InputRange = [number, number];
+export const DEFAULT_INPUT_RANGE: InputRange = [-2, 2];
+
+/** The input distribution in words, as run and suite print it. */
+export function describeInputs(seed: number, range: InputRange = DEFAULT_INPUT_RANGE): string {
+  return `f32 inputs uniform on [${range[0]}, ${range[1]}) (24-bit grid), i32 index inputs uniform on [0, extent), seed ${seed}`;
+}
+
+/** Parses `--input-range LO,HI` (finite, LO < HI). */
+export function parseInputRange(text: string): InputRange | null {
+  const m = /^\s*(-?[0-9.eE+-]+)\s*,\s*(-?[0-9.eE+-]+)\s*$/.exec(text);
+  if (!m) return null;
+  const lo = Number(m[1]);
+  const hi = Number(m[2]);
+  if (!Number.isFinite(lo) || !Number.isFinite(hi) || !(lo < hi)) return null;
+  return [lo, hi];
+}
+
 /**
  * Deterministic initial values for every param of `doc` (see the header for the scheme).
  * The same document and seed always give the same values.
  */
-export function makeInputs(doc: any, seed: number): Map<string, InputBuffer> {
+export function makeInputs(doc: any, seed: number, range: InputRange = DEFAULT_INPUT_RANGE): Map<string, InputBuffer> {
+  const [lo, hi] = range;
   const params: any[] = Array.isArray(doc.params) ? doc.params : [];
   const dims = new Map<string, number[]>();
   for (const p of params) dims.set(p.name, shapeOf(doc, p.name));
@@ -103,7 +124,8 @@ export function makeInputs(doc: any, seed: number): Map<string, InputBuffer> {
       out.set(p.name, data);
     } else {
       const data = new Float64Array(length);
-      for (let i = 0; i < length; i++) data[i] = Math.fround(-2 + (next() >>> 8) * 2 ** -22);
+      // lo + (hi - lo) * k / 2^24: for the default [-2, 2) this is exactly -2 + k * 2^-22
+      for (let i = 0; i < length; i++) data[i] = Math.fround(lo + (hi - lo) * ((next() >>> 8) * 2 ** -24));
       out.set(p.name, data);
     }
   });

@@ -160,11 +160,58 @@ export function setOwn<T>(out: Record<string, T>, key: string, value: T): void {
   Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
-export function formatDiagnostic(file: string, d: ShellDiagnostic): string {
-  const where = d.line ? `${file}:${d.line}:${d.column}` : `${file}${d.pointer ? "#" + d.pointer : ""}`;
+/** The CLI flag an "/options/..." pointer is about ("--programs-per-group", "--size C"). */
+export function optionFlag(pointer: string): string {
+  const parts = pointer.split("/").slice(2);
+  const key = parts[0] ?? "";
+  if (key === "sizes") return parts[1] ? `--size ${parts[1]}` : "--size";
+  if (key === "device") return parts[1] ? `--device (field ${parts[1]})` : "--device";
+  if (key === "cacheInput") return "--no-cache-input";
+  if (key === "fuse") return "--no-fuse";
+  if (key === "serial") return "--no-serial";
+  return "--" + key.replace(/[A-Z]/g, (c) => "-" + c.toLowerCase());
+}
+
+/**
+ * One diagnostic as a compiler prints it: `file:line:col: severity CODE (id): message`, then the
+ * source line with a caret under the node when the text is given. Without a position: the JSON
+ * pointer (`file#/body/0`), or the CLI flag for an option. The pointer itself stays in --json.
+ */
+export function formatDiagnostic(file: string, d: ShellDiagnostic, text?: string | null): string {
+  let where = file;
+  if (d.line) where = `${file}:${d.line}:${d.column}`;
+  else if (d.pointer && d.pointer.startsWith("/options")) where = `${file}: ${optionFlag(d.pointer)}`;
+  else if (d.pointer) where = `${file}#${d.pointer}`;
   // the position is already in front; the core's message repeats it for JSON readers
   const message = d.line ? d.message.replace(/ \(line \d+, column \d+\)$/, "") : d.message;
-  return `${where}: ${d.severity} ${d.code}${d.id ? " (" + d.id + ")" : ""}: ${message}`;
+  const head = `${where}: ${d.severity} ${d.code}${d.id ? " (" + d.id + ")" : ""}: ${message}`;
+  if (!d.line || typeof text !== "string") return head;
+  return head + "\n" + sourceExcerpt(text, d.line, d.column ?? 1);
+}
+
+/** The source line `line` (1-based) with a caret under column `column` (UTF-16 units). */
+export function sourceExcerpt(text: string, line: number, column: number): string {
+  const lines = text.split("\n");
+  const src = (lines[line - 1] ?? "").replace(/\r$/, "");
+  const gutter = String(line);
+  const pad = " ".repeat(gutter.length);
+  // a long line is shown as a window around the column; tabs are kept so the caret lines up
+  let start = 0;
+  let end = src.length;
+  if (src.length > 120) {
+    start = Math.max(0, column - 1 - 60);
+    end = Math.min(src.length, start + 120);
+  }
+  const before = start > 0 ? "..." : "";
+  const after = end < src.length ? "..." : "";
+  const shown = before + src.slice(start, end) + after;
+  const lead = before.replace(/./g, " ") + src.slice(start, Math.max(start, column - 1)).replace(/[^\t]/g, " ");
+  return `  ${gutter} | ${shown}\n  ${pad} | ${lead}^`;
+}
+
+/** Indents every line of a (possibly multi-line) text. */
+export function indent(text: string, by: string): string {
+  return text.replace(/^/gm, by);
 }
 
 export function printJson(value: unknown): void {

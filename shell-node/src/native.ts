@@ -68,9 +68,14 @@ export function repoRoot(from: string = path.dirname(fileURLToPath(import.meta.u
   }
 }
 
+/** build/native/libtile_<kind>.<ext> under the repository root, or under $TILE_NATIVE_DIR when set
+ *  (the folder shell-native/build.mjs writes to when given the same variable). */
 export function nativeLibraryPath(kind: RuntimeKind): string {
-  const ext = process.platform === "darwin" ? "dylib" : process.platform === "win32" ? "dll" : "so";
-  return path.join(repoRoot(), "build", "native", `libtile_${kind}.${ext}`);
+  // the Metal library exists only on macOS, so it is always a .dylib (a message on another OS
+  // must name the file that would have to exist, not a .so that never will)
+  const ext = kind === "metal" || process.platform === "darwin" ? "dylib" : process.platform === "win32" ? "dll" : "so";
+  const dir = process.env.TILE_NATIVE_DIR ? path.resolve(process.env.TILE_NATIVE_DIR) : path.join(repoRoot(), "build", "native");
+  return path.join(dir, `libtile_${kind}.${ext}`);
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -155,8 +160,9 @@ class NativeRuntime implements Runtime {
     const out: unknown[] = [null];
     const rc = this.api.open(out) as number;
     if (rc !== 0 || out[0] === null) {
+      // tile_last_error(NULL) says why the last tile_open failed (on Metal: what was tried)
       const why = this.api.lastError(null) as string;
-      throw new Error(`tile: cannot open the ${kind} runtime (status ${rc})${why && why !== "no device" ? `: ${why}` : ""}`);
+      throw new Error(`tile: cannot open the ${kind} runtime (status ${rc}): ${why || "no reason given"}`);
     }
     this.dev = out[0];
     this.kind = this.api.kind(this.dev) as RuntimeKind;
@@ -259,6 +265,8 @@ class NativeRuntime implements Runtime {
 /**
  * Opens a runtime. "auto" picks Metal, then CUDA, then host: the first whose library exists and
  * whose device opens (a CUDA library built on a machine without an NVIDIA driver falls through).
+ * The fallback is never silent where Metal was expected: a Metal library that does not open, or a
+ * missing one on macOS, is reported on stderr with the reason.
  * Handles stay valid after close() until freed (the native side reference-counts the device).
  */
 export function openRuntime(kind: RuntimeKind | "auto" = "auto"): Runtime {
@@ -268,9 +276,13 @@ export function openRuntime(kind: RuntimeKind | "auto" = "auto"): Runtime {
       if (!fs.existsSync(file)) continue;
       try {
         return new NativeRuntime(gpu, file);
-      } catch {
-        // no usable device of this kind: try the next
+      } catch (err) {
+        // no usable device of this kind: try the next (a Metal failure is said on stderr)
+        if (gpu === "metal") process.stderr.write(`tile: the Metal runtime did not open; ${fs.existsSync(nativeLibraryPath("cuda")) ? "trying the CUDA runtime, then the host runtime" : "using the host runtime (no GPU timing)"}. ${err instanceof Error ? err.message : String(err)}\n`);
       }
+    }
+    if (process.platform === "darwin" && !fs.existsSync(nativeLibraryPath("metal"))) {
+      process.stderr.write(`tile: no Metal runtime library at ${nativeLibraryPath("metal")} (run \`npm run build:native\`); using the host runtime (no GPU timing)\n`);
     }
     return openRuntime("host");
   }

@@ -1,8 +1,8 @@
 // Plan options: the CLI flags, declared once, and their mapping to the core's request options
 // (core/options.ts reads the same keys).
-import fs from "node:fs";
 import { Command, Option } from "commander";
 import { UsageError, parseSizes } from "./io";
+import { readDeviceArg } from "./commands/device";
 
 const collect = (value: string, previous: string[]): string[] => previous.concat([value]);
 
@@ -24,7 +24,8 @@ export function addPlanOptions(cmd: Command): Command {
     .option("--no-cache-input", "read inputs uncached (no register stripes)")
     .addOption(new Option("--max-threads <N>", "cap on threads per group below the device limit").argParser(nonNegative("--max-threads")))
     .option("--no-fuse", "do not fuse multi-output element graphs")
-    .option("--device <file>", "device description JSON (default: Apple M1 Max)")
+    .option("--no-serial", "fail (exit 1, TPL010) instead of falling back to the serial program")
+    .option("--device <file|preset>", "device description JSON, or a preset name from devices/ (see tile device; default: Apple M1 Max)")
     .addOption(new Option("--engine <engine>", "core build to use").choices(["js", "wasm"]).default("wasm"));
 }
 
@@ -37,6 +38,7 @@ export interface PlanOptions {
   cacheInput: boolean;
   maxThreads?: number;
   fuse: boolean;
+  serial?: boolean;
   candidates?: boolean;
   device?: unknown;
   /** emit only: metal, mlx or torch-mps. */
@@ -52,18 +54,7 @@ export function planOptionsFrom(o: any): PlanOptions {
   if (o.unroll !== undefined) out.unroll = o.unroll;
   if (o.maxThreads !== undefined) out.maxThreads = o.maxThreads;
   if (o.candidates) out.candidates = true;
-  if (o.device) {
-    let text: string;
-    try {
-      text = fs.readFileSync(o.device, "utf8");
-    } catch {
-      throw new UsageError(`cannot read the device description ${o.device}`);
-    }
-    try {
-      out.device = JSON.parse(text);
-    } catch {
-      throw new UsageError(`the device description ${o.device} is not valid JSON`);
-    }
-  }
+  if (o.serial === false) out.serial = false;
+  if (o.device) out.device = readDeviceArg(o.device);
   return out;
 }

@@ -6,7 +6,7 @@ import path from "node:path";
 import { Engine } from "./engine";
 import { Library, Runtime } from "./native";
 import { evaluate } from "./oracle";
-import { makeInputs, shapeOf } from "./inputs";
+import { InputRange, describeInputs, makeInputs, shapeOf } from "./inputs";
 import { bufferAccess } from "./access";
 import { NPY_DESCR, encodeNpy } from "./npy";
 import { ensureDir } from "./io";
@@ -48,6 +48,21 @@ export interface OutputCheck {
   nonFinite: number;
   /** First few mismatches: flat index, got, expected (NaN and infinities are null in JSON). */
   examples: { index: number; got: number; ref: number; why: string }[];
+  /** The written element nearest to (or furthest past) the tolerance: |got - ref| / (abs + rel * |ref|)
+   *  (0 for an identical value, Infinity for a mismatch that is not a finite difference). */
+  worst: { index: number; got: number; ref: number; ratio: number } | null;
+  /** Written elements whose reference is NaN or infinite. */
+  nonFiniteRefs: number;
+}
+
+/** More than this share of an output's references non-finite: a TSH002 warning. */
+export const NON_FINITE_SHARE = 0.5;
+
+/** The TSH002 warnings of a run's outputs (mostly non-finite references). */
+export function nonFiniteWarnings(outputs: OutputCheck[]): string[] {
+  return outputs
+    .filter((o) => o.written > 0 && o.nonFiniteRefs > NON_FINITE_SHARE * o.written)
+    .map((o) => `warning TSH002 (non-finite-outputs): ${o.nonFiniteRefs} of ${o.written} reference values of ${o.name} are NaN or infinite, so the comparison says little; narrow the inputs with --input-range LO,HI or check the document`);
 }
 
 export interface RunResult {
@@ -67,6 +82,9 @@ export interface RunResult {
   options?: object;
   /** Set when the pipeline's real thread limit forced a second plan (there is never a third). */
   replanned?: string;
+  /** The comparison's terms: |got - ref| <= abs + rel * |ref|, and the input distribution. */
+  tolerance: { abs: number; rel: number };
+  inputs: string;
 }
 
 /**
@@ -77,9 +95,13 @@ export interface RunResult {
  * initial bits.
  */
 export function compare(name: string, dtype: string, got: Float32Array | Int32Array, ref: Float64Array | Int32Array, mask: Uint8Array, initialBits: Uint32Array | null, gotBits: Uint32Array, startsAsSentinels: boolean): OutputCheck {
-  const c: OutputCheck = { name, elements: got.length, written: 0, maxAbsError: 0, maxRelError: 0, mismatches: 0, nonFinite: 0, examples: [] };
+  const c: OutputCheck = { name, elements: got.length, written: 0, maxAbsError: 0, maxRelError: 0, mismatches: 0, nonFinite: 0, examples: [], worst: null, nonFiniteRefs: 0 };
+  const consider = (i: number, g: number, r: number, ratio: number): void => {
+    if (c.worst === null || ratio > c.worst.ratio) c.worst = { index: i, got: g, ref: r, ratio };
+  };
   const miss = (i: number, g: number, r: number, why: string): void => {
     c.mismatches++;
+    if (mask[i]) consider(i, g, r, Infinity);
     if (!Number.isFinite(g) || !Number.isFinite(r)) c.nonFinite++;
     if (c.examples.length < 5) c.examples.push({ index: i, got: g, ref: r, why });
   };
@@ -92,6 +114,7 @@ export function compare(name: string, dtype: string, got: Float32Array | Int32Ar
     c.written++;
     const g = got[i];
     const r = ref[i];
+    if (!Number.isFinite(r)) c.nonFiniteRefs++;
     if (startsAsSentinels && initialBits && gotBits[i] === initialBits[i]) {
       // still the sentinel: never written (a NaN reference does not excuse it)
       miss(i, g, r, "not written");
@@ -99,13 +122,17 @@ export function compare(name: string, dtype: string, got: Float32Array | Int32Ar
     }
     if (dtype === "i32") {
       if (g !== r) miss(i, g, r, "differs");
+      else consider(i, g, r, 0);
       const abs = Math.abs(g - r);
       if (abs > c.maxAbsError) c.maxAbsError = abs;
       const rel = r !== 0 ? abs / Math.abs(r) : abs;
       if (rel > c.maxRelError) c.maxRelError = rel;
       continue;
     }
-    if (g === r || (Number.isNaN(g) && Number.isNaN(r))) continue; // same value, same infinity, both NaN
+    if (g === r || (Number.isNaN(g) && Number.isNaN(r))) {
+      consider(i, g, r, 0); // same value, same infinity, both NaN
+      continue;
+    }
     if (!Number.isFinite(g) || !Number.isFinite(r)) {
       miss(i, g, r, "differs");
       continue;
@@ -114,7 +141,9 @@ export function compare(name: string, dtype: string, got: Float32Array | Int32Ar
     const rel = r !== 0 ? abs / Math.abs(r) : abs;
     if (abs > c.maxAbsError) c.maxAbsError = abs;
     if (rel > c.maxRelError) c.maxRelError = rel;
-    if (abs > ABS_TOL + REL_TOL * Math.abs(r)) miss(i, g, r, "outside the tolerance");
+    const ratio = abs / (ABS_TOL + REL_TOL * Math.abs(r));
+    if (ratio > 1) miss(i, g, r, "outside the tolerance");
+    if (c.worst === null || ratio > c.worst.ratio) c.worst = { index: i, got: g, ref: r, ratio };
   }
   return c;
 }
@@ -130,6 +159,8 @@ export interface RunRequest {
   /** Buffer name -> the file its initial contents came from (recorded in a dump's manifest). */
   inputFiles?: Map<string, string>;
   dumpDir?: string;
+  /** f32 inputs uniform on [lo, hi) (default [-2, 2)). */
+  inputRange?: InputRange;
   /** Replace the emitted MSL (negative controls in tests). */
   mslOverride?: (msl: string) => string;
   /** The core's emit response for this text and these options, when the caller already has it. */
@@ -159,6 +190,7 @@ function validateOnce(req: RunRequest, mayReplan: boolean): RunResult {
   const base: RunResult = {
     passed: false, name: emitted.plan?.name ?? "", runtime: runtime.kind, device: runtime.deviceName,
     timesAreGpu: runtime.timesAreGpu, plan: emitted.plan, outputs: [], guards: "not checked", options: req.options,
+    tolerance: { abs: ABS_TOL, rel: REL_TOL }, inputs: req.inputs && req.inputs.size ? describeInputs(req.seed, req.inputRange) + " (buffers given by --input: " + [...req.inputs.keys()].join(", ") + ")" : describeInputs(req.seed, req.inputRange),
   };
   if (!emitted.ok) return { ...base, error: "not planned: " + (emitted.diagnostics ?? []).map((d: any) => `${d.code} ${d.message}`).join("; ") };
   const msl = req.mslOverride ? req.mslOverride(emitted.msl) : emitted.msl;
@@ -167,7 +199,7 @@ function validateOnce(req: RunRequest, mayReplan: boolean): RunResult {
   const canonical = engine.call({ command: "canonical", document: req.text, options: { sizes: (req.options as any).sizes ?? {} } });
   const doc = JSON.parse(canonical.text);
   const plan = emitted.plan;
-  const inputs = makeInputs(doc, req.seed);
+  const inputs = makeInputs(doc, req.seed, req.inputRange);
   if (req.inputs) for (const [name, data] of req.inputs) inputs.set(name, data);
   const { read, written } = bufferAccess(doc);
 

@@ -68,7 +68,9 @@ describe("fuzz: every admitted candidate on the host runtime", () => {
     });
     const batch = new HostBatch(runtime, js, 5);
     batch.prepare(kernels.map((k) => k.c), BATCH);
-    const tally = { documents: docs.length, runs: 0, wrong: 0, guards: 0, crashes: 0, cooperative: 0, serial: 0 };
+    // the host runtime's race and bounds detector is on by default; these runs rely on it
+    expect(runtime.detectorEnabled()).toBe(true);
+    const tally = { documents: docs.length, runs: 0, wrong: 0, races: 0, oob: 0, guards: 0, crashes: 0, cooperative: 0, serial: 0 };
     const failures: string[] = [];
     for (const k of kernels) {
       const o = batch.outcome(k.c);
@@ -78,7 +80,9 @@ describe("fuzz: every admitted candidate on the host runtime", () => {
       else tally.serial++;
       if (o.problems.length === 0) continue;
       const text = o.problems.join("; ");
-      if (/compile failed|error|trap|signal/i.test(text) && !/elements off/.test(text)) tally.crashes++;
+      if (/data race/.test(text)) tally.races++;
+      else if (/out-of-bounds/.test(text)) tally.oob++;
+      else if (/compile failed|error|trap|signal/i.test(text) && !/elements off/.test(text)) tally.crashes++;
       else if (/guards/.test(text)) tally.guards++;
       else tally.wrong++;
       if (failures.length < 5) failures.push(`${docs[k.doc].shape} ${JSON.stringify(k.c.options)}: ${text.slice(0, 600)}\n${JSON.stringify(k.c.doc)}`);

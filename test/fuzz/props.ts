@@ -103,7 +103,8 @@ export function combineMsl(parts: { msl: string; kernel: string; entry: string }
   for (const p of parts) {
     let text = p.msl.replace(new RegExp(`\\b${p.kernel}\\b`, "g"), p.entry);
     text = text.replace(/^#include <metal_stdlib>\n/m, "").replace(/^using namespace metal;\n/m, "");
-    text = text.replace(/^static inline [^\n]*\{\n(?:[^\n]*\n)*?\}\n/gm, (helper) => {
+    // helpers: multi-line ones (brace at the end of the first line) and one-line ones
+    text = text.replace(/^static inline [^\n]*\{\n(?:[^\n]*\n)*?\}\n|^static inline [^\n]*\}\n/gm, (helper) => {
       if (seen.has(helper)) return "";
       seen.add(helper);
       return helper;
@@ -146,7 +147,7 @@ export class HostBatch {
   }
 
   private runGroup(cases: Case[]): void {
-    const todo: { c: Case; kernel: string; entry: string; msl: string; realization: string }[] = [];
+    const todo: { c: Case; kernel: string; entry: string; msl: string; realization: string; emitted: any }[] = [];
     for (const c of cases) {
       const k = this.key(c);
       if (this.cache.has(k)) continue;
@@ -155,7 +156,7 @@ export class HostBatch {
         this.cache.set(k, { skipped: true, realization: "", problems: [] });
         continue;
       }
-      todo.push({ c, kernel: e.plan.kernel, entry: `${e.plan.kernel}_fz${todo.length}`, msl: e.msl, realization: e.plan.realization });
+      todo.push({ c, kernel: e.plan.kernel, entry: `${e.plan.kernel}_fz${todo.length}`, msl: e.msl, realization: e.plan.realization, emitted: e });
     }
     if (todo.length === 0) return;
     let lib: Library | null = null;
@@ -183,7 +184,7 @@ export class HostBatch {
       }
       const r = runAndValidate({
         engine: this.engine, runtime: this.runtime, text: docText(t.c), options: t.c.options, seed: this.seed,
-        precompiled: { library: lib, entry: t.entry },
+        precompiled: { library: lib, entry: t.entry }, emitted: t.emitted,
       });
       this.executed++;
       this.cache.set(k, { skipped: false, realization: t.realization, problems: runProblems(r) });

@@ -4,7 +4,8 @@
 //     "format": "tile-bench-protocol/1",
 //     "name": "packing",
 //     "question": "what the comparison is meant to answer",
-//     "cases": [{ "case": "softmax", "sizes": { "R": 37, "C": 1537 } }, ...],   built-in case names
+//     "cases": [{ "case": "softmax", "sizes": { "R": 37, "C": 1537 } }, ...],   built-in case names,
+//              or paths to Tile IR documents (relative to the protocol file, e.g. "../../my.json")
 //     "variants": { "A": { "label": "...", "options": {...}, "expect": {...} }, "B": {...} },
 //     "rounds": 6,            even: A-first and B-first equally often per case
 //     "samples": 15,          samples per phase (per case, variant, metric and round)
@@ -20,6 +21,7 @@
 // threads, vector, unroll, cacheInput, maxThreads, fuse. `expect` (optional) names plan.mapping
 // fields the plan must show (e.g. {"P": 2, "W": 256}); a plan that differs is recorded as such.
 import fs from "node:fs";
+import path from "node:path";
 import { UsageError } from "../io";
 
 export const PROTOCOL_FORMAT = "tile-bench-protocol/1";
@@ -38,6 +40,8 @@ export const METRIC_TITLES: Record<Metric, string> = {
 export interface ProtocolCase {
   case: string;
   sizes: Record<string, number>;
+  /** A document case: the absolute path of its file (built-in cases have none). */
+  file?: string;
 }
 
 export interface Variant {
@@ -76,15 +80,20 @@ function variant(v: any, key: string): Variant {
 }
 
 /** Checks a parsed protocol; every problem is a usage error (exit 2). */
-export function checkProtocol(p: any, knownCases: string[]): Protocol {
+export function checkProtocol(p: any, knownCases: string[], baseDir = "."): Protocol {
   if (!p || typeof p !== "object") throw new UsageError("protocol: not a JSON object");
   if (p.format !== PROTOCOL_FORMAT) throw new UsageError(`protocol: "format" must be "${PROTOCOL_FORMAT}"`);
   if (!Array.isArray(p.cases) || p.cases.length === 0) throw new UsageError("protocol: \"cases\" must be a non-empty list");
   const cases: ProtocolCase[] = p.cases.map((c: any, i: number) => {
-    if (!c || typeof c.case !== "string" || !knownCases.includes(c.case)) throw new UsageError(`protocol: cases[${i}].case must be a built-in case (${knownCases.join(", ")})`);
+    if (!c || typeof c.case !== "string") throw new UsageError(`protocol: cases[${i}].case must be a built-in case (${knownCases.join(", ")}) or the path of a Tile IR document`);
     const sizes = c.sizes ?? {};
     for (const [k, v] of Object.entries(sizes)) positiveInt(v, `cases[${i}].sizes.${k}`);
-    return { case: c.case, sizes };
+    if (knownCases.includes(c.case)) return { case: c.case, sizes };
+    const file = path.resolve(baseDir, c.case);
+    if (!fs.existsSync(file) || !fs.statSync(file).isFile()) {
+      throw new UsageError(`protocol: cases[${i}].case "${c.case}" is neither a built-in case (${knownCases.join(", ")}) nor a readable document (looked for ${file})`);
+    }
+    return { case: c.case, sizes, file };
   });
   const ids = cases.map(caseId);
   const dup = ids.find((id, i) => ids.indexOf(id) !== i);
@@ -137,5 +146,5 @@ export function readProtocol(file: string, knownCases: string[]): ProtocolFile {
   } catch (err) {
     throw new UsageError(`the protocol ${file} is not valid JSON: ${err instanceof Error ? err.message : String(err)}`);
   }
-  return { path: file, text, protocol: checkProtocol(parsed, knownCases) };
+  return { path: file, text, protocol: checkProtocol(parsed, knownCases, path.dirname(path.resolve(file))) };
 }

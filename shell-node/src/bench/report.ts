@@ -61,7 +61,9 @@ function caseSection(s: CaseSummary, runs: Run[], input: ReportInput): string[] 
     const hits = vr.filter((r) => r.compile?.cacheHit).length;
     const compiled = vr.filter((r) => r.compile).length;
     const mismatch = vr.some((r) => !r.planMatchesExpect) ? " **plan differs from the variant's expectation**" : "";
-    out.push(`- ${v} (${input.variants[v].label}): ${plans.map((h) => planText(input.plans[h])).join(" / ")}${mismatch}; MSL sha256 ${[...new Set(vr.map((r) => r.mslSha256.slice(0, 12)))].join(", ")}; calibrated batch ${batches.join(", ")} dispatches; recompiled in ${compiled} rounds${input.runtime.kind === "host" ? ` (g++ cache hits: ${hits} of ${compiled})` : ""}`);
+    const replanned = vr.find((r) => r.replanned);
+    const replan = replanned ? ` (${replanned.replanned}; the re-planned kernel is the one validated and timed)` : "";
+    out.push(`- ${v} (${input.variants[v].label}): ${plans.map((h) => planText(input.plans[h])).join(" / ")}${replan}${mismatch}; MSL sha256 ${[...new Set(vr.map((r) => r.mslSha256.slice(0, 12)))].join(", ")}; calibrated batch ${batches.join(", ")} dispatches; recompiled in ${compiled} rounds${input.runtime.kind === "host" ? ` (g++ cache hits: ${hits} of ${compiled})` : ""}`);
   }
   out.push("");
   return out;

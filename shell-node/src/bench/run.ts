@@ -40,7 +40,8 @@ export async function runBench(req: BenchRequest): Promise<BenchOutcome> {
   const engine = await loadEngine("wasm");
   const builtins: { name: string; text: string }[] = engine.call({ command: "cases" }).cases;
   const { text: protocolText, protocol } = readProtocol(req.protocolFile, builtins.map((c) => c.name));
-  const cases: CaseText[] = protocol.cases.map((c) => ({ id: caseId(c), text: builtins.find((b) => b.name === c.case)!.text, sizes: c.sizes }));
+  // a case is a built-in case's canonical text, or a document file's text as written
+  const cases: CaseText[] = protocol.cases.map((c) => ({ id: caseId(c), text: c.file ? fs.readFileSync(c.file, "utf8") : builtins.find((b) => b.name === c.case)!.text, sizes: c.sizes }));
 
   // 2. the runtime and the artifacts it and the core come from
   const runtime = openOrUsage(() => openRuntime(req.runtime));

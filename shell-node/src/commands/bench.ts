@@ -2,7 +2,7 @@
 // variants; writes DIR/results.json (every raw sample and fingerprint) and DIR/results.md.
 // Exit 0 when every run validated and was timed, 1 otherwise, 2 for a bad protocol.
 import path from "node:path";
-import { EXIT_FAILED, EXIT_OK } from "../io";
+import { EXIT_FAILED, EXIT_OK, printJson } from "../io";
 import { runBench } from "../bench/run";
 import type { RuntimeKind } from "../native";
 
@@ -11,10 +11,11 @@ export function defaultOutDir(protocolFile: string, runtime: string): string {
   return path.join("bench", "results", `${path.basename(protocolFile, ".json")}-${runtime}-${stamp}`);
 }
 
-export async function benchCommand(protocolFile: string, runtime: RuntimeKind | "auto", out: string | undefined, argv: string[]): Promise<number> {
+export async function benchCommand(protocolFile: string, runtime: RuntimeKind | "auto", out: string | undefined, argv: string[], json = false): Promise<number> {
   const outDir = out ?? defaultOutDir(protocolFile, runtime);
-  const r = await runBench({ protocolFile, runtime, outDir, argv });
-  process.stdout.write(`${r.resultsFile}\n${r.markdownFile}\n`);
+  const r = await runBench({ protocolFile, runtime, outDir, argv, progress: json ? false : undefined });
+  if (json) printJson({ ok: r.ok, dir: r.dir, results: r.resultsFile, markdown: r.markdownFile });
+  else process.stdout.write(`${r.resultsFile}\n${r.markdownFile}\n`);
   if (!r.ok) process.stderr.write("tile bench: some runs failed validation or timing; see results.md\n");
   return r.ok ? EXIT_OK : EXIT_FAILED;
 }

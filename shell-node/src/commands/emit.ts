@@ -5,23 +5,26 @@ import { Engine } from "../engine";
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatDiagnostic, printJson, readDocument, writeOutput } from "../io";
 import { PlanOptions } from "../options";
 import { planExit } from "./plan";
+import { withSource } from "./validate";
 
 export function emitFile(engine: Engine, file: string, options: PlanOptions): any {
   const src = readDocument(file);
   if (src.text === null) return { ok: false, failedAt: "document", plan: null, msl: "", audit: null, diagnostics: [src.diagnostic] };
-  return engine.call({ command: "emit", document: src.text, options });
+  return withSource(engine.call({ command: "emit", document: src.text, options }), src.text);
 }
 
 export function emitCommand(engine: Engine, file: string, options: PlanOptions, out: string | undefined, json: boolean): number {
   const r = emitFile(engine, file, options);
   if (!r.ok) {
     if (json) printJson({ file, ...r });
-    else for (const d of r.diagnostics ?? []) process.stderr.write(formatDiagnostic(file, d) + "\n");
+    else for (const d of r.diagnostics ?? []) process.stderr.write(formatDiagnostic(file, d, r.source) + "\n");
     return r.failedAt === "document" ? EXIT_USAGE : planExit({ ok: false, diagnostics: r.diagnostics });
   }
   // metal: the MSL; mlx / torch-mps: the Python module (core/export)
   const text = r.target && r.target !== "metal" ? r.python : r.msl;
   if (out) writeOutput(out, text);
+  // warnings (a serial fallback, uncached input) go to stderr so the MSL on stdout stays clean
+  if (!json) for (const d of r.diagnostics ?? []) process.stderr.write(formatDiagnostic(file, d, r.source) + "\n");
   if (json) printJson({ file, plan: r.plan, msl: r.msl, audit: r.audit, target: r.target, python: r.python });
   else if (!out) process.stdout.write(text);
   if (!json && r.audit && !r.audit.ok) {

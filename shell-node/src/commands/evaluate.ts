@@ -56,7 +56,7 @@ export function evalCommand(engine: Engine, file: string, sizes: Record<string, 
   const { doc, response } = canonicalDocument(engine, src.text, sizes);
   if (doc === null) {
     if (json) printJson({ file, ok: false, diagnostics: response.diagnostics });
-    else for (const d of response.diagnostics) process.stdout.write(formatDiagnostic(file, d) + "\n");
+    else for (const d of response.diagnostics) process.stdout.write(formatDiagnostic(file, d, src.text) + "\n");
     return EXIT_USAGE;
   }
   const outputs = summarise(doc, seed);

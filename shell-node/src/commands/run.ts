@@ -1,13 +1,30 @@
 // tile run FILE : plan, emit, compile, run three dispatches and validate against the FP64 oracle.
 import { Engine } from "../engine";
 import { openRuntime, RuntimeKind } from "../native";
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatDiagnostic, openOrUsage, printJson, readDocument, table } from "../io";
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatDiagnostic, indent, openOrUsage, printJson, readDocument, table } from "../io";
 import { PlanOptions } from "../options";
-import { runAndValidate } from "../validate-run";
+import { OutputCheck, nonFiniteWarnings, runAndValidate } from "../validate-run";
+import { InputRange } from "../inputs";
 import { mappingText } from "./plan";
 import { loadUserInputs, UserInputs } from "../user-inputs";
 
-export function runCommand(engine: Engine, file: string, options: PlanOptions, runtimeKind: string, seed: number, dump: string | undefined, json: boolean, inputSpecs: string[] = [], detect = true): number {
+/** `[1234] got 0.5000000 ref 0.5000100 (0.31 of the tolerance)` */
+export function worstText(o: OutputCheck): string {
+  const w = o.worst;
+  if (!w) return "-";
+  const share = Number.isFinite(w.ratio) ? `${w.ratio.toPrecision(2)} of the tolerance` : "outside the tolerance";
+  return `[${w.index}] got ${fmt(w.got)} ref ${fmt(w.ref)} (${share})`;
+}
+
+function fmt(x: number): string {
+  return Number.isFinite(x) ? x.toPrecision(7) : String(x);
+}
+
+export function toleranceText(t: { abs: number; rel: number }): string {
+  return `|got - ref| <= ${t.abs.toExponential()} + ${t.rel.toExponential()} * |ref| per element (FP64 reference)`;
+}
+
+export function runCommand(engine: Engine, file: string, options: PlanOptions, runtimeKind: string, seed: number, dump: string | undefined, json: boolean, inputSpecs: string[] = [], detect = true, inputRange?: InputRange): number {
   const src = readDocument(file);
   if (src.text === null) {
     process.stderr.write(formatDiagnostic(file, src.diagnostic!) + "\n");
@@ -16,7 +33,7 @@ export function runCommand(engine: Engine, file: string, options: PlanOptions, r
   const check = engine.call({ command: "validate", document: src.text, options: { sizes: options.sizes } });
   if (!check.ok) {
     if (json) printJson({ file, passed: false, diagnostics: check.diagnostics });
-    else for (const d of check.diagnostics) process.stderr.write(formatDiagnostic(file, d) + "\n");
+    else for (const d of check.diagnostics) process.stderr.write(formatDiagnostic(file, d, src.text) + "\n");
     return EXIT_USAGE;
   }
   let user: UserInputs | null = null;
@@ -34,17 +51,25 @@ export function runCommand(engine: Engine, file: string, options: PlanOptions, r
   if (!detect) runtime.setDetector(false);
   try {
     const r = runAndValidate({ engine, runtime, text: src.text, options, seed, dumpDir: dump,
-      inputs: user?.inputs, inputFiles: user?.files });
+      inputs: user?.inputs, inputFiles: user?.files, inputRange });
+    const warnings = nonFiniteWarnings(r.outputs);
+    const planDiagnostics = r.plan?.diagnostics ?? [];
     if (json) {
-      printJson({ file, passed: r.passed, outputs: r.outputs, guards: r.guards, runtime: r.runtime, device: r.device, timesAreGpu: r.timesAreGpu, detector: runtime.detectorEnabled(), error: r.error ?? null, replanned: r.replanned ?? null, plan: r.plan });
+      printJson({ file, passed: r.passed, outputs: r.outputs, guards: r.guards, runtime: r.runtime, device: r.device, timesAreGpu: r.timesAreGpu, detector: runtime.detectorEnabled(), error: r.error ?? null, replanned: r.replanned ?? null, tolerance: r.tolerance, inputs: r.inputs, warnings, plan: r.plan });
     } else {
       process.stdout.write(`${file}: ${r.name} on ${r.runtime} (${r.device})${runtime.kind === "host" ? (runtime.detectorEnabled() ? ", race and bounds detector on" : ", detector off") : ""}\n`);
       if (r.plan) process.stdout.write(`  ${r.plan.realization}  ${mappingText(r.plan)}\n`);
+      for (const d of planDiagnostics) process.stdout.write(indent(formatDiagnostic(file, d, src.text), "  ") + "\n");
       if (r.replanned) process.stdout.write(`  ${r.replanned}\n`);
       if (r.error) process.stdout.write(`  error: ${r.error}\n`);
-      const rows = [["output", "written", "max abs error", "max rel error", "mismatches", "non-finite"]];
-      for (const o of r.outputs) rows.push([o.name, `${o.written}/${o.elements}`, o.maxAbsError.toExponential(2), o.maxRelError.toExponential(2), String(o.mismatches), String(o.nonFinite)]);
-      if (r.outputs.length) process.stdout.write(table(rows).replace(/^/gm, "  ") + "\n");
+      process.stdout.write(`  inputs: ${r.inputs}\n  tolerance: ${toleranceText(r.tolerance)}\n`);
+      const rows = [["output", "written", "max abs error", "max rel error", "mismatches", "non-finite", "worst element (index, got, ref)"]];
+      for (const o of r.outputs) rows.push([o.name, `${o.written}/${o.elements}`, o.maxAbsError.toExponential(2), o.maxRelError.toExponential(2), String(o.mismatches), String(o.nonFinite), worstText(o)]);
+      if (r.outputs.length) process.stdout.write(indent(table(rows), "  ") + "\n");
+      if (r.outputs.some((o) => o.maxRelError > r.tolerance.rel)) {
+        process.stdout.write(`  note: a max rel error above ${r.tolerance.rel} passes where |ref| is small: the absolute term ${r.tolerance.abs} dominates there\n`);
+      }
+      for (const w of warnings) process.stdout.write(`  ${file}: ${w}\n`);
       // NaN and infinities print as NaN, Infinity, -Infinity (in JSON they are null)
       for (const o of r.outputs) {
         for (const x of o.examples) process.stdout.write(`  ${o.name}[${x.index}]: got ${x.got}, expected ${Number.isNaN(x.ref) && x.why.startsWith("written") ? "its initial bits" : x.ref} (${x.why})\n`);

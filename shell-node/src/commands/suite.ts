@@ -6,7 +6,9 @@ import { loadEngine } from "../engine";
 import { openRuntime } from "../native";
 import { EXIT_FAILED, EXIT_OK, openOrUsage, printJson, table } from "../io";
 import { builtinEntries, loadMatrix, MatrixEntry } from "../matrix";
-import { runAndValidate } from "../validate-run";
+import { ABS_TOL, REL_TOL, nonFiniteWarnings, runAndValidate } from "../validate-run";
+import { describeInputs } from "../inputs";
+import { toleranceText } from "./run";
 
 export interface SuiteRow {
   id: string;
@@ -21,14 +23,23 @@ export interface SuiteRow {
   seconds: number;
   /** Set when the compiled pipeline's thread limit forced the one re-plan (the row shows the re-planned kernel). */
   replanned?: string;
+  /** The element nearest the tolerance over all outputs (its share of the tolerance in `ratio`). */
+  worst: { output: string; index: number; got: number; ref: number; ratio: number } | null;
+  /** TSH002 warnings (outputs whose references are mostly NaN or infinite). */
+  warnings: string[];
   error?: string;
 }
+
+/** What the widths column means (printed above the table). */
+export const WIDTHS_LEGEND =
+  "widths: P programs per threadgroup, S SIMD groups (of 32 lanes) per program, T threads per group (32*S*P), " +
+  "V elements per load, U unroll, cached = input stripe kept in registers; element grid: block 1xT, V columns per thread; serial: T threads, one per program";
 
 function widths(plan: any): string {
   const m = plan?.mapping ?? {};
   if (!plan) return "";
   if (plan.realization === "fused-elementwise") return `1x${m.block} grid V${m.V}, ${m.groups} groups`;
-  if (plan.realization === "serial-program") return `T=${m.T}`;
+  if (plan.realization === "serial-program") return `serial T${m.T}`;
   return `P${m.P} S${m.S} T${m.T} V${m.V} U${m.U}${m.cached ? " cached" : ""}`;
 }
 
@@ -65,8 +76,13 @@ export async function suiteCommand(seed: number, json: boolean, full = false, ru
         enginesAgree: agree,
         verdict: r.passed && agree ? "pass" : "fail",
         seconds: (Date.now() - rowStart) / 1000,
+        worst: null,
+        warnings: nonFiniteWarnings(r.outputs),
       };
       if (r.replanned) row.replanned = r.replanned;
+      for (const o of r.outputs) {
+        if (o.worst && (row.worst === null || o.worst.ratio > row.worst.ratio)) row.worst = { output: o.name, ...o.worst };
+      }
       if (r.error) row.error = r.error;
       rows.push(row);
       if (!json && process.stderr.isTTY) process.stderr.write(`\r${rows.length}/${entries.length} ${e.id}`.padEnd(60));
@@ -78,10 +94,17 @@ export async function suiteCommand(seed: number, json: boolean, full = false, ru
   const seconds = (Date.now() - started) / 1000;
   if (json) printJson({ runtime: runtime.kind, detector, seconds, rows });
   else {
-    const t = [["case", "realization", "widths", "max abs err", "guards", "js=wasm", "verdict"]];
-    for (const r of rows) t.push([r.id, r.realization, r.widths, r.maxAbsError.toExponential(2), r.guards === "intact" ? "intact" : r.guards.slice(0, 40), r.enginesAgree ? "yes" : "NO", r.verdict + (r.error ? `: ${r.error.slice(0, 80)}` : "")]);
+    process.stdout.write(`${WIDTHS_LEGEND}\n`);
+    process.stdout.write(`tolerance: ${toleranceText({ abs: ABS_TOL, rel: REL_TOL })}; "of tol" = the worst element's |got - ref| as a share of its tolerance (pass <= 1)\n`);
+    process.stdout.write(`inputs: ${describeInputs(seed)}\n`);
+    const t = [["case", "realization", "widths", "max abs err", "of tol", "guards", "js=wasm", "verdict"]];
+    for (const r of rows) {
+      const share = r.worst ? (Number.isFinite(r.worst.ratio) ? r.worst.ratio.toPrecision(2) : "inf") : "-";
+      t.push([r.id, r.realization, r.widths, r.maxAbsError.toExponential(2), share, r.guards === "intact" ? "intact" : r.guards.slice(0, 40), r.enginesAgree ? "yes" : "NO", r.verdict + (r.error ? `: ${r.error.slice(0, 80)}` : "")]);
+    }
     process.stdout.write(table(t) + "\n");
     for (const r of rows) if (r.replanned) process.stdout.write(`${r.id}: ${r.replanned}\n`);
+    for (const r of rows) for (const w of r.warnings) process.stdout.write(`${r.id}: ${w}\n`);
     const failed = rows.filter((r) => r.verdict !== "pass").length;
     const slowest = rows.reduce((a, b) => (b.seconds > a.seconds ? b : a), rows[0]);
     if (slowest) process.stdout.write(`slowest row: ${slowest.id} (${slowest.seconds.toFixed(2)} s)\n`);

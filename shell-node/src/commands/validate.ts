@@ -4,6 +4,8 @@ import { EXIT_OK, EXIT_USAGE, ShellDiagnostic, formatDiagnostic, printJson, read
 
 export interface ValidateResult {
   file: string;
+  /** The document text, for source excerpts (not printed in --json). */
+  source?: string;
   ok: boolean;
   name: string;
   diagnostics: ShellDiagnostic[];
@@ -14,7 +16,13 @@ export function validateFile(engine: Engine, file: string, sizes: Record<string,
   const doc = readDocument(file);
   if (doc.text === null) return { file, ok: false, name: "", diagnostics: [doc.diagnostic!] };
   const r = engine.call({ command: "validate", document: doc.text, options: { sizes } });
-  return { file, ok: r.ok === true, name: r.name ?? "", diagnostics: r.diagnostics ?? [] };
+  return withSource({ file, ok: r.ok === true, name: r.name ?? "", diagnostics: r.diagnostics ?? [] }, doc.text);
+}
+
+/** Attaches the document text to a result without putting it in the JSON output. */
+export function withSource<T extends object>(result: T, text: string | null): T {
+  Object.defineProperty(result, "source", { value: text, enumerable: false });
+  return result;
 }
 
 export function validateCommand(engine: Engine, files: string[], sizes: Record<string, number>, json: boolean): number {
@@ -23,7 +31,7 @@ export function validateCommand(engine: Engine, files: string[], sizes: Record<s
   else {
     for (const r of results) {
       if (r.ok) process.stdout.write(`${r.file}: ok (${r.name})\n`);
-      for (const d of r.diagnostics) process.stdout.write(formatDiagnostic(r.file, d) + "\n");
+      for (const d of r.diagnostics) process.stdout.write(formatDiagnostic(r.file, d, r.source) + "\n");
     }
   }
   return results.every((r) => r.ok) ? EXIT_OK : EXIT_USAGE;

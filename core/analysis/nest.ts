@@ -1,0 +1,287 @@
+// Several parallel loops above a reduction (batch, heads, rows) as one program per index tuple.
+//
+// A document whose top level is a perfect nest of k >= 2 parallel loops with constant bounds,
+// the innermost of which holds a reduce, e.g.
+//     for b in [0, B): for h in [0, H): for i in [0, S): { reduce ... over j; for j: store Y[b,h,i,j] }
+// is planned as the equivalent document with one program loop over the tuple's linear index
+//     for p in [0, B*H*S): { same body, b = p / (H*S), h = (p / S) % H, i = p % S }
+// and then goes through the very same recognition, proofs, search and emitter as a 2-D document.
+//
+// To keep the proofs affine, a buffer whose every access indexes its k leading dimensions with
+// exactly b, h, i (in order, loops starting at 0, extents equal to those dimensions) is viewed
+// with the k leading dimensions merged into one of extent B*H*S, indexed by p: the row-major
+// offset ((b*H + h)*S + i)*S + j equals p*S + j, so memory, bindings and byte sizes are
+// unchanged. Every other use of b, h or i becomes its decoding from p (div and mod of a
+// non-negative p by positive constants), which the rules see as a non-affine index: loads of
+// buffers the kernel never writes need no proof (they may also be uncached), while a written
+// buffer accessed that way leaves its proof unknown, so nothing unproven is admitted.
+//
+// The result is a new Doc (the input is not changed); nodes keep their source pointers, so every
+// diagnostic and rule still points into the document as written.
+
+import { Doc, Expr, Param, Stmt, intLit } from "../ir/ast";
+import { constValue } from "../cost/work";
+import { containsReduce } from "./structure";
+
+export class FlatNest {
+  /** The rewritten document, or null when the pattern does not apply. */
+  doc: Doc | null = null;
+  /** The nest's loop variables, outermost first, and the program count. */
+  vars: Array<string> = new Array<string>();
+  programs: i32 = 0;
+  /** Buffers whose leading dimensions were merged. */
+  merged: Array<string> = new Array<string>();
+}
+
+class Rewrite {
+  loops: Array<Stmt>;
+  mins: Array<i32>;
+  extents: Array<i32>;
+  /** Product of the extents of the loops after each one. */
+  strides: Array<i32>;
+  pv: string;
+  merged: Array<string>;
+  total: i32;
+
+  constructor(loops: Array<Stmt>, mins: Array<i32>, extents: Array<i32>, pv: string, merged: Array<string>, total: i32) {
+    this.loops = loops;
+    this.mins = mins;
+    this.extents = extents;
+    this.pv = pv;
+    this.merged = merged;
+    this.total = total;
+    this.strides = new Array<i32>();
+    for (let d: i32 = 0; d < loops.length; d++) {
+      let s: i32 = 1;
+      for (let e: i32 = d + 1; e < loops.length; e++) s = i32(Math.imul(s, extents[e]));
+      this.strides.push(s);
+    }
+  }
+
+  level(name: string): i32 {
+    for (let d: i32 = 0; d < this.loops.length; d++) if (this.loops[d].name == name) return d;
+    return -1;
+  }
+
+  programVar(ptr: string): Expr {
+    const e = new Expr("name", ptr);
+    e.name = this.pv;
+    e.ty = "i32";
+    e.ref = "loop";
+    return e;
+  }
+
+  binary(op: string, a: Expr, b: Expr, ptr: string): Expr {
+    const e = new Expr(op, ptr);
+    e.args = new Array<Expr>();
+    e.args.push(a);
+    e.args.push(b);
+    e.ty = "i32";
+    return e;
+  }
+
+  /** min_d + (p / stride_d) % extent_d, without the trivial parts. */
+  decode(d: i32, ptr: string): Expr {
+    let e = this.programVar(ptr);
+    if (this.strides[d] != 1) e = this.binary("div", e, intLit(this.strides[d], ptr), ptr);
+    if (d > 0) e = this.binary("mod", e, intLit(this.extents[d], ptr), ptr);
+    if (this.mins[d] != 0) e = this.binary("add", e, intLit(this.mins[d], ptr), ptr);
+    return e;
+  }
+
+  expr(e: Expr): Expr {
+    if (e.op == "name" && e.ref == "loop") {
+      const d = this.level(e.name);
+      if (d >= 0) return this.decode(d, e.ptr);
+    }
+    if (e.op == "load") {
+      const c = this.copy(e);
+      c.args = this.indices(e.name, e.args);
+      return c;
+    }
+    if (e.args.length == 0) return e; // a leaf that does not name the nest: shared, never mutated
+    const c = this.copy(e);
+    c.args = new Array<Expr>();
+    for (let i: i32 = 0; i < e.args.length; i++) c.args.push(this.expr(e.args[i]));
+    return c;
+  }
+
+  copy(e: Expr): Expr {
+    const c = new Expr(e.op, e.ptr);
+    c.ival = e.ival;
+    c.fval = e.fval;
+    c.name = e.name;
+    c.ty = e.ty;
+    c.ref = e.ref;
+    c.args = e.args;
+    return c;
+  }
+
+  /** Indices of an access: [p, rest...] for a merged buffer, else each index rewritten. */
+  indices(buffer: string, at: Array<Expr>): Array<Expr> {
+    const out = new Array<Expr>();
+    const k: i32 = this.loops.length;
+    if (this.merged.indexOf(buffer) >= 0) {
+      out.push(this.programVar(at[0].ptr));
+      for (let i: i32 = k; i < at.length; i++) out.push(this.expr(at[i]));
+      return out;
+    }
+    for (let i: i32 = 0; i < at.length; i++) out.push(this.expr(at[i]));
+    return out;
+  }
+
+  stmts(list: Array<Stmt>): Array<Stmt> {
+    const out = new Array<Stmt>();
+    for (let i: i32 = 0; i < list.length; i++) out.push(this.stmt(list[i]));
+    return out;
+  }
+
+  stmt(s: Stmt): Stmt {
+    const c = new Stmt(s.kind, s.ptr);
+    c.name = s.name;
+    c.parallel = s.parallel;
+    c.min = this.expr(s.min);
+    c.extent = this.expr(s.extent);
+    c.step = this.expr(s.step);
+    c.hasStep = s.hasStep;
+    c.axis = s.axis;
+    c.combiner = s.combiner;
+    c.value = this.expr(s.value);
+    c.at = s.kind == "store" ? this.indices(s.name, s.at) : this.stmts_exprs(s.at);
+    c.cond = this.expr(s.cond);
+    c.body = this.stmts(s.body);
+    c.orelse = this.stmts(s.orelse);
+    c.hasElse = s.hasElse;
+    return c;
+  }
+
+  stmts_exprs(list: Array<Expr>): Array<Expr> {
+    const out = new Array<Expr>();
+    for (let i: i32 = 0; i < list.length; i++) out.push(this.expr(list[i]));
+    return out;
+  }
+}
+
+/** True when `e` is the loop variable `name` itself. */
+function isVar(e: Expr, name: string): bool {
+  return e.op == "name" && e.ref == "loop" && e.name == name;
+}
+
+/** Every access of `buffer` in the list has indices [v0, ..., v(k-1), ...]. */
+function leadingInStmts(list: Array<Stmt>, buffer: string, loops: Array<Stmt>): bool {
+  for (let i: i32 = 0; i < list.length; i++) {
+    const s = list[i];
+    if (s.kind == "store" && s.name == buffer && !leadingIndices(s.at, loops)) return false;
+    if (!leadingInExpr(s.value, buffer, loops) || !leadingInExpr(s.cond, buffer, loops)) return false;
+    if (!leadingInExpr(s.min, buffer, loops) || !leadingInExpr(s.extent, buffer, loops)) return false;
+    for (let j: i32 = 0; j < s.at.length; j++) if (!leadingInExpr(s.at[j], buffer, loops)) return false;
+    if (!leadingInStmts(s.body, buffer, loops) || !leadingInStmts(s.orelse, buffer, loops)) return false;
+  }
+  return true;
+}
+
+function leadingInExpr(e: Expr, buffer: string, loops: Array<Stmt>): bool {
+  if (e.op == "load" && e.name == buffer && !leadingIndices(e.args, loops)) return false;
+  for (let i: i32 = 0; i < e.args.length; i++) if (!leadingInExpr(e.args[i], buffer, loops)) return false;
+  return true;
+}
+
+function leadingIndices(at: Array<Expr>, loops: Array<Stmt>): bool {
+  if (at.length < loops.length) return false;
+  for (let d: i32 = 0; d < loops.length; d++) if (!isVar(at[d], loops[d].name)) return false;
+  return true;
+}
+
+/** Every name bound or used anywhere (so the program variable's name is fresh). */
+function collectNames(list: Array<Stmt>, out: Array<string>): void {
+  for (let i: i32 = 0; i < list.length; i++) {
+    const s = list[i];
+    out.push(s.name);
+    out.push(s.axis);
+    collectNames(s.body, out);
+    collectNames(s.orelse, out);
+  }
+}
+
+/** The nest flattened into one program loop, when the pattern applies (see the header). */
+export function flattenProgramNest(doc: Doc): FlatNest {
+  const r = new FlatNest();
+  if (doc.body.length != 1) return r;
+  const loops = new Array<Stmt>();
+  let s = doc.body[0];
+  while (s.kind == "for" && s.parallel) {
+    loops.push(s);
+    if (s.body.length != 1) break;
+    const inner = s.body[0];
+    if (inner.kind != "for" || !inner.parallel || !containsReduce(inner.body)) break;
+    s = inner;
+  }
+  if (loops.length < 2 || !containsReduce(loops[loops.length - 1].body)) return r;
+  const mins = new Array<i32>();
+  const extents = new Array<i32>();
+  let total: f64 = 1.0;
+  for (let d: i32 = 0; d < loops.length; d++) {
+    const m = constValue(doc, loops[d].min);
+    const n = constValue(doc, loops[d].extent);
+    if (m < 0 || n < 1) return r;
+    mins.push(m);
+    extents.push(n);
+    total *= <f64>n;
+  }
+  // the program index and every merged dimension must stay exact in i32
+  if (total > 2147483647.0) return r;
+  const programs = <i32>total;
+  // merged buffers: every access indexes the k leading dimensions with the nest, in order
+  const merged = new Array<string>();
+  const body = loops[loops.length - 1].body;
+  for (let p: i32 = 0; p < doc.params.length; p++) {
+    const prm = doc.params[p];
+    if (prm.shape.length < loops.length) continue;
+    let fits = true;
+    for (let d: i32 = 0; d < loops.length; d++) {
+      if (mins[d] != 0 || doc.dim(p, d) != extents[d]) fits = false;
+    }
+    if (fits && leadingInStmts(body, prm.name, loops)) merged.push(prm.name);
+  }
+  // a fresh name for the program variable
+  const used = new Array<string>();
+  collectNames(doc.body, used);
+  for (let i: i32 = 0; i < doc.sizeNames.length; i++) used.push(doc.sizeNames[i]);
+  for (let i: i32 = 0; i < doc.params.length; i++) used.push(doc.params[i].name);
+  let pv = "";
+  for (let d: i32 = 0; d < loops.length; d++) pv += (d > 0 ? "_" : "") + loops[d].name;
+  while (used.indexOf(pv) >= 0) pv += "_";
+
+  const rw = new Rewrite(loops, mins, extents, pv, merged, programs);
+  const out = new Doc();
+  out.version = doc.version;
+  out.name = doc.name;
+  out.noalias = doc.noalias;
+  out.noaliasPtr = doc.noaliasPtr;
+  out.sizeNames = doc.sizeNames;
+  out.sizeValues = doc.sizeValues;
+  for (let p: i32 = 0; p < doc.params.length; p++) {
+    const prm = doc.params[p];
+    if (merged.indexOf(prm.name) < 0) {
+      out.params.push(prm);
+      continue;
+    }
+    const q = new Param(prm.name, prm.dtype, prm.ptr);
+    q.shape.push(intLit(programs, prm.ptr + "/shape/0"));
+    for (let d: i32 = loops.length; d < prm.shape.length; d++) q.shape.push(prm.shape[d]);
+    out.params.push(q);
+  }
+  const top = new Stmt("for", loops[0].ptr);
+  top.name = pv;
+  top.parallel = true;
+  top.min = intLit(0, loops[0].ptr + "/in/0");
+  top.extent = intLit(programs, loops[0].ptr + "/in/1");
+  top.step = loops[0].step;
+  top.body = rw.stmts(body);
+  out.body.push(top);
+  r.doc = out;
+  r.programs = programs;
+  r.merged = merged;
+  for (let d: i32 = 0; d < loops.length; d++) r.vars.push(loops[d].name);
+  return r;
+}

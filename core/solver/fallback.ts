@@ -1,0 +1,105 @@
+// No silent fallback: when the plan falls back to the serial program, a TPL008 warning names the
+// cause (the rule that failed, or the structure that is not recognized) and the change to the
+// document or the options that would avoid it. With options.serial = false the same text is a
+// TPL010 error instead. The advice is a table keyed by rule id (data, not code paths).
+
+import { Diagnostic, diag } from "../diag/diagnostic";
+import { RuleResult } from "../plan/plan";
+import { Doc, Stmt } from "../ir/ast";
+import { containsReduce } from "../analysis/structure";
+
+/** Rule id, then the change that would let that rule hold. */
+const ADVICE: Array<string> = [
+  "noalias", "add \"attrs\": {\"noalias\": true} to the document if no two parameters share memory (it asserts that every parameter is a distinct allocation: no two bindings alias or overlap, so one buffer's stores never change another's loads)",
+  "pure-expression", "let each worker read only elements it writes itself: do not load a buffer that the same program stores (keep the value in a `let`, or write it in one kernel and read it in the next)",
+  "independent-store", "index every store by the program variable (e.g. Y[r, c] inside the loop over r), so that distinct programs write distinct elements",
+  "private-ownership", "read the cached buffer only as [row..., c] with c the distributed loop or reduce variable, or pass --no-cache-input",
+  "reduction-loop-shape", "put each reduce directly in the program body (no serial loop with an extent other than 1 around it); fold such a loop into the parallel loops above",
+  "tail-read-write", "use a program count that is a multiple of the programs per group, or do not load and store the same buffer",
+  "thread-limit", "request fewer threads per group (32 * S * P within the device limit)",
+  "threadgroup-memory", "use fewer reductions per program or fewer programs per group (P * S partials of 4 bytes per reduction must fit)",
+  "same-domain", "store every output inside the same nest of parallel loops, with identical constant ranges",
+  "injective-compact-store", "store each output exactly once, unconditionally, with one loop variable per dimension covering the whole buffer (e.g. Y[r, c]); a flattened index such as r*C + c is not proven injective, give the buffer a 2-D shape",
+  "no-read-of-written", "do not load a buffer the kernel stores: keep the value in a `let`, or split the kernel in two",
+  "single-writer", "write each output with one store statement (merge alternatives with `select`)",
+];
+
+export function adviceFor(ruleId: string): string {
+  for (let i: i32 = 0; i + 1 < ADVICE.length; i += 2) {
+    if (ADVICE[i] == ruleId) return ADVICE[i + 1];
+  }
+  return "";
+}
+
+function trimDot(s: string): string {
+  return s.endsWith(".") ? s.substring(0, s.length - 1) : s;
+}
+
+/** "cause; to avoid it: fix" for every rule that did not hold, and the pointer of the first. */
+export class FallbackCause {
+  cause: string = "";
+  fix: string = "";
+  pointer: string = "";
+}
+
+export function causeFromRules(results: Array<RuleResult>): FallbackCause {
+  const c = new FallbackCause();
+  const causes = new Array<string>();
+  const fixes = new Array<string>();
+  for (let i: i32 = 0; i < results.length; i++) {
+    const r = results[i];
+    if (r.holds()) continue;
+    const why = r.violations.length > 0 ? r.violations[0].reason : r.proof;
+    causes.push(r.id + " " + r.verdict + ": " + trimDot(why));
+    const fix = adviceFor(r.id);
+    if (fix.length > 0 && fixes.indexOf(fix) < 0) fixes.push(fix);
+    if (c.pointer.length == 0 && r.violations.length > 0) c.pointer = r.violations[0].pointer;
+  }
+  c.cause = causes.join("; ");
+  c.fix = fixes.join("; ");
+  return c;
+}
+
+export function causeText(cause: string, fix: string, pointer: string): FallbackCause {
+  const c = new FallbackCause();
+  c.cause = cause;
+  c.fix = fix;
+  c.pointer = pointer;
+  return c;
+}
+
+/** The TPL008 warning (or, when the serial program is refused, the TPL010 error). */
+export function fallbackDiagnostic(what: string, c: FallbackCause, allowSerial: bool, ignored: string): Diagnostic {
+  const head = allowSerial
+    ? "Falls back to the serial program (one thread per logical program, no cooperation): "
+    : "Refused by --no-serial: the plan would fall back to the serial program: ";
+  let msg = head + what + " because " + c.cause + ".";
+  if (c.fix.length > 0) msg += " To avoid it: " + c.fix + ".";
+  if (ignored.length > 0) msg += " The requested " + ignored + " has no effect on the serial program.";
+  return diag(allowSerial ? "TPL008" : "TPL010", c.pointer, msg);
+}
+
+/** Why a document is outside both families, from its structure, with the change that helps. */
+export function structureCause(doc: Doc, why: string): FallbackCause {
+  let fix = "";
+  if (doc.body.length != 1 || doc.body[0].kind != "for" || !doc.body[0].parallel) {
+    fix = "wrap the body in one top-level parallel loop whose iterations are the independent programs (rows)";
+  } else if (reduceUnderParallel(doc.body[0].body)) {
+    fix = "nest the parallel loops above the reduction perfectly (each loop's body is only the next loop, bounds constant), so they become one program per index tuple, or loop once over their product with the leading axes viewed as one (e.g. [B, H, S, S] as [B*H*S, S])";
+  } else if (containsReduce(doc.body[0].body)) {
+    fix = "keep each reduce out of `if` (reduce unconditionally and `select` the result)";
+  } else {
+    fix = "make the serial loop parallel if its iterations are independent, or express its accumulation as a reduce";
+  }
+  return causeText(why, fix, "/body/0");
+}
+
+/** True when a reduce sits inside a parallel loop nested in `list` (below the program loop). */
+function reduceUnderParallel(list: Array<Stmt>): bool {
+  for (let i: i32 = 0; i < list.length; i++) {
+    const s = list[i];
+    if (s.kind == "for" && s.parallel && containsReduce(s.body)) return true;
+    if (reduceUnderParallel(s.body) || reduceUnderParallel(s.orelse)) return true;
+  }
+  return false;
+}

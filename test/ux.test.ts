@@ -1,0 +1,493 @@
+// Issue 21, a user's own kernels: no silent fallback (TPL008/TPL009/TPL010), diagnostics with
+// file:line:col, a caret and "did you mean", validation that shows its terms, device presets,
+// bench on any document, and documentation that matches the tool. Mostly through the CLI, as a
+// user runs it (node shell-node/bin/tile.mjs; needs npm run build).
+import { describe, expect, it, beforeAll, afterAll } from "vitest";
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { ROOT, FIXTURES_DIR } from "./helpers/files";
+import { loadEngine, Engine } from "../shell-node/src/engine";
+import { nativeLibraryPath } from "../shell-node/src/native";
+import { checkProtocol } from "../shell-node/src/bench/protocol";
+import { makeInputs, parseInputRange } from "../shell-node/src/inputs";
+
+const BIN = path.join(ROOT, "shell-node", "bin", "tile.mjs");
+const USER_DIR = path.join(FIXTURES_DIR, "user");
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function tile(...args: string[]): Run {
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: "utf8", timeout: 120000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+let tmp = "";
+let wasm: Engine;
+let js: Engine;
+beforeAll(async () => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), "tile-ux-"));
+  wasm = await loadEngine("wasm");
+  js = await loadEngine("js");
+});
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+function write(name: string, doc: unknown): string {
+  const file = path.join(tmp, name);
+  fs.writeFileSync(file, typeof doc === "string" ? doc : JSON.stringify(doc, null, 2));
+  return file;
+}
+
+const softmax = (): any => JSON.parse(fs.readFileSync(path.join(ROOT, "cases", "softmax.json"), "utf8"));
+
+function plan(doc: unknown, options: object = {}): any {
+  return wasm.call({ command: "plan", document: typeof doc === "string" ? doc : JSON.stringify(doc), options });
+}
+
+describe("no silent fallback", () => {
+  it("a missing noalias falls back with a TPL008 warning naming the cause and what noalias asserts", () => {
+    const doc = softmax();
+    delete doc.attrs;
+    const p = plan(doc);
+    expect(p.ok).toBe(true);
+    expect(p.realization).toBe("serial-program");
+    const w = p.diagnostics.filter((d: any) => d.code === "TPL008");
+    expect(w).toHaveLength(1);
+    expect(w[0].severity).toBe("warning");
+    expect(w[0].message).toMatch(/noalias (fails|unknown)/);
+    expect(w[0].message).toMatch(/add "attrs": \{"noalias": true\}/);
+    expect(w[0].message).toMatch(/asserts that every parameter is a distinct allocation/);
+    // with noalias the same document has no warning at all
+    expect(plan(softmax()).diagnostics).toEqual([]);
+  });
+
+  it("plan, emit and run print the warning; --no-serial turns it into TPL010 and exit 1", () => {
+    const doc = softmax();
+    delete doc.attrs;
+    const file = write("no-noalias.json", doc);
+    const p = tile("plan", file);
+    expect(p.code).toBe(0);
+    expect(p.stdout).toContain("warning TPL008 (serial-fallback)");
+    const e = tile("emit", file);
+    expect(e.code).toBe(0);
+    expect(e.stdout).toMatch(/^#include <metal_stdlib>/); // the MSL alone on stdout
+    expect(e.stdout).toContain("// tile: ");
+    expect(e.stdout).not.toContain("TPL008");
+    expect(e.stderr).toContain("warning TPL008");
+    const r = tile("run", file, "--runtime", "host");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("warning TPL008");
+    for (const cmd of ["plan", "emit", "run"]) {
+      const n = tile(cmd, file, "--no-serial", ...(cmd === "run" ? ["--runtime", "host"] : []));
+      expect(n.code, cmd).toBe(1);
+      expect(n.stdout + n.stderr, cmd).toContain("error TPL010 (serial-refused)");
+    }
+    // a cooperative plan is unaffected by --no-serial
+    expect(tile("plan", path.join("cases", "softmax.json"), "--no-serial").code).toBe(0);
+  });
+
+  it("a document outside both families says which change would help", () => {
+    const doc = {
+      tile: 1, name: "two_loops", attrs: { noalias: true }, sizes: { N: 8 },
+      params: [{ name: "X", dtype: "f32", shape: ["N"] }, { name: "Y", dtype: "f32", shape: ["N"] }],
+      body: [
+        { for: "i", in: [0, "N"], kind: "parallel", body: [{ store: "Y", at: ["i"], value: ["load", "X", ["i"]] }] },
+        { for: "j", in: [0, "N"], kind: "parallel", body: [{ store: "Y", at: ["j"], value: ["load", "X", ["j"]] }] },
+      ],
+    };
+    const p = plan(doc);
+    const w = p.diagnostics.find((d: any) => d.code === "TPL008");
+    expect(w.message).toMatch(/top level is not a single parallel loop/);
+    expect(w.message).toMatch(/To avoid it: wrap the body in one top-level parallel loop/);
+  });
+
+  it("requests that cannot be honoured exit 1 with TPL009 instead of being replaced", () => {
+    const pp = tile("plan", path.join("cases", "softmax.json"), "--programs-per-group", "64");
+    expect(pp.code).toBe(1);
+    expect(pp.stdout).toMatch(/error TPL009 \(request-not-honoured\): Cannot honour --programs-per-group 64.*thread-limit fails/);
+    expect(pp.stdout).toContain("cases/softmax.json: --programs-per-group: error TPL009");
+    // the element grid: a T that is not a multiple of 32 cannot be used (TPL009); P and U have
+    // no meaning there and are ignored with a TPL011 warning, never silently
+    const gelu = fs.readFileSync(path.join(ROOT, "cases", "gelu_pair.json"), "utf8");
+    expect(plan(gelu, { threads: 100 }).diagnostics[0].code).toBe("TPL009");
+    expect(plan(gelu, { threads: 100 }).ok).toBe(false);
+    for (const o of [{ programsPerGroup: 2 }, { unroll: 2 }]) {
+      const p = plan(gelu, o);
+      expect(p.ok).toBe(true);
+      expect(p.diagnostics.map((d: any) => d.code)).toEqual(["TPL011"]);
+      expect(p.diagnostics[0].message).toMatch(/has no effect/);
+    }
+    // a serial fallback for a reason no width can change: the widths asked for are named as unused
+    const doc = softmax();
+    delete doc.attrs;
+    const v = plan(doc, { vector: 4, programsPerGroup: 2 });
+    expect(v.ok).toBe(true);
+    expect(v.diagnostics.map((d: any) => d.code)).toEqual(["TPL008"]);
+    expect(v.diagnostics[0].message).toContain("The requested --programs-per-group 2 --vector 4 has no effect on the serial program.");
+  });
+
+  it("--threads sets the element grid's block, and the kernel still validates", () => {
+    const gelu = path.join("cases", "gelu_pair.json");
+    const p = JSON.parse(tile("plan", gelu, "--threads", "128", "--json").stdout);
+    expect(p.mapping.T).toBe(128);
+    expect(p.mapping.block).toBe(128);
+    expect(p.dispatch.threads).toBe(128);
+    // groups = rows * ceil(cols / (T * V)), the README's formula
+    expect(p.mapping.groups).toBe(p.mapping.rows * Math.ceil(p.mapping.cols / (128 * p.mapping.V)));
+    const r = tile("run", gelu, "--threads", "128", "--runtime", "host", "--json");
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).passed).toBe(true);
+  });
+
+  it("--candidates prints a readable table: the chosen candidate first, the margin over the runner-up", () => {
+    const text = tile("plan", path.join("cases", "softmax.json"), "--candidates");
+    expect(text.code).toBe(0);
+    const json = JSON.parse(tile("plan", path.join("cases", "softmax.json"), "--candidates", "--json").stdout);
+    const m = json.mapping;
+    const lines = text.stdout.split("\n");
+    const head = lines.findIndex((l) => /^\s+widths\s+admissible/.test(l));
+    expect(head).toBeGreaterThan(0);
+    expect(lines[head + 1]).toMatch(new RegExp(`^\\s+chosen\\s+P=${m.P} S=${m.S} T=${m.T} V=${m.V} U=${m.U}`));
+    // the runner-up: the cheapest admissible candidate other than the chosen one
+    const others = json.candidates.filter((c: any) => c.admissible && JSON.stringify(c.mapping) !== JSON.stringify(m));
+    const runner = others.reduce((a: any, b: any) => (b.cost.total < a.cost.total ? b : a));
+    const margin = ((runner.cost.total / json.cost.total - 1) * 100).toFixed(1);
+    expect(text.stdout).toContain(`margin: the runner-up costs ${margin}% more than the chosen candidate (P=${runner.mapping.P} S=${runner.mapping.S}`);
+  });
+});
+
+describe("diagnostics like a modern compiler", () => {
+  const bad = (): any => ({
+    tile: 1, name: "bad", attrs: { noalias: true }, sizes: { R: 4, C: 64 },
+    params: [{ name: "Input", dtype: "f32", shape: ["R", "C"] }, { name: "Out", dtype: "f32", shape: ["R", "C"] }],
+    body: [{ for: "r", in: [0, "R"], kind: "parallel", body: [
+      { reduce: "mx", combiner: "max", over: ["c", 0, "C"], value: ["load", "Input", ["r", "c"]] },
+      { for: "c", in: [0, "C"], kind: "parallel", body: [{ store: "Out", at: ["r", "c"], value: ["sub", ["load", "Input", ["r", "c"]], "mx"] }] },
+    ] }],
+  });
+
+  function firstDiagnostic(doc: any): any {
+    const text = JSON.stringify(doc, null, 2);
+    const a = wasm.call({ command: "validate", document: text });
+    // both engines say exactly the same thing
+    expect(wasm.callText(JSON.stringify({ command: "validate", document: text }))).toBe(js.callText(JSON.stringify({ command: "validate", document: text })));
+    return a.diagnostics[0];
+  }
+
+  it("suggests the nearest buffer, size, scalar, field, combiner and operator", () => {
+    const cases: [(d: any) => void, string, string][] = [
+      [(d) => (d.body[0].body[0].value[1] = "Inptu"), "TIR012", 'Did you mean "Input"?'],
+      [(d) => (d.params[0].shape[1] = "Cc"), "TIR011", 'Did you mean "C"?'],
+      [(d) => (d.body[0].body[1].body[0].value[2] = "mz"), "TIR010", 'Did you mean "mx"?'],
+      [(d) => { d.body[0].knd = "parallel"; }, "TIR005", 'Did you mean "kind"?'],
+      [(d) => (d.body[0].body[0].combiner = "maximum"), "TIR013", 'Did you mean "max"?'],
+      [(d) => (d.body[0].body[1].body[0].value[0] = "sbu"), "TIR015", 'Did you mean "sub"?'],
+    ];
+    for (const [edit, code, hint] of cases) {
+      const doc = bad();
+      edit(doc);
+      const d = firstDiagnostic(doc);
+      expect(d.code, hint).toBe(code);
+      expect(d.message, code).toContain(hint);
+    }
+    // a name far from every candidate gets no guess
+    const far = bad();
+    far.body[0].body[0].value[1] = "Completely";
+    expect(firstDiagnostic(far).message).not.toContain("Did you mean");
+  });
+
+  it("an operator Tile IR lacks (sigmoid) is answered with how to write it", () => {
+    const doc = bad();
+    doc.body[0].body[1].body[0].value = ["sigmoid", "mx"];
+    const d = firstDiagnostic(doc);
+    expect(d.code).toBe("TIR015");
+    expect(d.message).toContain('Tile IR has no sigmoid; write it as ["div", ["f32", 1], ["add", ["f32", 1], ["exp", ["neg", x]]]]');
+  });
+
+  it("prints file:line:col, the source line and a caret under the node; --json keeps the pointer", () => {
+    const doc = bad();
+    doc.body[0].body[0].value[1] = "Inptu";
+    const file = write("typo.json", JSON.stringify(doc, null, 2));
+    const r = tile("validate", file);
+    expect(r.code).toBe(2);
+    const lines = r.stdout.split("\n");
+    const m = /^(.*):(\d+):(\d+): error TIR012 \(unknown-buffer\): /.exec(lines[0]);
+    expect(m![1]).toBe(file);
+    const [line, col] = [Number(m![2]), Number(m![3])];
+    const src = fs.readFileSync(file, "utf8").split("\n");
+    expect(src[line - 1].slice(col - 1)).toMatch(/^"Inptu"/);
+    expect(lines[1]).toBe(`  ${line} | ${src[line - 1]}`);
+    expect(lines[2]).toBe(`  ${" ".repeat(String(line).length)} | ${" ".repeat(col - 1)}^`);
+    const j = JSON.parse(tile("validate", file, "--json").stdout);
+    expect(j.diagnostics[0]).toMatchObject({ code: "TIR012", pointer: "/body/0/body/0/value/1", line, column: col });
+  });
+});
+
+describe("validation shows its terms", () => {
+  it("run prints the tolerance, the input distribution and the worst element", () => {
+    const r = tile("run", path.join("cases", "softmax.json"), "--runtime", "host");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("tolerance: |got - ref| <= 2e-6 + 2e-5 * |ref| per element");
+    expect(r.stdout).toContain("inputs: f32 inputs uniform on [-2, 2)");
+    const j = JSON.parse(tile("run", path.join("cases", "softmax.json"), "--runtime", "host", "--json").stdout);
+    expect(j.tolerance).toEqual({ abs: 2e-6, rel: 2e-5 });
+    const w = j.outputs[0].worst;
+    // the worst element is the one with the largest share of its tolerance
+    expect(w.ratio).toBeCloseTo(Math.abs(w.got - w.ref) / (2e-6 + 2e-5 * Math.abs(w.ref)), 6);
+    expect(w.ratio).toBeLessThanOrEqual(1);
+    expect(r.stdout).toContain(`[${w.index}] got ${w.got.toPrecision(7)} ref ${w.ref.toPrecision(7)}`);
+  });
+
+  it("warns when outputs are mostly non-finite; --input-range changes the inputs", () => {
+    const doc = {
+      tile: 1, name: "sqrt_shift", attrs: { noalias: true }, sizes: { R: 4, C: 64 },
+      params: [{ name: "X", dtype: "f32", shape: ["R", "C"] }, { name: "Y", dtype: "f32", shape: ["R", "C"] }],
+      body: [{ for: "r", in: [0, "R"], kind: "parallel", body: [{ for: "c", in: [0, "C"], kind: "parallel", body: [
+        { store: "Y", at: ["r", "c"], value: ["sqrt", ["sub", ["load", "X", ["r", "c"]], ["f32", 1]]] },
+      ] }] }],
+    };
+    const file = write("sqrt.json", doc);
+    const r = tile("run", file, "--runtime", "host");
+    expect(r.stdout).toMatch(/warning TSH002 \(non-finite-outputs\): \d+ of 256 reference values of Y are NaN/);
+    const ok = tile("run", file, "--runtime", "host", "--input-range", "1,3", "--json");
+    expect(ok.code).toBe(0);
+    const j = JSON.parse(ok.stdout);
+    expect(j.warnings).toEqual([]);
+    expect(j.inputs).toContain("uniform on [1, 3)");
+    expect(tile("run", file, "--input-range", "3,1").code).toBe(2);
+  });
+
+  it("the default range gives exactly the documented values; a custom range stays inside it", () => {
+    const doc = { params: [{ name: "X", dtype: "f32", shape: [1000] }], sizes: {}, body: [] };
+    const a = makeInputs(doc, 3).get("X")!;
+    const b = makeInputs(doc, 3, [-2, 2]).get("X")!;
+    expect(Array.from(a)).toEqual(Array.from(b));
+    const c = makeInputs(doc, 3, [5, 6]).get("X")!;
+    expect(Math.min(...c)).toBeGreaterThanOrEqual(5);
+    expect(Math.max(...c)).toBeLessThan(6);
+    expect(parseInputRange("0,1")).toEqual([0, 1]);
+    expect(parseInputRange("1,1")).toBeNull();
+    expect(parseInputRange("a,b")).toBeNull();
+  });
+});
+
+describe("devices and bench", () => {
+  it("tile device documents every field of the description it prints", () => {
+    const j = JSON.parse(tile("device", "--json").stdout);
+    expect(j.ok).toBe(true);
+    expect(j.device.name).toBe("Apple M1 Max");
+    expect(j.fields.map((f: any) => f.name).sort()).toEqual(Object.keys(j.device).sort());
+    for (const f of j.fields) expect(f.meaning.length, f.name).toBeGreaterThan(20);
+  });
+
+  it("every preset is a valid description with a source, and --device NAME uses it", () => {
+    const presets = fs.readdirSync(path.join(ROOT, "devices")).filter((f) => f.endsWith(".json"));
+    for (const name of ["m1-pro", "m1-max", "m2-pro", "m2-max", "m3-pro", "m3-max", "m4-pro", "m4-max"]) expect(presets).toContain(`apple-${name}.json`);
+    for (const f of presets) {
+      const description = JSON.parse(fs.readFileSync(path.join(ROOT, "devices", f), "utf8"));
+      const r = wasm.call({ command: "device", options: { device: description } });
+      expect(r.diagnostics, f).toEqual([]);
+      expect(description.source.length, f).toBeGreaterThan(20);
+    }
+    const m4 = JSON.parse(tile("device", "--device", "apple-m4-max", "--json").stdout);
+    expect(m4.device.bandwidthBytesPerNs).toBe(546);
+    const a = JSON.parse(tile("plan", path.join("cases", "softmax.json"), "--json").stdout);
+    const b = JSON.parse(tile("plan", path.join("cases", "softmax.json"), "--device", "apple-m4-max", "--json").stdout);
+    expect(b.cost.terms.memory).toBeLessThan(a.cost.terms.memory);
+    expect(tile("plan", path.join("cases", "softmax.json"), "--device", "no-such-preset").code).toBe(2);
+  });
+
+  it("a protocol case may be the path of a document", () => {
+    const doc = path.join(USER_DIR, "mean_var.json");
+    const p = checkProtocol({
+      format: "tile-bench-protocol/1", name: "user", cases: [{ case: path.relative(tmp, doc), sizes: { R: 8 } }, { case: "softmax" }],
+      variants: { A: { options: { programsPerGroup: 1 } }, B: { options: { programsPerGroup: 2 } } }, rounds: 2, samples: 1, batchWindowMs: 1,
+    }, ["softmax"], tmp);
+    expect(p.cases[0].file).toBe(doc);
+    expect(p.cases[1].file).toBeUndefined();
+    expect(() => checkProtocol({ format: "tile-bench-protocol/1", cases: [{ case: "nope.json" }], variants: {}, rounds: 2, samples: 1, batchWindowMs: 1 }, ["softmax"], tmp)).toThrow(/neither a built-in case .* nor a readable document/);
+  });
+
+  it("bench runs a document case end to end and its results audit clean", () => {
+    const proto = write("user-bench.json", {
+      format: "tile-bench-protocol/1", name: "user", cases: [{ case: path.join(USER_DIR, "mean_var.json"), sizes: { R: 6, C: 256 } }],
+      variants: { A: { label: "P=1", options: { programsPerGroup: 1 } }, B: { label: "P=2", options: { programsPerGroup: 2 } } },
+      rounds: 2, samples: 1, batchWindowMs: 1, maxBatch: 2, warmup: 0, metrics: ["hostBatch", "hostSingle"],
+    });
+    const out = path.join(tmp, "user-bench");
+    const r = tile("bench", proto, "--runtime", "host", "-o", out, "--json");
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, results: path.join(out, "results.json") });
+    const a = tile("audit", out, "--json");
+    expect(a.code).toBe(0);
+    expect(JSON.parse(a.stdout).verdict).toBe("clean");
+  });
+});
+
+describe("several parallel loops above a reduction: one program per index tuple", () => {
+  const attention = (): any => JSON.parse(fs.readFileSync(path.join(USER_DIR, "attention_softmax_4d.json"), "utf8"));
+
+  function emitBoth(doc: any, options: object = {}): any {
+    const req = JSON.stringify({ command: "emit", document: JSON.stringify(doc), options });
+    const a = wasm.callText(req);
+    expect(a).toBe(js.callText(req));
+    return JSON.parse(a);
+  }
+
+  function runs(doc: any, ...flags: string[]): any {
+    const file = write(`${doc.name}-${flags.join("_")}.json`, doc);
+    const r = tile("run", file, "--runtime", "host", "--json", ...flags);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    return JSON.parse(r.stdout);
+  }
+
+  it("a 4-D softmax over [B, H, S, S] is planned cooperatively with B*H*S programs and validates", () => {
+    const e = emitBoth(attention());
+    expect(e.ok).toBe(true);
+    expect(e.plan.realization).toBe("cooperative-reduction");
+    expect(e.plan.mapping.programs).toBe(2 * 4 * 128);
+    expect(e.plan.notes.join(" ")).toMatch(/parallel loops b, h, i above the reductions are one program per index tuple: 1024 programs/);
+    expect(e.plan.diagnostics).toEqual([]);
+    expect(e.audit.ok).toBe(true);
+    expect(runs(attention()).passed).toBe(true);
+  });
+
+  it("a ragged last group (15 programs, P = 2) and a buffer indexed by one nest variable (a mask [S, S]) validate", () => {
+    const doc = attention();
+    doc.sizes = { B: 3, H: 1, S: 5 };
+    doc.params.splice(1, 0, { name: "M", dtype: "f32", shape: ["S", "S"] });
+    const x = ["add", ["load", "X", ["b", "h", "i", "j"]], ["load", "M", ["i", "j"]]];
+    const body = doc.body[0].body[0].body[0].body;
+    body[0].value = x;
+    body[1].value = ["exp", ["sub", x, "m"]];
+    body[2].body[0].value = ["div", ["exp", ["sub", x, "m"]], "s"];
+    const e = emitBoth(doc, { programsPerGroup: 2 });
+    expect(e.plan.realization).toBe("cooperative-reduction");
+    expect(e.plan.mapping).toMatchObject({ P: 2, programs: 15, groups: 8 });
+    expect(runs(doc, "--programs-per-group", "2").passed).toBe(true);
+  });
+
+  it("a reduction over a middle axis (sum over c of X[b, c, n]) gets a cooperative realization", () => {
+    const doc = {
+      tile: 1, name: "middle_sum", attrs: { noalias: true }, sizes: { B: 3, C: 300, N: 7 },
+      params: [{ name: "X", dtype: "f32", shape: ["B", "C", "N"] }, { name: "Y", dtype: "f32", shape: ["B", "N"] }],
+      body: [{ for: "b", in: [0, "B"], kind: "parallel", body: [{ for: "n", in: [0, "N"], kind: "parallel", body: [
+        { reduce: "t", combiner: "sum", over: ["c", 0, "C"], value: ["load", "X", ["b", "c", "n"]] },
+        { store: "Y", at: ["b", "n"], value: "t" },
+      ] }] }],
+    };
+    const e = emitBoth(doc);
+    expect(e.plan.realization).toBe("cooperative-reduction");
+    expect(e.plan.mapping.programs).toBe(21);
+    expect(runs(doc).passed).toBe(true);
+  });
+
+  it("what cannot be proven stays serial with a reason: an output indexed through a decoded variable", () => {
+    // h starts at 1, so Y cannot be viewed with merged leading dimensions; its store index is a
+    // decoding of the program index, which independent-store cannot prove injective
+    const doc = attention();
+    doc.sizes = { B: 2, H: 4, S: 8 };
+    doc.body[0].body[0].in = [1, 3];
+    const p = plan(doc);
+    expect(p.realization).toBe("serial-program");
+    expect(p.rejections[0].failed).toContain("independent-store");
+    expect(p.diagnostics.map((d: any) => d.code)).toEqual(["TPL008"]);
+    expect(runs(doc).passed).toBe(true);
+  });
+
+  it("a write conflict in the nest is still rejected (TPL001), from the document as written", () => {
+    const doc = attention();
+    doc.sizes = { B: 2, H: 4, S: 8 };
+    doc.params[1].shape = ["B", "S", "S"];
+    doc.body[0].body[0].body[0].body[2].body[0].at = ["b", "i", "j"];
+    const p = plan(doc);
+    expect(p.ok).toBe(false);
+    expect(p.diagnostics[0].code).toBe("TPL001");
+  });
+});
+
+describe("the five user documents of the issue", () => {
+  const docs = fs.readdirSync(USER_DIR).filter((f) => f.endsWith(".json")).sort();
+
+  it("are all there", () => {
+    expect(docs).toEqual(["attention_softmax_4d.json", "mean_var.json", "rmsnorm_silu_gate.json", "softmax_temp_mask.json", "swiglu_pair.json"]);
+  });
+
+  for (const f of docs) {
+    it(`${f}: planned cooperatively (or fused), or a coded warning says why not; the run validates`, () => {
+      const text = fs.readFileSync(path.join(USER_DIR, f), "utf8");
+      const p = plan(text);
+      expect(p.ok).toBe(true);
+      if (p.realization === "serial-program") {
+        const w = p.diagnostics.find((d: any) => d.code === "TPL008");
+        expect(w, "a serial plan carries TPL008").toBeDefined();
+        expect(w.message).toContain("To avoid it:");
+      } else {
+        expect(p.diagnostics.filter((d: any) => d.code === "TPL008")).toEqual([]);
+      }
+      const r = tile("run", path.join(USER_DIR, f), "--runtime", "host", "--json");
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout).passed).toBe(true);
+    });
+  }
+});
+
+describe("documentation matches the tool", () => {
+  it("every command accepts --help and --json", () => {
+    const help = tile("--help").stdout;
+    const commands = [...help.matchAll(/^\s{2}([a-z][a-z-]*)\b/gm)].map((m) => m[1]).filter((c) => c !== "help");
+    expect(commands).toEqual(expect.arrayContaining(["validate", "eval", "cases", "plan", "emit", "audit-msl", "run", "device", "suite", "bench", "audit"]));
+    for (const c of commands) {
+      const r = tile(c, "--help");
+      expect(r.code, c).toBe(0);
+      expect(r.stdout, c).toContain("--json");
+    }
+  });
+
+  it("the Metal runtime's missing-library message names the .dylib it needs", () => {
+    expect(nativeLibraryPath("metal")).toMatch(/libtile_metal\.dylib$/);
+    if (process.platform !== "darwin") {
+      const r = tile("run", path.join("cases", "sum.json"), "--runtime", "metal");
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain("libtile_metal.dylib");
+    }
+  });
+
+  it("the README's element-grid formula includes V and cost units are model ns everywhere", () => {
+    const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
+    expect(readme).toContain("groups = rows * ceil(cols / (T * V))");
+    const render = fs.readFileSync(path.join(ROOT, "web", "render.ts"), "utf8");
+    for (const text of [readme, render]) expect(text).not.toContain("model units");
+    expect(readme).toContain("model ns");
+    expect(render).toContain("model ns");
+    expect(tile("plan", path.join("cases", "sum.json")).stdout).toMatch(/cost [0-9.]+ model ns/);
+  });
+
+  it("npm start prints a legend for the widths column and the tolerance", () => {
+    const r = tile("suite", "--runtime", "host", "--filter", "sum/default");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("widths: P programs per threadgroup, S SIMD groups");
+    expect(r.stdout).toContain("tolerance: |got - ref| <= 2e-6 + 2e-5 * |ref|");
+    expect(r.stdout).toMatch(/\bof tol\b/);
+  });
+
+  it("the README's examples run and exit as they say", () => {
+    // every line of a ```sh block in the "A first session" section runs; "# exit N" states the code
+    const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
+    const section = readme.slice(readme.indexOf("## A first session"), readme.indexOf("\n## ", readme.indexOf("## A first session") + 5));
+    const blocks = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]);
+    const lines = blocks.join("").split("\n").filter((l) => l.startsWith("npx tile "));
+    expect(lines.length).toBeGreaterThanOrEqual(6);
+    for (const line of lines) {
+      const want = /# exit (\d)/.exec(line);
+      const args = line.replace(/#.*$/, "").trim().split(/\s+/).slice(2);
+      const r = tile(...args);
+      expect(r.code, line + "\n" + r.stdout + r.stderr).toBe(want ? Number(want[1]) : 0);
+    }
+  });
+});

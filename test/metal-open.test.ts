@@ -47,7 +47,7 @@ beforeAll(() => {
   const src = path.join(dir, "stub.c");
   fs.writeFileSync(src, STUB);
   const cc = process.platform === "darwin" ? "clang" : "gcc";
-  const r = spawnSync(cc, ["-shared", "-fPIC", "-o", path.join(dir, `libtile_metal.${EXT}`), src], { encoding: "utf8" });
+  const r = spawnSync(cc, ["-shared", "-fPIC", "-o", path.join(dir, path.basename(nativeLibraryPath("metal"))), src], { encoding: "utf8" });
   compiled = r.status === 0;
   if (!compiled) throw new Error(`cannot build the stand-in Metal library: ${r.stderr}`);
   fs.copyFileSync(nativeLibraryPath("host"), path.join(dir, `libtile_host.${EXT}`));

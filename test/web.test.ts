@@ -225,11 +225,14 @@ describe.skipIf(!haveChromium)(`the page in headless Chromium${haveChromium ? ""
     await replanned(() => page.fill("#document", doc));
     const pointer = "/body/0/body/0/body/0/value/1/2/1";
     expect(await page.getAttribute("#diagnostics li", "data-code")).toBe("TIR023");
-    expect(await text("#diagnostics .where")).toBe(pointer);
+    expect(await text("#diagnostics .pointer")).toBe(pointer);
     const marked = await text("#mirror mark");
     expect(JSON.parse(marked ?? "")).toEqual(at(JSON.parse(doc), pointer));
     expect(JSON.parse(marked ?? "")).toEqual(["add", "c", 1]);
     const start = await page.$eval("#mirror", (m) => (m.firstChild as Text).data.length);
+    // the line and column shown are those of the marked value (1-based, UTF-16 code units)
+    const before = doc.slice(0, start);
+    expect(await text("#diagnostics .where")).toBe(`line ${before.split("\n").length}, column ${start - before.lastIndexOf("\n")}`);
     await page.click("#diagnostics button.show");
     const view = await page.$eval("#document", (t) => {
       const a = t as HTMLTextAreaElement;

@@ -37,6 +37,8 @@ export function renderDiagnostics(list: Diagnostic[], show: ShowInDocument): voi
       h("br"),
       "at ",
       h("code", { class: "where" }, where(d)),
+      // the JSON pointer stays visible beside the line and column (the --json form carries both)
+      d.line !== undefined && d.line > 0 && d.pointer !== "" ? h("span", null, " (", h("code", { class: "pointer" }, d.pointer), ")") : null,
       d.related ? h("span", null, "; related: ", pointerButton(d.related, show)) : null,
       " ",
       canShow ? button : null,

@@ -6,6 +6,9 @@
 //       the structural fuzz documents of test/fuzz/gen.ts, every admitted plan emitted, compiled
 //       (50 kernels to a source), run three dispatches and checked against the FP64 oracle with
 //       guards intact; prints counts per realization and every failure; exit 1 on a failure
+//   gpu-evidence.mjs admitted [--docs N] [--seed S] [--runtime R]
+//       issue 12's structural documents (test/fuzz/structural.ts), every candidate admitted in the
+//       bounded space of test/fuzz/admitted-space.ts run against the FP64 oracle with guards
 //   gpu-evidence.mjs compile-times [--runtime R]
 //       every built-in case and matrix entry: its MSL compiled on an empty kernel cache, one
 //       compile per kernel, milliseconds each (TILE_CACHE_DIR is set to a fresh folder)
@@ -29,6 +32,8 @@ import { openRuntime, type RuntimeKind } from "../shell-node/src/native";
 import { runAndValidate } from "../shell-node/src/validate-run";
 import { caseArb, type Case } from "../test/fuzz/gen";
 import { HostBatch } from "../test/fuzz/props";
+import { structArb } from "../test/fuzz/structural";
+import { admittedKernels, type Kernel } from "../test/fuzz/admitted-space";
 
 function arg(args: string[], name: string, fallback: string): string {
   const i = args.indexOf(name);
@@ -68,6 +73,36 @@ async function fuzz(args: string[]): Promise<number> {
   for (const f of failures.slice(0, 20)) console.log(`FAIL ${f}`);
   runtime.close();
   return failed ? 1 : 0;
+}
+
+/** The structural fuzz of issue 12 on a runtime: every admitted candidate of DOCS documents in
+ *  the bounded space of test/fuzz/admitted-space.ts, against the FP64 oracle with guards. */
+async function admitted(args: string[]): Promise<number> {
+  const docsN = Number(arg(args, "--docs", "300"));
+  const seed = Number(arg(args, "--seed", "20261130"));
+  const runtime = openRuntime(arg(args, "--runtime", "auto") as RuntimeKind);
+  const engine = await loadEngine("js");
+  const t0 = Date.now();
+  const docs = fc.sample(structArb, { seed, numRuns: docsN });
+  const kernels: Kernel[] = [];
+  docs.forEach((d, i) => kernels.push(...admittedKernels(engine, d, i)));
+  const batch = new HostBatch(runtime, engine, 5);
+  batch.prepare(kernels.map((k) => k.c), 60);
+  const tally: Record<string, number> = { documents: docs.length, runs: 0, failed: 0 };
+  const failures: string[] = [];
+  for (const k of kernels) {
+    const o = batch.outcome(k.c);
+    if (o.skipped) continue;
+    tally.runs++;
+    tally[k.realization] = (tally[k.realization] ?? 0) + 1;
+    if (o.problems.length === 0) continue;
+    tally.failed++;
+    if (failures.length < 20) failures.push(`${docs[k.doc].shape} ${JSON.stringify(k.c.options)}: ${o.problems.join("; ").slice(0, 600)}\n  doc: ${JSON.stringify(k.c.doc)}`);
+  }
+  console.log(`admitted structural fuzz on ${runtime.kind} (${runtime.deviceName}): seed ${seed}, ${JSON.stringify(tally)}, ${batch.compiles} compiles, ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  for (const f of failures) console.log(`FAIL ${f}`);
+  runtime.close();
+  return tally.failed ? 1 : 0;
 }
 
 async function compileTimes(args: string[]): Promise<number> {
@@ -129,6 +164,32 @@ async function control(args: string[]): Promise<number> {
     // group (a barrier for the even lanes alone hangs the GPU instead of being reported)
     return m.replace(barrier, `if ((${tid[1]} & 1u) == 0u) { threadgroup_barrier(mem_flags::mem_threadgroup); } else { threadgroup_barrier(mem_flags::mem_threadgroup); }`);
   }, rt);
+  // A SIMD-group barrier (simdgroup_barrier: __syncwarp on CUDA) reached by the even lanes only:
+  // a barrier under a condition that diverges inside a SIMD group, at the level synccheck checks
+  // on sm_70 and later (a block-wide barrier skipped by some threads hangs instead).
+  if (name === "divergent-simd-barrier") return softmaxRun((m) => {
+    if (clean) return m;
+    const lane = /uint (\w+) \[\[thread_index_in_simdgroup\]\]/.exec(m);
+    if (!lane) throw new Error("no thread_index_in_simdgroup parameter");
+    const open = m.indexOf("{", m.indexOf("[[thread_index_in_simdgroup]]"));
+    return m.slice(0, open + 1) + `\n  if ((${lane[1]} & 1u) == 0u) { simdgroup_barrier(mem_flags::mem_none); }` + m.slice(open + 1);
+  }, rt);
+  // Barriers that lanes which have returned can never reach: the odd lanes of every SIMD group
+  // return, then the even ones wait at a SIMD-group barrier (exited-simd-barrier); the threads past
+  // the first SIMD group return, then the rest wait at a threadgroup barrier (exited-barrier).
+  // The kernel then returns (its output is wrong on purpose: the sanitizer's verdict is what counts).
+  for (const [control, level, cond] of [["exited-simd-barrier", "simdgroup_barrier(mem_flags::mem_none)", "(L & 1u) != 0u"], ["exited-barrier", "threadgroup_barrier(mem_flags::mem_threadgroup)", "T >= 32u"]] as const) {
+    if (name !== control) continue;
+    return softmaxRun((m) => {
+      if (clean) return m;
+      const lane = /uint (\w+) \[\[thread_index_in_simdgroup\]\]/.exec(m);
+      const tid = /uint (\w+) \[\[thread_index_in_threadgroup\]\]/.exec(m);
+      if (!lane || !tid) throw new Error("no thread_index_in_simdgroup / thread_index_in_threadgroup parameter");
+      const open = m.indexOf("{", m.indexOf("[[thread_index_in_simdgroup]]"));
+      const c = cond.replace("L", lane[1]).replace("T", tid[1]);
+      return m.slice(0, open + 1) + `\n  if (${c}) return;\n  ${level};\n  return;` + m.slice(open + 1);
+    }, rt);
+  }
   if (name === "out-of-bounds") {
     const runtime = openRuntime(rt as RuntimeKind);
     const n = 256;
@@ -148,7 +209,7 @@ async function control(args: string[]): Promise<number> {
     runtime.close();
     return 0;
   }
-  console.error(`unknown control ${name} (race, divergent-barrier, out-of-bounds)`);
+  console.error(`unknown control ${name} (race, divergent-barrier, divergent-simd-barrier, exited-simd-barrier, exited-barrier, out-of-bounds)`);
   return 2;
 }
 
@@ -227,9 +288,10 @@ export async function main(argv: string[]): Promise<number> {
   if (cmd === "dump-msl") return dumpMsl(rest);
   if (cmd === "time-kernels") return timeKernels(rest);
   if (cmd === "fuzz") return fuzz(rest);
+  if (cmd === "admitted") return admitted(rest);
   if (cmd === "compile-times") return compileTimes(rest);
   if (cmd === "control") return control(rest);
-  console.error("usage: gpu-evidence.mjs fuzz|compile-times|control ...");
+  console.error("usage: gpu-evidence.mjs fuzz|admitted|compile-times|control|time-kernels|dump-msl ...");
   return 2;
 }
 

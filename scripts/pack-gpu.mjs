@@ -30,6 +30,20 @@ if (!fs.existsSync(path.join(root, "dist", "tile-shell.mjs"))) {
   console.error("dist/ is not built: run `npm run build` first");
   process.exit(1);
 }
+// A dist/ older than its sources would carry yesterday's shell to the GPU machine: refuse it.
+function newest(dir) {
+  let t = 0;
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    t = Math.max(t, e.isDirectory() ? newest(p) : fs.statSync(p).mtimeMs);
+  }
+  return t;
+}
+const built = Math.min(...["tile-shell.mjs", "tile-core.mjs", "tile-core.wasm"].map((f) => fs.statSync(path.join(root, "dist", f)).mtimeMs));
+if (newest(path.join(root, "core")) > built || newest(path.join(root, "shell-node", "src")) > built) {
+  console.error("dist/ is older than core/ or shell-node/src/: run `npm run build` first");
+  process.exit(1);
+}
 
 // node.xz is kept when it was made from this very binary (xz takes minutes on a small machine)
 const stamp = `${process.execPath} ${process.version} ${fs.statSync(process.execPath).size} ${fs.statSync(process.execPath).mtimeMs}`;

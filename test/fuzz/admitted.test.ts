@@ -12,16 +12,12 @@ import { loadEngine, type Engine, type WasmEngine } from "../../shell-node/src/e
 import { openRuntime, type Runtime } from "../../shell-node/src/native";
 import type { Case } from "./gen";
 import { HostBatch, engineProblems } from "./props";
-import { SHAPES, buildHuge, hugeSpec, structArb, type StructCase } from "./structural";
+import { SHAPES, buildHuge, hugeSpec, structArb } from "./structural";
+import { admittedKernels, type Kernel } from "./admitted-space";
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261130);
 const DOCS = Number(process.env.FUZZ_ADMITTED_DOCS ?? 300);
 const BATCH = 60;
-
-const SPACE: Record<string, unknown>[] = [{}];
-for (const P of [1, 2, 3]) for (const V of [1, 4]) for (const U of [1, 2]) for (const cacheInput of [true, false]) {
-  SPACE.push({ programsPerGroup: P, threads: 32 * P, vector: V, unroll: U, cacheInput });
-}
 
 let runtime: Runtime;
 let js: Engine;
@@ -35,28 +31,6 @@ beforeAll(async () => {
 });
 afterAll(() => runtime?.close());
 
-interface Kernel {
-  c: Case;
-  doc: number;
-  realization: string;
-}
-
-/** The distinct admitted kernels of one document over the bounded space. */
-function admitted(sc: StructCase, index: number): Kernel[] {
-  const text = JSON.stringify(sc.doc);
-  const seen = new Set<string>();
-  const out: Kernel[] = [];
-  for (const options of SPACE) {
-    const e = js.call({ command: "emit", document: text, options: { ...options, candidates: true } });
-    if (!e.ok) continue;
-    if (!sc.honest && e.plan.realization === "serial-program") continue;
-    if (seen.has(e.msl)) continue;
-    seen.add(e.msl);
-    out.push({ c: { doc: sc.doc, options: options as any, family: "reduction" }, doc: index, realization: e.plan.realization });
-  }
-  return out;
-}
-
 describe("fuzz: every admitted candidate on the host runtime", () => {
   test(`${DOCS} structural documents (seed ${SEED}): every admitted kernel matches the oracle, guards intact`, () => {
     const docs = fc.sample(structArb, { seed: SEED, numRuns: DOCS });
@@ -64,7 +38,7 @@ describe("fuzz: every admitted candidate on the host runtime", () => {
     const shapes = new Map<string, number>();
     docs.forEach((d, i) => {
       shapes.set(d.shape, (shapes.get(d.shape) ?? 0) + 1);
-      kernels.push(...admitted(d, i));
+      kernels.push(...admittedKernels(js, d, i));
     });
     const batch = new HostBatch(runtime, js, 5);
     batch.prepare(kernels.map((k) => k.c), BATCH);

@@ -9,6 +9,10 @@
 //   gpu-evidence.mjs admitted [--docs N] [--seed S] [--runtime R]
 //       issue 12's structural documents (test/fuzz/structural.ts), every candidate admitted in the
 //       bounded space of test/fuzz/admitted-space.ts run against the FP64 oracle with guards
+//   gpu-evidence.mjs exports [--full] [--runtime R]
+//       issue 20: the MLX and torch-mps exports of every built-in case and matrix entry, as the
+//       framework stand-ins (test/export/fake_frameworks.py) record them, run on the runtime beside
+//       the metal target's kernel; every output must be bit-identical
 //   gpu-evidence.mjs compile-times [--runtime R]
 //       every built-in case and matrix entry: its MSL compiled on an empty kernel cache, one
 //       compile per kernel, milliseconds each (TILE_CACHE_DIR is set to a fresh folder)
@@ -34,6 +38,7 @@ import { caseArb, type Case } from "../test/fuzz/gen";
 import { HostBatch } from "../test/fuzz/props";
 import { structArb } from "../test/fuzz/structural";
 import { admittedKernels, type Kernel } from "../test/fuzz/admitted-space";
+import { emitTargets, exportManifest, exportRunProblems, fakeRun } from "../test/export/check";
 
 function arg(args: string[], name: string, fallback: string): string {
   const i = args.indexOf(name);
@@ -103,6 +108,36 @@ async function admitted(args: string[]): Promise<number> {
   for (const f of failures) console.log(`FAIL ${f}`);
   runtime.close();
   return tally.failed ? 1 : 0;
+}
+
+/** Issue 20 on a runtime: for every built-in case and matrix option set, the MLX kernel (MLX's
+ *  signature around the body) and the torch-mps kernel, as the framework stand-ins record them,
+ *  run beside the metal target's kernel: every output bit-identical. */
+async function exportsCheck(args: string[]): Promise<number> {
+  const runtime = openRuntime(arg(args, "--runtime", "auto") as RuntimeKind);
+  const engine = await loadEngine("wasm");
+  const here = path.dirname(new URL(import.meta.url).pathname);
+  const fakes = path.join(here, "..", "test", "export", "fake_frameworks.py");
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tile-exports-"));
+  const all = [...builtinEntries(engine), ...loadMatrix(engine, args.includes("--full"))].map((e) => emitTargets(engine, e));
+  const notOk = all.filter((e) => !e.mlx.ok || !e.torch.ok).map((e) => e.entry.id);
+  const out = fakeRun(fakes, exportManifest(all, dir), dir);
+  if (out.status !== 0) {
+    console.log(`fake_frameworks.py failed (${out.status}): ${out.stderr.slice(0, 2000)}`);
+    return 1;
+  }
+  const problems: string[] = [];
+  let ran = 0;
+  for (const e of all) {
+    if (!e.mlx.ok || !e.torch.ok) continue;
+    problems.push(...exportRunProblems(runtime, e, out.records));
+    ran++;
+  }
+  console.log(`exports on ${runtime.kind} (${runtime.deviceName}): ${ran} entries, mlx and torch-mps kernels run beside the metal target's, ${problems.length} outputs differ; not exported: ${notOk.length ? notOk.join(", ") : "none"}`);
+  for (const p of problems.slice(0, 20)) console.log(`DIFF ${p}`);
+  fs.rmSync(dir, { recursive: true, force: true });
+  runtime.close();
+  return problems.length || notOk.length ? 1 : 0;
 }
 
 async function compileTimes(args: string[]): Promise<number> {
@@ -289,9 +324,10 @@ export async function main(argv: string[]): Promise<number> {
   if (cmd === "time-kernels") return timeKernels(rest);
   if (cmd === "fuzz") return fuzz(rest);
   if (cmd === "admitted") return admitted(rest);
+  if (cmd === "exports") return exportsCheck(rest);
   if (cmd === "compile-times") return compileTimes(rest);
   if (cmd === "control") return control(rest);
-  console.error("usage: gpu-evidence.mjs fuzz|admitted|compile-times|control|time-kernels|dump-msl ...");
+  console.error("usage: gpu-evidence.mjs fuzz|admitted|exports|compile-times|control|time-kernels|dump-msl ...");
   return 2;
 }
 

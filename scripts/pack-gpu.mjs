@@ -61,6 +61,7 @@ function copy(rel, dest = rel) {
   fs.cpSync(from, path.join(tile, dest), { recursive: true, filter: (p) => !skip(p) });
 }
 for (const rel of ["package.json", "dist", "shell-node", "cases", "bench", "scripts", "shell-native", "README.md"]) copy(rel);
+copy(path.join("test", "export", "fake_frameworks.py")); // for gpu-evidence.mjs exports
 fs.rmSync(path.join(tile, "bench", "results"), { recursive: true, force: true });
 
 // runtime dependencies: package.json "dependencies" and their closure, as installed here

@@ -13,8 +13,9 @@ import os from "node:os";
 import path from "node:path";
 import { loadEngine, Engine } from "../shell-node/src/engine";
 import { builtinEntries, loadMatrix, MatrixEntry } from "../shell-node/src/matrix";
-import { makeInputs, shapeOf } from "../shell-node/src/inputs";
-import { openRuntime, nativeLibraryPath, type Runtime, type DeviceBuffer } from "../shell-node/src/native";
+import { shapeOf } from "../shell-node/src/inputs";
+import { openRuntime, nativeLibraryPath, type Runtime } from "../shell-node/src/native";
+import { elements, emitTargets, exportManifest, exportRunProblems, fakeRun, type Emitted } from "./export/check";
 import { ROOT } from "./helpers/files";
 
 const CLI = path.join(ROOT, "shell-node", "bin", "tile.mjs");
@@ -22,49 +23,7 @@ const FAKES = path.join(ROOT, "test", "export", "fake_frameworks.py");
 const LEG = path.join(ROOT, "test", "fixtures", "legality");
 const python = spawnSync("python3", ["--version"]).status === 0;
 
-// MLX's rule for the signature of mx.fast.metal_kernel (mlx/backend/common/metal_kernel.cpp,
-// docs/src/dev/custom_metal_kernels.rst): the attributes it declares when the source contains
-// their name, with their types, in its order.
-const MLX_ATTRIBUTES: [string, string][] = [
-  ["dispatch_quadgroups_per_threadgroup", "uint"], ["dispatch_simdgroups_per_threadgroup", "uint"],
-  ["dispatch_threads_per_threadgroup", "uint3"], ["grid_origin", "uint3"], ["grid_size", "uint3"],
-  ["quadgroup_index_in_threadgroup", "uint"], ["quadgroups_per_threadgroup", "uint"],
-  ["simdgroup_index_in_threadgroup", "uint"], ["simdgroups_per_threadgroup", "uint"],
-  ["thread_execution_width", "uint"], ["thread_index_in_quadgroup", "uint"],
-  ["thread_index_in_simdgroup", "uint"], ["thread_index_in_threadgroup", "uint"],
-  ["thread_position_in_grid", "uint3"], ["thread_position_in_threadgroup", "uint3"],
-  ["threadgroup_position_in_grid", "uint3"], ["threadgroups_per_grid", "uint3"],
-  ["threads_per_grid", "uint3"], ["threads_per_simdgroup", "uint"], ["threads_per_threadgroup", "uint3"],
-];
-const MLX_TYPE: Record<string, string> = { float32: "float", int32: "int32_t" };
 
-/** The source MLX compiles for a recorded metal_kernel call (templates unused): the header, then
- *  `[[kernel]] void custom_kernel_<name>_<input types><c for a constant input>_<output types>(`
- *  with the inputs (constant address space under 8 elements; shape/strides/ndim when the source
- *  names them), the outputs, the attributes the source names, and the body. */
-export function mlxSignature(call: any): { source: string; entry: string } {
-  const k = call.kernel;
-  let entry = "custom_kernel_" + k.name;
-  call.inputs.forEach((x: any) => (entry += "_" + MLX_TYPE[x.dtype] + (x.shape.length === 0 ? "s" : elements(x.shape) < 8 ? "c" : "")));
-  call.output_dtypes.forEach((d: string) => (entry += "_" + MLX_TYPE[d]));
-  const lines: string[] = [];
-  let index = 0;
-  call.inputs.forEach((x: any, i: number) => {
-    const name = k.input_names[i];
-    const where = elements(x.shape) < 8 ? "constant" : "device";
-    lines.push(`  const ${where} ${MLX_TYPE[x.dtype]}${x.shape.length === 0 ? "&" : "*"} ${name} [[buffer(${index++})]]`);
-    if (x.shape.length > 0) {
-      if (k.source.includes(name + "_shape")) lines.push(`  const constant int* ${name}_shape [[buffer(${index++})]]`);
-      if (k.source.includes(name + "_strides")) lines.push(`  const constant int64_t* ${name}_strides [[buffer(${index++})]]`);
-      if (k.source.includes(name + "_ndim")) lines.push(`  const constant int& ${name}_ndim [[buffer(${index++})]]`);
-    }
-  });
-  call.output_dtypes.forEach((d: string, i: number) => lines.push(`  device ${MLX_TYPE[d]}* ${k.output_names[i]} [[buffer(${index++})]]`));
-  for (const [attr, type] of MLX_ATTRIBUTES) if (k.source.includes(attr)) lines.push(`  ${type} ${attr} [[${attr}]]`);
-  return { source: k.header + "[[kernel]] void " + entry + "(\n" + lines.join(",\n") + ") {\n" + k.source + "\n}\n", entry };
-}
-
-const elements = (shape: number[]): number => shape.reduce((a, b) => a * b, 1);
 
 let wasm: Engine;
 let js: Engine;
@@ -83,45 +42,11 @@ afterAll(() => {
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-interface Emitted { entry: MatrixEntry; doc: any; metal: any; mlx: any; torch: any }
-
 function emitAll(entry: MatrixEntry): Emitted {
-  const out: any = { entry, doc: JSON.parse(entry.text) };
-  for (const target of ["metal", "mlx", "torch-mps"]) {
-    const req = { command: "emit", document: entry.text, options: { ...entry.options, target } };
-    const r = wasm.call(req);
-    expect(JSON.stringify(js.call(req)), entry.id + " " + target).toBe(JSON.stringify(r));
-    out[target === "torch-mps" ? "torch" : target] = r;
-  }
-  return out;
-}
-
-/** Runs `source`'s `entry` on the host runtime: buffers in order, as `fill` says; returns their bytes. */
-function run(source: string, entry: string, fill: { data: Float64Array | Int32Array | null; dtype: string; n: number }[], groups: number, threads: number): Uint32Array[] {
-  const lib = rt.compile(source);
-  const pipe = rt.pipeline(lib, entry);
-  const bufs: DeviceBuffer[] = fill.map((f) => {
-    const b = rt.buffer(Math.max(f.n, 1) * 4);
-    const a = f.dtype === "i32" ? new Int32Array(f.n) : new Float32Array(f.n);
-    if (f.data) a.set(f.data.subarray(0, Math.min(f.data.length, f.n)));
-    rt.write(b, a);
-    return b;
-  });
-  rt.dispatch(pipe, bufs, [], [groups, 1, 1], [threads, 1, 1], 1);
-  const out = bufs.map((b) => new Uint32Array(rt.read(b)));
-  bufs.forEach((b) => rt.freeBuffer(b));
-  rt.freePipeline(pipe);
-  rt.freeLibrary(lib);
-  return out;
-}
-
-function fakeRun(manifest: any[]): any[] {
-  const file = path.join(dir, "manifest-" + Math.random().toString(36).slice(2) + ".json");
-  fs.writeFileSync(file, JSON.stringify(manifest));
-  const r = spawnSync("python3", [FAKES, file], { encoding: "utf8", maxBuffer: 1 << 28 });
-  expect(r.stderr).toBe("");
-  expect(r.status).toBe(0);
-  return JSON.parse(r.stdout);
+  const r = emitTargets(wasm, entry);
+  const j = emitTargets(js, entry);
+  for (const k of ["metal", "mlx", "torch"] as const) expect(JSON.stringify(j[k]), entry.id + " " + k).toBe(JSON.stringify(r[k]));
+  return r;
 }
 
 describe.skipIf(!python)("emit --target mlx | torch-mps: every built-in case and matrix option set", () => {
@@ -130,21 +55,11 @@ describe.skipIf(!python)("emit --target mlx | torch-mps: every built-in case and
 
   beforeAll(() => {
     all = [...builtinEntries(wasm), ...loadMatrix(wasm, false)].map(emitAll);
-    const manifest: any[] = [];
-    all.forEach((e, i) => {
-      for (const [target, r] of [["mlx", e.mlx], ["torch-mps", e.torch]] as const) {
-        if (!r.ok) continue;
-        const file = path.join(dir, `m${i}_${target === "mlx" ? "mlx" : "torch"}.py`);
-        fs.writeFileSync(file, r.python);
-        const params = e.metal.plan.bindings.map((b: any) => ({ b, p: e.doc.params[b.index] }));
-        const args = params
-          .filter(({ b }: any) => (target === "mlx" ? b.access === "read" : b.access !== "write"))
-          .map(({ b, p }: any) => ({ tag: p.name, dtype: p.dtype, shape: shapeOf(e.doc, p.name), inPlace: b.access === "readwrite" }));
-        manifest.push({ path: file, target, args, key: e.entry.id + "|" + target });
-      }
-    });
-    const out = fakeRun(manifest);
-    out.forEach((o, i) => records.set(manifest[i].key, o));
+    const manifest = exportManifest(all, dir);
+    const out = fakeRun(FAKES, manifest, dir);
+    expect(out.stderr).toBe("");
+    expect(out.status).toBe(0);
+    records = out.records;
   }, 600_000);
 
   it("both targets export every entry, and the modules compile (python3 -m py_compile)", () => {
@@ -221,31 +136,7 @@ describe.skipIf(!python)("emit --target mlx | torch-mps: every built-in case and
   });
 
   it("the MLX kernel (MLX's signature around the body) and the torch-mps kernel run on the host runtime with the metal target's results", () => {
-    for (const e of all) {
-      const plan = e.metal.plan;
-      const inputs = makeInputs(e.doc, 11);
-      const fill = (name: string, n: number, zero: boolean) => ({ data: zero ? null : inputs.get(name)!, dtype: e.doc.params.find((p: any) => p.name === name).dtype, n });
-      const bindings = plan.bindings;
-      const ref = run(e.metal.msl, plan.kernel, bindings.map((b: any) => fill(b.name, b.bytes / 4, b.access === "write")), plan.dispatch.groups, plan.dispatch.threads);
-
-      const m = records.get(e.entry.id + "|mlx").calls[0];
-      const { source, entry } = mlxSignature(m);
-      const mlxFill = [
-        ...m.inputs.map((x: any) => fill(x.tag, x.shape[0], false)),
-        ...m.output_shapes.map((s: number[], i: number) => ({ data: null, dtype: m.output_dtypes[i] === "int32" ? "i32" : "f32", n: elements(s) })),
-      ];
-      const got = run(source, entry, mlxFill, m.grid[0] / m.threadgroup[0], m.threadgroup[0]);
-      const outputs = bindings.filter((b: any) => b.access !== "read");
-      outputs.forEach((b: any, i: number) => {
-        expect(Buffer.from(got[m.inputs.length + i].buffer).equals(Buffer.from(ref[bindings.indexOf(b)].buffer)), e.entry.id + " mlx " + b.name).toBe(true);
-      });
-
-      const t = records.get(e.entry.id + "|torch-mps").calls[0];
-      const tgot = run(t.source, t.entry, t.args.map((a: any, i: number) => fill(bindings[i].name, elements(a.shape), a.tag.startsWith("zeros"))), t.threads / t.group_size, t.group_size);
-      bindings.forEach((b: any, i: number) => {
-        expect(Buffer.from(tgot[i].buffer).equals(Buffer.from(ref[i].buffer)), e.entry.id + " torch " + b.name).toBe(true);
-      });
-    }
+    for (const e of all) expect(exportRunProblems(rt, e, records)).toEqual([]);
   }, 600_000);
 });
 

@@ -17,6 +17,7 @@ import { runCommand } from "./commands/run";
 import { deviceCommand, readDeviceArg } from "./commands/device";
 import { InputRange, parseInputRange } from "./inputs";
 import { benchCommand } from "./commands/bench";
+import { BenchOverrides, parseMetrics } from "./bench/protocol";
 import { RUNTIME_CHOICES } from "./native";
 import { auditCommand } from "./commands/audit";
 
@@ -52,6 +53,11 @@ function intArg(name: string) {
     if (!/^\d+$/.test(v)) throw new UsageError(`${name} expects a non-negative integer, got "${v}"`);
     return Number(v);
   };
+}
+
+function msArg(v: string): number {
+  if (!/^\d+(\.\d+)?$/.test(v) || !(Number(v) > 0)) throw new UsageError(`--batch-window-ms expects a positive number of milliseconds, got "${v}"`);
+  return Number(v);
 }
 
 function inputRangeArg(v: string): InputRange {
@@ -184,10 +190,17 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .argument("<protocol>", "protocol JSON (bench/protocols/*.json); its cases are built-in case names or paths to Tile IR documents")
     .addOption(new Option("--runtime <runtime>", "metal, cuda or host (default auto: Metal where present, else CUDA, else host)").choices([...RUNTIME_CHOICES]).default("auto"))
     .option("-o, --out <dir>", "output folder (default: bench/results/<protocol>-<runtime>-<time>)")
+    .option("--rounds <n>", "override the protocol's rounds (even; recorded in results.json, applied by the audit)", intArg("--rounds"))
+    .option("--samples <n>", "override the samples per phase", intArg("--samples"))
+    .option("--batch-window-ms <ms>", "override the batch window in milliseconds", msArg)
+    .option("--warmup <n>", "override the warm-up dispatches", intArg("--warmup"))
+    .option("--max-batch <n>", "override the largest calibrated batch", intArg("--max-batch"))
+    .option("--metrics <list>", "override the metrics, e.g. gpuBatch,gpuSingle (the host phases then do not run)", parseMetrics)
     .option("--json", "print {ok, dir, results, markdown} as JSON")
     .action(async (protocol: string, o, cmd: Command) => {
       const argv: string[] = (cmd.parent as any)?.rawArgs ?? ["bench", protocol];
-      setExit(await benchCommand(protocol, o.runtime, o.out, argv, !!o.json));
+      const overrides: BenchOverrides = { rounds: o.rounds, samples: o.samples, batchWindowMs: o.batchWindowMs, warmup: o.warmup, maxBatch: o.maxBatch, metrics: o.metrics };
+      setExit(await benchCommand(protocol, o.runtime, o.out, argv, !!o.json, overrides));
     });
 
   program

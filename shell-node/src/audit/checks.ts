@@ -2,7 +2,7 @@
 // findings.ts for what each finding id means).
 import fs from "node:fs";
 import path from "node:path";
-import { AuditContext, BATCH_METRICS, deriveBatch, GPU_METRICS, runOf, validationFailures } from "./context";
+import { AuditContext, BATCH_METRICS, deriveBatch, GPU_METRICS, OVERRIDABLE, argvShows, overrideText, runOf, typedOverride, validationFailures } from "./context";
 import { Finding, finding } from "./findings";
 import { close, sameAsPrinted, sha256Hex } from "./numbers";
 import { splitRange } from "./markdown";
@@ -307,8 +307,33 @@ export function checkFigures(ctx: AuditContext): Finding[] {
   return out;
 }
 
+/** bad-override: every override of the protocol is a known setting with a valid value that the
+ *  recorded command line shows (flag followed by the same value). */
+export function checkOverrides(ctx: AuditContext): Finding[] {
+  const out: Finding[] = [];
+  const o = ctx.results.overrides;
+  if (o === undefined || o === null) return out;
+  if (typeof o !== "object" || Array.isArray(o)) return [finding("bad-override", "overrides", "results.overrides is not an object")];
+  const argv: unknown[] = Array.isArray(ctx.results.command?.argv) ? ctx.results.command.argv : [];
+  for (const [k, v] of Object.entries(o)) {
+    const spec = OVERRIDABLE[k];
+    if (!spec) {
+      out.push(finding("bad-override", `overrides.${k}`, `not a setting the command line may override (${Object.keys(OVERRIDABLE).join(", ")})`));
+      continue;
+    }
+    if (!spec.valid(v)) {
+      out.push(finding("bad-override", `overrides.${k}`, `${JSON.stringify(v)} is not a valid value`));
+      continue;
+    }
+    const typed = typedOverride(argv, k);
+    if (!argvShows(argv, k, v)) out.push(finding("bad-override", `overrides.${k}`, `recorded as ${overrideText(k, v)}, but the recorded command line ${typed === undefined ? `has no ${spec.flag}` : `says ${spec.flag} ${typed}`}`));
+  }
+  return out;
+}
+
 /** The checks, in the order their findings are listed. */
 export const CHECKS: { name: string; run: (ctx: AuditContext) => Finding[] }[] = [
+  { name: "overrides", run: checkOverrides },
   { name: "coverage", run: checkCoverage },
   { name: "cases", run: checkCases },
   { name: "duplicates", run: checkDuplicates },

@@ -72,6 +72,57 @@ function sameSizes(a: unknown, b: unknown): boolean {
   return ka.length === kb.length && ka.every((k, i) => k === kb[i] && a[k] === b[k]);
 }
 
+/** Protocol settings a command line may override (results.overrides), with their flags and what
+ *  each value must be. The audit applies valid overrides to the protocol before recomputing. */
+export const OVERRIDABLE: Record<string, { flag: string; valid: (v: unknown) => boolean }> = {
+  rounds: { flag: "--rounds", valid: (v) => Number.isInteger(v) && (v as number) >= 1 },
+  samples: { flag: "--samples", valid: (v) => Number.isInteger(v) && (v as number) >= 1 },
+  batchWindowMs: { flag: "--batch-window-ms", valid: (v) => typeof v === "number" && Number.isFinite(v) && v > 0 },
+  warmup: { flag: "--warmup", valid: (v) => Number.isInteger(v) && (v as number) >= 0 },
+  maxBatch: { flag: "--max-batch", valid: (v) => Number.isInteger(v) && (v as number) >= 1 },
+  metrics: { flag: "--metrics", valid: (v) => Array.isArray(v) && v.length > 0 && v.every((m) => ALL_METRICS.includes(m)) },
+};
+
+/** The value text of an override as typed after its flag. */
+export function overrideText(key: string, value: unknown): string {
+  return key === "metrics" && Array.isArray(value) ? value.join(",") : String(value);
+}
+
+/** What the recorded command line gives for an override's flag (`--rounds 4` or `--rounds=4`),
+ *  or undefined; and whether that is the recorded value (numbers compared as numbers). */
+export function typedOverride(argv: unknown[], key: string): string | undefined {
+  const flag = OVERRIDABLE[key]?.flag;
+  if (!flag) return undefined;
+  for (let i = argv.length - 1; i >= 0; i--) {
+    const a = argv[i];
+    if (a === flag && typeof argv[i + 1] === "string") return argv[i + 1] as string;
+    if (typeof a === "string" && a.startsWith(flag + "=")) return a.slice(flag.length + 1);
+  }
+  return undefined;
+}
+
+export function argvShows(argv: unknown[], key: string, value: unknown): boolean {
+  const typed = typedOverride(argv, key);
+  if (typed === undefined) return false;
+  if (key === "metrics") return Array.isArray(value) && typed.split(",").map((x) => x.trim()).filter((x) => x).sort(byCode).join(",") === [...value].sort(byCode).join(",");
+  return /^[0-9.eE+-]+$/.test(typed) && Number(typed) === value;
+}
+
+/** The overrides that are well formed and shown by the recorded command line (the others are
+ *  findings, checks.ts checkOverrides, and are not applied). */
+export function acceptedOverrides(results: any): Record<string, unknown> {
+  const o = results?.overrides;
+  const out: Record<string, unknown> = {};
+  if (!isObject(o)) return out;
+  const argv: unknown[] = Array.isArray(results?.command?.argv) ? results.command.argv : [];
+  for (const [k, v] of Object.entries(o)) {
+    const spec = OVERRIDABLE[k];
+    if (!spec || !spec.valid(v)) continue;
+    if (argvShows(argv, k, v)) out[k] = v;
+  }
+  return out;
+}
+
 export function makeContext(resultsFile: string, results: any, rootOverride?: string): AuditContext {
   let protocol: any = null;
   try {
@@ -79,6 +130,7 @@ export function makeContext(resultsFile: string, results: any, rootOverride?: st
   } catch {
     protocol = null;
   }
+  if (isObject(protocol)) protocol = { ...protocol, ...acceptedOverrides(results) };
   const rounds: any[] = Array.isArray(results?.rounds) ? results.rounds.filter(isObject) : [];
   const runs = rounds.flatMap((r) => (Array.isArray(r.runs) ? r.runs.filter(isObject) : []));
   const resultCases: any[] = Array.isArray(results?.cases) ? results.cases : [];

@@ -22,6 +22,11 @@ export interface FindingSpec {
 
 export const FINDINGS: FindingSpec[] = [
   {
+    id: "bad-override",
+    meaning:
+      "results.overrides (protocol settings bounded on the command line: rounds, samples, batchWindowMs, warmup, maxBatch, metrics) names another key, holds an invalid value, or a value the recorded command line (command.argv: the flag followed by the same value) does not show. Such an override is not applied: the figures are then checked against the protocol as written.",
+  },
+  {
     id: "changed-artifact",
     meaning:
       "A fingerprint no longer matches what it names: a core build or the native library in results.artifacts / runtime.library whose sha256 or size differs from the file under the root now (or the file is gone); a round whose fingerprints differ from the top-level ones (so from another round's); protocol text whose sha256 differs from the recorded one or from the protocol file still on disk; a case/variant whose plan or MSL sha256 differs between rounds; or a run whose validated plan/MSL is not the one it timed.",

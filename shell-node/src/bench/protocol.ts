@@ -148,3 +148,52 @@ export function readProtocol(file: string, knownCases: string[]): ProtocolFile {
   }
   return { path: file, text, protocol: checkProtocol(parsed, knownCases, path.dirname(path.resolve(file))) };
 }
+
+/** Protocol settings the command line may override to bound a run (`tile bench --rounds 4
+ *  --samples 5 ...`). What was overridden is recorded in results.json (`overrides`) beside the
+ *  protocol text, and the audit applies it before it recomputes anything. */
+export interface BenchOverrides {
+  rounds?: number;
+  samples?: number;
+  batchWindowMs?: number;
+  warmup?: number;
+  maxBatch?: number;
+  metrics?: Metric[];
+}
+
+/** The command-line flag of each override (the audit looks for it in the recorded argv). */
+export const OVERRIDE_FLAGS: Record<keyof BenchOverrides, string> = {
+  rounds: "--rounds", samples: "--samples", batchWindowMs: "--batch-window-ms", warmup: "--warmup", maxBatch: "--max-batch", metrics: "--metrics",
+};
+
+/** `--metrics gpuBatch,gpuSingle` -> the list, in the canonical order; a usage error otherwise. */
+export function parseMetrics(text: string): Metric[] {
+  const names = text.split(",").map((s) => s.trim()).filter((s) => s.length > 0);
+  const bad = names.filter((n) => !(METRICS as readonly string[]).includes(n));
+  if (names.length === 0 || bad.length) throw new UsageError(`--metrics expects a comma-separated list of ${METRICS.join(", ")}${bad.length ? `, got ${bad.join(", ")}` : ""}`);
+  return METRICS.filter((m) => names.includes(m));
+}
+
+/** The protocol with the overrides applied (checked like the protocol's own fields). */
+export function applyOverrides(p: Protocol, o: BenchOverrides): Protocol {
+  const out: Protocol = { ...p };
+  if (o.rounds !== undefined) {
+    positiveInt(o.rounds, "--rounds");
+    if (o.rounds % 2 !== 0) throw new UsageError(`--rounds must be even so that A-first and B-first are equally often per case (got ${o.rounds})`);
+    out.rounds = o.rounds;
+  }
+  if (o.samples !== undefined) out.samples = positiveInt(o.samples, "--samples");
+  if (o.warmup !== undefined) out.warmup = positiveInt(o.warmup, "--warmup", 0);
+  if (o.maxBatch !== undefined) out.maxBatch = positiveInt(o.maxBatch, "--max-batch");
+  if (o.batchWindowMs !== undefined) {
+    if (typeof o.batchWindowMs !== "number" || !(o.batchWindowMs > 0) || !Number.isFinite(o.batchWindowMs)) throw new UsageError("--batch-window-ms must be a positive number of milliseconds");
+    out.batchWindowMs = o.batchWindowMs;
+  }
+  if (o.metrics !== undefined) out.metrics = METRICS.filter((m) => o.metrics!.includes(m));
+  return out;
+}
+
+/** The text an override takes on the command line (what the audit expects after its flag). */
+export function overrideText(key: keyof BenchOverrides, value: unknown): string {
+  return key === "metrics" ? (value as string[]).join(",") : String(value);
+}

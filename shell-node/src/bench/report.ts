@@ -17,6 +17,8 @@ export interface ReportInput {
   samples: number;
   batchWindowMs: number;
   warmup: number;
+  /** Protocol settings overridden on the command line (empty: none). */
+  overrides?: Record<string, unknown>;
   runtime: { kind: string; deviceName: string; timesAreGpu: boolean };
   machine: { os: string; cpu: string; node: string };
   variants: { A: { label: string; options: object }; B: { label: string; options: object } };
@@ -74,6 +76,8 @@ export function renderMarkdown(input: ReportInput): string {
   if (input.question) out.push(`Question: ${input.question}`, "");
   out.push(`- command: \`${input.commandLine}\``);
   out.push(`- protocol: \`${input.protocolPath}\` (sha256 ${input.protocolSha256.slice(0, 16)}…): ${input.rounds} rounds, ${input.samples} samples per phase, batch window ${input.batchWindowMs} ms (calibrated by doubling), warm-up ${input.warmup} dispatches`);
+  const ov = Object.entries(input.overrides ?? {});
+  if (ov.length) out.push(`- overridden on the command line (applied in the line above; recorded in results.json \`overrides\`): ${ov.map(([k, v]) => `${k} ${Array.isArray(v) ? v.join(",") : String(v)}`).join(", ")}`);
   out.push(`- runtime: ${input.runtime.kind} (${input.runtime.deviceName}), GPU timestamps: ${input.runtime.timesAreGpu ? "yes" : "no"}`);
   out.push(`- machine: ${input.machine.os}, ${input.machine.cpu}, node ${input.machine.node}`);
   out.push(`- A: ${input.variants.A.label} \`${JSON.stringify(input.variants.A.options)}\``);

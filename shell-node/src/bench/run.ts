@@ -11,7 +11,7 @@ import { openOrUsage } from "../io";
 import { openRuntime, repoRoot, RuntimeKind } from "../native";
 import { artifactFingerprints, fingerprint, machine, sha256 } from "./fingerprint";
 import { measureRun, RunContext, CaseText } from "./measure";
-import { caseId, readProtocol } from "./protocol";
+import { applyOverrides, BenchOverrides, caseId, readProtocol } from "./protocol";
 import { renderMarkdown, runtimeCaveats } from "./report";
 import { RESULTS_FORMAT, Round } from "./results";
 import { other, roundSchedule } from "./schedule";
@@ -25,6 +25,8 @@ export interface BenchRequest {
   argv: string[];
   /** Show a progress bar (default: when stderr is a terminal). */
   progress?: boolean;
+  /** Protocol settings overridden from the command line (recorded in results.json). */
+  overrides?: BenchOverrides;
 }
 
 export interface BenchOutcome {
@@ -39,7 +41,12 @@ export async function runBench(req: BenchRequest): Promise<BenchOutcome> {
   // 1. the protocol, checked before anything is timed
   const engine = await loadEngine("wasm");
   const builtins: { name: string; text: string }[] = engine.call({ command: "cases" }).cases;
-  const { text: protocolText, protocol } = readProtocol(req.protocolFile, builtins.map((c) => c.name));
+  const { text: protocolText, protocol: asWritten } = readProtocol(req.protocolFile, builtins.map((c) => c.name));
+  // overrides bound a run (fewer rounds, samples, a shorter window); the protocol text is kept as
+  // written and the overrides are recorded beside it, so the audit applies the same ones
+  const overrides: BenchOverrides = {};
+  for (const [k, v] of Object.entries(req.overrides ?? {})) if (v !== undefined) (overrides as any)[k] = v;
+  const protocol = applyOverrides(asWritten, overrides);
   // a case is a built-in case's canonical text, or a document file's text as written
   const cases: CaseText[] = protocol.cases.map((c) => ({ id: caseId(c), text: c.file ? fs.readFileSync(c.file, "utf8") : builtins.find((b) => b.name === c.case)!.text, sizes: c.sizes }));
 
@@ -94,7 +101,7 @@ export async function runBench(req: BenchRequest): Promise<BenchOutcome> {
   const markdown = renderMarkdown({
     name: protocol.name, question: protocol.question, protocolPath: protocolRel.startsWith("..") ? protocolAbs : protocolRel,
     protocolSha256: sha256(protocolText), rounds: protocol.rounds, samples: protocol.samples, batchWindowMs: protocol.batchWindowMs,
-    warmup: protocol.warmup, runtime: runtimeInfo, machine: m, variants: protocol.variants, caveats, commandLine, summary, roundList: rounds, plans: ctx.plans,
+    warmup: protocol.warmup, overrides, runtime: runtimeInfo, machine: m, variants: protocol.variants, caveats, commandLine, summary, roundList: rounds, plans: ctx.plans,
   });
   const results = {
     format: RESULTS_FORMAT,
@@ -102,6 +109,7 @@ export async function runBench(req: BenchRequest): Promise<BenchOutcome> {
     command: { line: commandLine, argv: req.argv, processArgv: process.argv, cwd: process.cwd(), options: { protocol: req.protocolFile, runtime: req.runtime, out: req.outDir, engine: engine.name } },
     root,
     protocol: { path: protocolAbs, sha256: sha256(protocolText), text: protocolText },
+    overrides,
     machine: m,
     runtime: runtimeInfo,
     artifacts,

@@ -20,6 +20,7 @@ import { benchCommand } from "./commands/bench";
 import { BenchOverrides, parseMetrics } from "./bench/protocol";
 import { RUNTIME_CHOICES } from "./native";
 import { auditCommand } from "./commands/audit";
+import { sweepCommand } from "./commands/sweep";
 
 /** The package's version, from its package.json (the core reports its own through "version"). */
 function packageVersion(): string {
@@ -201,6 +202,28 @@ export function buildProgram(setExit: (code: number) => void): Command {
       const argv: string[] = (cmd.parent as any)?.rawArgs ?? ["bench", protocol];
       const overrides: BenchOverrides = { rounds: o.rounds, samples: o.samples, batchWindowMs: o.batchWindowMs, warmup: o.warmup, maxBatch: o.maxBatch, metrics: o.metrics };
       setExit(await benchCommand(protocol, o.runtime, o.out, argv, !!o.json, overrides));
+    });
+
+  program
+    .command("sweep")
+    .description("time every admissible candidate the solver scores for one case and shape; report whether the model's pick is the measured best, its regret and the rank correlation (sweep.json, sweep.md)")
+    .argument("<case>", "a built-in case name or a Tile IR document")
+    .addOption(sizeOption())
+    .addOption(new Option("--runtime <runtime>", "metal, cuda or host (default auto: Metal where present, else CUDA, else host)").choices([...RUNTIME_CHOICES]).default("auto"))
+    .option("--device <file|preset>", "device description of the predictions (see tile device; default: Apple M1 Max)")
+    .option("--max-candidates <n>", "time at most N candidates (the model's pick always; the rest spread over the predicted ranking; 0 = all)", intArg("--max-candidates"), 40)
+    .option("--rounds <n>", "rounds (even): every round times every candidate", intArg("--rounds"), 2)
+    .option("--samples <n>", "samples per candidate and round", intArg("--samples"), 5)
+    .option("--batch-window-ms <ms>", "a batch holds as many dispatches as fill this window (calibrated by doubling)", msArg, 2)
+    .option("--max-batch <n>", "largest calibrated batch", intArg("--max-batch"), 1024)
+    .option("--warmup <n>", "dispatches before each candidate's samples", intArg("--warmup"), 3)
+    .option("--seed <n>", "input seed (0 to 4294967295)", seedArg, 1)
+    .option("-o, --out <dir>", "output folder (default: bench/results/sweep-<case>-<sizes>-<runtime>-<time>)")
+    .option("--json", "print {ok, dir, json, markdown, summary} as JSON")
+    .action(async (kase: string, o, cmd: Command) => {
+      const argv: string[] = (cmd.parent as any)?.rawArgs ?? ["sweep", kase];
+      const settings = { rounds: o.rounds, samples: o.samples, batchWindowMs: o.batchWindowMs, maxBatch: o.maxBatch, warmup: o.warmup, seed: o.seed };
+      setExit(await sweepCommand(await loadEngine("wasm"), kase, { sizes: parseSizes(o.size), runtime: o.runtime, out: o.out, device: o.device, maxCandidates: o.maxCandidates, settings, json: !!o.json }, argv));
     });
 
   program

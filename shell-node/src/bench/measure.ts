@@ -20,6 +20,8 @@ export interface RunContext {
   /** MSL text by sha256, plans by sha256 of their JSON: filled as runs emit. */
   sources: Record<string, string>;
   plans: Record<string, unknown>;
+  /** FP64 references by case (validate-run.ts): computed once per case, not once per run. */
+  oracleCache?: Map<string, any>;
 }
 
 export interface CaseText {
@@ -65,7 +67,7 @@ export function measureRun(ctx: RunContext, round: number, seq: number, c: CaseT
   // afresh; when the pipeline's real thread limit forces its one re-plan, the plan and MSL it
   // returns are the re-planned, validated ones, and those are what is recorded and timed.
   const before = runtime.compilerInvocations();
-  const v = runAndValidate({ engine, runtime, text: c.text, options, seed: protocol.seed });
+  const v = runAndValidate({ engine, runtime, text: c.text, options, seed: protocol.seed, oracleCache: ctx.oracleCache });
   run.validation = validationOf(v, runtime.compilerInvocations() - before);
   run.replanned = v.replanned ?? null;
   if (v.msl !== undefined) {
@@ -106,7 +108,7 @@ export function measureRun(ctx: RunContext, round: number, seq: number, c: CaseT
   return run;
 }
 
-function validationOf(v: ReturnType<typeof runAndValidate>, invocations: number): Validation {
+export function validationOf(v: ReturnType<typeof runAndValidate>, invocations: number): Validation {
   return {
     passed: v.passed,
     error: v.error ?? null,

@@ -18,7 +18,7 @@ export interface ReportInput {
   batchWindowMs: number;
   warmup: number;
   /** Protocol settings overridden on the command line (empty: none). */
-  overrides?: Record<string, unknown>;
+  overrides?: object;
   runtime: { kind: string; deviceName: string; timesAreGpu: boolean };
   machine: { os: string; cpu: string; node: string };
   variants: { A: { label: string; options: object }; B: { label: string; options: object } };

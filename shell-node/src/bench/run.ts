@@ -59,7 +59,7 @@ export async function runBench(req: BenchRequest): Promise<BenchOutcome> {
   const timesAreGpu = runtime.timesAreGpu;
   const gpuReason = timesAreGpu ? undefined : `${runtime.kind} runtime: no GPU timestamps; GPU metrics are not recorded (never filled with host times)`;
   const artifacts = artifactFingerprints(root, runtime.libraryPath);
-  const ctx: RunContext = { engine, runtime, protocol, sources: {}, plans: {} };
+  const ctx: RunContext = { engine, runtime, protocol, sources: {}, plans: {}, oracleCache: new Map() };
   const total = protocol.rounds * cases.length * 2;
   const bar = (req.progress ?? process.stderr.isTTY) ? new cliProgress.SingleBar({ stream: process.stderr, format: "bench [{bar}] {value}/{total} {run}", hideCursor: true }, cliProgress.Presets.shades_classic) : null;
   bar?.start(total, 0, { run: "" });

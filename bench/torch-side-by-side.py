@@ -1,114 +1,94 @@
 #!/usr/bin/env python3
-"""Tile's kernels beside PyTorch's eager kernels on one CUDA GPU, in one process.
+"""Tile's kernels beside PyTorch's on one CUDA GPU, in one run (issue 17, items 6 and 7).
 
-Issue 17, items 6 (the ratio per case) and 7 (the physical limit). For each case and shape:
-  - Tile: the MSL of `tile emit CASE --size R=.. --size C=.. --json` (the automatic plan, and for
-    the reductions also P1/T256 and P2/T512), compiled and dispatched through the CUDA runtime's
-    C ABI (build/native/libtile_cuda.so, loaded here with ctypes); its GPU time is the CUDA-event
-    time of `tile_dispatch(..., repeat=REPS)` over REPS;
-  - PyTorch: the eager kernels with preallocated outputs where an out= form exists (softmax,
-    layer_norm, sigmoid and its backward, gelu and its backward; rms_norm allocates), timed with
-    torch.cuda.Event around REPS calls;
-  - both outputs are checked against a float64 reference (|err| <= 2e-6 + 2e-5 |ref|);
-  - minimum bytes = each input read once + each output written once; over the time it is a
-    bandwidth, reported as a fraction of the device-to-device copy bandwidth measured first.
-With --tile-times FILE (written by `node scripts/gpu-evidence.mjs time-kernels --out FILE` on
-the same GPU just before), Tile's times and validation come from that file instead of ctypes
-(loading libtile_cuda into the PyTorch process crashed in tile_compile on the H200, cause not
-found). Times are the median of TRIALS batches. Run from the repository (or a `npm run pack:gpu`
-folder): python3 bench/torch-side-by-side.py [--out FILE.json]. Needs torch with CUDA and the
-CUDA runtime built (npm run build:native on the GPU machine).
+1. Tile: this script writes a `tile-time-list/1` file (every case x shape; the automatic plan,
+   and for the reductions also P1/T256 and P2/T512) and runs `tile time LIST --runtime cuda
+   -o tile-times.json` as a subprocess (Node; loading libtile_cuda into the PyTorch process with
+   ctypes crashed in tile_compile on the H200, so Tile never runs inside this process). Every
+   Tile kernel is validated against the FP64 oracle there and timed with the GPU batch metric
+   (CUDA events around one call of a calibrated batch of launches; rounds in forward/backward
+   pairs; the median of the round medians, in µs per launch).
+2. PyTorch, in this process: the eager kernels with preallocated outputs where an out= form
+   exists (softmax, native_layer_norm, sigmoid + sigmoid_backward, gelu + gelu_backward; rms_norm
+   allocates), timed with CUDA events around REPS calls (median of TRIALS), each output checked
+   against a float64 reference (|err| <= 2e-6 + 2e-5 |ref|); with --compile also torch.compile
+   of the same functions, within --compile-budget-s seconds (what did not fit is recorded).
+3. The physical limit: the device-to-device copy bandwidth (torch copy_ of 1 GiB), measured
+   first; per kernel the minimum bytes it must move (each input read once, each output written
+   once, weight vectors once) over its time, as a fraction of that bandwidth.
+
+Writes --out FILE.json (every row) and --md FILE.md (the table). Without torch or CUDA, or with
+--dry, the PyTorch part is skipped and said so; Tile's times then come from whatever runtime
+--runtime names (on the host runtime they are CPU wall-clock times and are marked as such: no
+ratio and no bandwidth fraction is computed from them).
+
+Run from the repository or a `npm run pack:gpu` folder (pkg/):
+  python3 bench/torch-side-by-side.py --out torch.json --md torch.md [--compile]
 """
-import ctypes
+import argparse
 import json
 import os
 import shutil
 import statistics
 import subprocess
 import sys
-
-import torch
+import tempfile
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPS, TRIALS = 50, 7
 SHAPES = [(37, 1537), (256, 3072), (768, 6144), (1024, 4096)]
 CASES = ["softmax", "layernorm_affine", "rmsnorm", "sigmoid_pair", "gelu_pair"]
 REDUCTIONS = {"softmax", "layernorm_affine", "rmsnorm"}
-VARIANTS = {"auto": [], "P1/T256": ["--programs-per-group", "1", "--threads", "256"],
-            "P2/T512": ["--programs-per-group", "2", "--threads", "512"]}
+VARIANTS = {"auto": {}, "P1/T256": {"programsPerGroup": 1, "threads": 256}, "P2/T512": {"programsPerGroup": 2, "threads": 512}}
+OUTPUTS = {"softmax": 1, "layernorm_affine": 1, "rmsnorm": 1, "sigmoid_pair": 2, "gelu_pair": 2}
 
 
-def node():
-    for cand in [os.environ.get("TILE_NODE"), shutil.which("node"), os.path.join(ROOT, "..", "bin", "node")]:
+def min_bytes(case, r, c):
+    """Each input read once, each output written once, weight vectors (length C) once; f32."""
+    vectors = {"layernorm_affine": 2, "rmsnorm": 1}.get(case, 0)
+    return (1 + OUTPUTS[case]) * r * c * 4 + vectors * c * 4
+
+
+def node_binary():
+    for cand in [os.environ.get("TILE_NODE"), os.path.join(ROOT, "..", "bin", "node"), shutil.which("node")]:
         if cand and os.path.exists(cand):
             return cand
-    sys.exit("no node: set TILE_NODE")
+    sys.exit("no node: set TILE_NODE to the Node binary (a pack:gpu folder has it in bin/node)")
 
 
-def emit(case, r, c, extra):
-    cmd = [node(), os.path.join(ROOT, "shell-node", "bin", "tile.mjs"), "emit", os.path.join(ROOT, "cases", case + ".json"),
-           "--size", f"R={r}", "--size", f"C={c}", "--json", *extra]
-    return json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+def time_list(shapes, cases):
+    entries = []
+    for case in cases:
+        for (r, c) in shapes:
+            for vname, opts in VARIANTS.items():
+                if vname != "auto" and case not in REDUCTIONS:
+                    continue
+                entries.append({"id": f"{case} {r}x{c} {vname}", "case": case, "sizes": {"R": r, "C": c}, "options": opts})
+    return {"format": "tile-time-list/1", "entries": entries}
 
 
-class Tile:
-    """The tile_native.h ABI of libtile_cuda.so through ctypes."""
-
-    def __init__(self):
-        lib = ctypes.CDLL(os.path.join(ROOT, "build", "native", "libtile_cuda.so"))
-        P, I, S = ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t
-        self.lib = lib
-        sig = {
-            "tile_open": ([ctypes.POINTER(P)], I), "tile_last_error": ([P], ctypes.c_char_p),
-            "tile_device_name": ([P], ctypes.c_char_p),
-            "tile_compile": ([P, ctypes.c_char_p, ctypes.POINTER(P)], I),
-            "tile_pipeline": ([P, ctypes.c_char_p, ctypes.POINTER(P), ctypes.POINTER(I)], I),
-            "tile_buffer_new": ([P, S, ctypes.POINTER(P)], I), "tile_buffer_write": ([P, S, P, S], I),
-            "tile_buffer_read": ([P, S, P, S], I), "tile_buffer_free": ([P], None),
-            "tile_pipeline_free": ([P], None), "tile_library_free": ([P], None),
-            "tile_dispatch": ([P, ctypes.POINTER(P), I, ctypes.POINTER(I), I, I, I, I, I, I, I, I], I),
-            "tile_last_times": ([P, ctypes.POINTER(ctypes.c_double), ctypes.POINTER(ctypes.c_double)], I),
-        }
-        for name, (args, res) in sig.items():
-            f = getattr(lib, name)
-            f.argtypes, f.restype = args, res
-        self.dev = P()
-        if lib.tile_open(ctypes.byref(self.dev)) != 0:
-            sys.exit("tile_open failed: " + lib.tile_last_error(None).decode())
-        self.name = lib.tile_device_name(self.dev).decode()
-
-    def check(self, rc, what):
-        if rc != 0:
-            raise RuntimeError(f"{what}: {self.lib.tile_last_error(self.dev).decode()}")
-
-    def kernel(self, msl, entry):
-        lib, pipe, mt = ctypes.c_void_p(), ctypes.c_void_p(), ctypes.c_int()
-        self.check(self.lib.tile_compile(self.dev, msl.encode(), ctypes.byref(lib)), "compile")
-        self.check(self.lib.tile_pipeline(lib, entry.encode(), ctypes.byref(pipe), ctypes.byref(mt)), "pipeline")
-        return lib, pipe, mt.value
-
-    def buffer(self, t):
-        b = ctypes.c_void_p()
-        n = t.numel() * 4
-        self.check(self.lib.tile_buffer_new(self.dev, n, ctypes.byref(b)), "buffer")
-        host = t.detach().float().contiguous().cpu().numpy()
-        self.check(self.lib.tile_buffer_write(b, 0, host.ctypes.data, n), "write")
-        return b
-
-    def read(self, b, shape):
-        out = torch.empty(shape, dtype=torch.float32)
-        self.check(self.lib.tile_buffer_read(b, 0, out.data_ptr(), out.numel() * 4), "read")
-        return out
-
-    def dispatch(self, pipe, bufs, groups, threads, repeat):
-        arr = (ctypes.c_void_p * len(bufs))(*[b.value for b in bufs])
-        self.check(self.lib.tile_dispatch(pipe, arr, len(bufs), None, 0, groups, 1, 1, threads, 1, 1, repeat), "dispatch")
-        s, e = ctypes.c_double(), ctypes.c_double()
-        self.lib.tile_last_times(self.dev, ctypes.byref(s), ctypes.byref(e))
-        return (e.value - s.value) * 1e6 / repeat  # µs per dispatch
+def tile_times(args, shapes, cases, work):
+    """Runs `tile time` in a subprocess; returns its tile-times/1 JSON (or exits with its output)."""
+    lst = os.path.join(work, "tile-time-list.json")
+    out = args.tile_times_out or os.path.join(work, "tile-times.json")
+    with open(lst, "w") as f:
+        json.dump(time_list(shapes, cases), f, indent=1)
+    cmd = [node_binary(), os.path.join(ROOT, "shell-node", "bin", "tile.mjs"), "time", lst, "--runtime", args.runtime, "-o", out,
+           "--rounds", str(args.rounds), "--samples", str(args.samples), "--batch-window-ms", str(args.batch_window_ms)]
+    print("$ " + " ".join(cmd), flush=True)
+    t0 = time.time()
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=args.tile_timeout)
+    print(p.stdout[-4000:], p.stderr[-4000:], f"tile time: exit {p.returncode} in {time.time() - t0:.1f} s", sep="\n", flush=True)
+    if not os.path.exists(out):
+        sys.exit(f"tile time wrote no {out} (exit {p.returncode})")
+    with open(out) as f:
+        return json.load(f), " ".join(cmd)
 
 
-def reference(case, X, G, B, C):
+# ---------------------------------------------------------------- PyTorch (imported lazily)
+
+def reference(torch, case, X, G, B, C):
     Xd = X.double()
     if case == "softmax":
         return [torch.softmax(Xd, -1)]
@@ -125,31 +105,55 @@ def reference(case, X, G, B, C):
         return [0.5 * Xd * (1 + t), 0.5 * (1 + t) + 0.5 * Xd * (1 - t * t) * k * (1 + 3 * 0.044715 * Xd * Xd)]
 
 
-def torch_fn(case, X, G, B, C, outs):
-    """PyTorch's eager kernels for the case, writing into preallocated outputs where possible."""
+def eager_fn(torch, case, X, G, B, C, outs):
+    """PyTorch's eager kernels, writing into preallocated outputs where an out= form exists.
+    Returns (fn, outputs-after-call getter, kernels per call)."""
     aten = torch.ops.aten
     if case == "softmax":
-        return lambda: aten._softmax.out(X, -1, False, out=outs[0])
+        return (lambda: aten._softmax.out(X, -1, False, out=outs[0])), (lambda r: [outs[0]]), 1
     if case == "layernorm_affine":
         R = X.shape[0]
         mean, rstd = torch.empty(R, 1, device="cuda"), torch.empty(R, 1, device="cuda")
-        return lambda: aten.native_layer_norm.out(X, [C], G, B, 1e-5, out0=outs[0], out1=mean, out2=rstd)
+        return (lambda: aten.native_layer_norm.out(X, [C], G, B, 1e-5, out0=outs[0], out1=mean, out2=rstd)), (lambda r: [outs[0]]), 1
     if case == "rmsnorm":
-        return lambda: torch.nn.functional.rms_norm(X, (C,), G, 1e-5)
+        return (lambda: torch.nn.functional.rms_norm(X, (C,), G, 1e-5)), (lambda r: [r]), 1
     ones = torch.ones_like(X)
     if case == "sigmoid_pair":
         def f():
             aten.sigmoid.out(X, out=outs[0])
             aten.sigmoid_backward.grad_input(ones, outs[0], grad_input=outs[1])
-        return f
+        return f, (lambda r: outs), 2
     if case == "gelu_pair":
         def f():
             aten.gelu.out(X, approximate="tanh", out=outs[0])
             aten.gelu_backward.grad_input(ones, X, approximate="tanh", grad_input=outs[1])
-        return f
+        return f, (lambda r: outs), 2
 
 
-def torch_time(fn):
+def compiled_fn(torch, case, X, G, B, C):
+    """The same computation for torch.compile (functional form; outputs allocated by the graph)."""
+    F = torch.nn.functional
+    if case == "softmax":
+        f = lambda x: torch.softmax(x, -1)
+        return torch.compile(f), (X,)
+    if case == "layernorm_affine":
+        return torch.compile(lambda x, g, b: F.layer_norm(x, (C,), g, b, 1e-5)), (X, G, B)
+    if case == "rmsnorm":
+        return torch.compile(lambda x, g: F.rms_norm(x, (C,), g, 1e-5)), (X, G)
+    if case == "sigmoid_pair":
+        def f(x):
+            s = torch.sigmoid(x)
+            return s, s * (1 - s)
+        return torch.compile(f), (X,)
+    if case == "gelu_pair":
+        def f(x):
+            k = 0.7978845608028654
+            t = torch.tanh(k * (x + 0.044715 * x * x * x))
+            return 0.5 * x * (1 + t), 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * k * (1 + 3 * 0.044715 * x * x)
+        return torch.compile(f), (X,)
+
+
+def cuda_time(torch, fn):
     for _ in range(3):
         fn()
     torch.cuda.synchronize()
@@ -166,134 +170,137 @@ def torch_time(fn):
 
 
 def excess(outs, refs):
+    """Largest |err| - (2e-6 + 2e-5 |ref|) over the outputs (<= 0: within the tolerance)."""
     return max(float(((o.double().cpu() - r.cpu()).abs() - (2e-6 + 2e-5 * r.cpu().abs())).max()) for o, r in zip(outs, refs))
 
 
-def main_with_tile_times(tile_file, out_file):
-    """Tile's times from `gpu-evidence.mjs time-kernels` (Node, run just before on the same GPU);
-    PyTorch's and the copy bandwidth measured here."""
-    tile = json.load(open(tile_file))
+def torch_side(args, shapes, cases):
+    """PyTorch's times per (case, R, C), the copy bandwidth, and why anything is missing."""
+    if args.dry:
+        return None, "--dry: PyTorch not run"
+    try:
+        import torch
+    except Exception as e:  # noqa: BLE001
+        return None, f"torch not importable ({e})"
+    if not torch.cuda.is_available():
+        return None, "torch has no CUDA device"
     torch.manual_seed(0)
     big = torch.empty(1 << 28, dtype=torch.float32, device="cuda")
     dst = torch.empty_like(big)
-    copy_us = torch_time(lambda: dst.copy_(big))
+    copy_us = cuda_time(torch, lambda: dst.copy_(big))
     copy_gbs = 2 * big.numel() * 4 / copy_us / 1e3
     del big, dst
-    head = {"device": torch.cuda.get_device_name(0), "tile_device": tile["device"], "torch": torch.__version__,
-            "copy_GBps": round(copy_gbs, 1), "reps": REPS, "trials": TRIALS, "tile_times": "gpu-evidence.mjs time-kernels (Node), same machine, just before"}
+    head = {"device": torch.cuda.get_device_name(0), "torch": torch.__version__, "copy_GBps": round(copy_gbs, 1),
+            "copy": "torch Tensor.copy_ of 2^28 float32 (1 GiB) device to device; bytes read + written over the CUDA-event time"}
     print(json.dumps(head), flush=True)
-    rows, torch_cache = [], {}
-    for t in tile["rows"]:
-        if "error" in t:
-            continue
-        case, (R, C) = t["case"], t["shape"]
-        if (case, R, C) not in torch_cache:
+    compile_deadline = time.time() + args.compile_budget_s
+    per = {}
+    for case in cases:
+        for (R, C) in shapes:
             X = (torch.rand(R, C, device="cuda") * 4 - 2).float()
             G = (torch.rand(C, device="cuda") + 0.5).float()
             B = (torch.rand(C, device="cuda") - 0.5).float()
-            refs = reference(case, X, G, B, C)
-            touts = [torch.empty_like(X) for _ in refs]
-            tf = torch_fn(case, X, G, B, C, touts)
-            t_torch = torch_time(tf)
-            tres = tf()
-            if case == "rmsnorm":
-                touts = [tres]
-            elif case == "layernorm_affine":
-                touts = [touts[0]]
+            refs = reference(torch, case, X, G, B, C)
+            outs = [torch.empty_like(X) for _ in refs]
+            fn, got, kernels = eager_fn(torch, case, X, G, B, C, outs)
+            t_eager = cuda_time(torch, fn)
+            res = fn()
             torch.cuda.synchronize()
-            torch_cache[(case, R, C)] = (t_torch, excess(touts, refs), len(refs))
-        t_torch, torch_err, n_out = torch_cache[(case, R, C)]
-        nbytes = (n_out + 1) * R * C * 4 + (2 * C * 4 if case == "layernorm_affine" else C * 4 if case == "rmsnorm" else 0)
-        row = {**t, "torch_us": round(t_torch, 2), "torch_excess_err": torch_err, "tile_over_torch": round(t["tile_us"] / t_torch, 3),
-               "min_bytes": nbytes, "bw_frac_tile": round(nbytes / t["tile_us"] / 1e3 / copy_gbs, 3),
-               "bw_frac_torch": round(nbytes / t_torch / 1e3 / copy_gbs, 3)}
-        rows.append(row)
-    print(f"{'case':18} {'shape':>10} {'variant':8} {'mapping':24} {'tile µs':>9} {'torch µs':>9} {'tile/torch':>10} {'bw tile':>8} {'bw torch':>8} valid")
-    for r in rows:
-        print(f"{r['case']:18} {r['shape'][0]:>4}x{r['shape'][1]:<5} {r['variant']:8} {r['mapping']:24} {r['tile_us']:9.2f} {r['torch_us']:9.2f} {r['tile_over_torch']:10.3f} {r['bw_frac_tile']:8.3f} {r['bw_frac_torch']:8.3f} {r['validated']} {r['torch_excess_err'] <= 0}")
-    if out_file:
-        with open(out_file, "w") as f:
-            json.dump({**head, "rows": rows}, f, indent=1)
+            row = {"torch_us": round(t_eager, 3), "torch_kernels": kernels, "torch_excess_err": excess(got(res), refs),
+                   "compile_us": None, "compile_excess_err": None, "compile_note": "not asked (--compile)"}
+            if args.compile:
+                if time.time() > compile_deadline:
+                    row["compile_note"] = f"not tried: the --compile-budget-s {args.compile_budget_s} s was spent"
+                else:
+                    try:
+                        cf, cargs = compiled_fn(torch, case, X, G, B, C)
+                        t0 = time.time()
+                        r = cf(*cargs)
+                        torch.cuda.synchronize()
+                        row["compile_first_call_s"] = round(time.time() - t0, 1)
+                        row["compile_us"] = round(cuda_time(torch, lambda: cf(*cargs)), 3)
+                        row["compile_excess_err"] = excess(list(r) if isinstance(r, tuple) else [r], refs)
+                        row["compile_note"] = "torch.compile (default mode), outputs allocated by the graph"
+                    except Exception as e:  # noqa: BLE001
+                        row["compile_note"] = f"torch.compile failed: {type(e).__name__}: {str(e)[:200]}"
+            per[(case, R, C)] = row
+            print(json.dumps({"case": case, "shape": [R, C], **row}), flush=True)
+    return {"head": head, "per": per}, None
 
 
 def main():
-    out_file = sys.argv[sys.argv.index("--out") + 1] if "--out" in sys.argv else None
-    if "--tile-times" in sys.argv:
-        return main_with_tile_times(sys.argv[sys.argv.index("--tile-times") + 1], out_file)
-    torch.manual_seed(0)
-    torch.cuda.init()
-    big = torch.empty(1 << 28, dtype=torch.float32, device="cuda")
-    dst = torch.empty_like(big)
-    copy_us = torch_time(lambda: dst.copy_(big))
-    copy_gbs = 2 * big.numel() * 4 / copy_us / 1e3
-    del big, dst
-    tile = Tile()
-    head = {"device": torch.cuda.get_device_name(0), "tile_device": tile.name, "torch": torch.__version__,
-            "copy_GBps": round(copy_gbs, 1), "reps": REPS, "trials": TRIALS}
-    print(json.dumps(head), flush=True)
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", help="write every row as JSON here")
+    ap.add_argument("--md", help="write the table as markdown here")
+    ap.add_argument("--runtime", default="cuda", help="Tile's runtime (cuda on the GPU machine; host only to test this script)")
+    ap.add_argument("--shapes", help="RxC,RxC,... (default: 37x1537,256x3072,768x6144,1024x4096)")
+    ap.add_argument("--cases", help="comma-separated subset of " + ",".join(CASES))
+    ap.add_argument("--dry", action="store_true", help="skip PyTorch (Tile's part still runs)")
+    ap.add_argument("--compile", action="store_true", help="also time torch.compile of each case")
+    ap.add_argument("--compile-budget-s", type=float, default=120.0, help="stop trying torch.compile after this many seconds")
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--samples", type=int, default=5)
+    ap.add_argument("--batch-window-ms", type=float, default=2.0)
+    ap.add_argument("--tile-timeout", type=float, default=300.0, help="seconds allowed for `tile time`")
+    ap.add_argument("--tile-times-out", help="keep tile time's JSON here")
+    args = ap.parse_args()
+    shapes = [tuple(int(x) for x in s.split("x")) for s in args.shapes.split(",")] if args.shapes else SHAPES
+    cases = args.cases.split(",") if args.cases else CASES
+    for c in cases:
+        if c not in CASES:
+            sys.exit(f"unknown case {c} (one of {', '.join(CASES)})")
+
+    with tempfile.TemporaryDirectory() as work:
+        tile, tile_cmd = tile_times(args, shapes, cases, work)
+    tile_gpu = bool(tile.get("timesAreGpu"))
+    ts, why_no_torch = torch_side(args, shapes, cases)
+    copy_gbs = ts["head"]["copy_GBps"] if ts else None
     rows = []
-    for case in CASES:
-        for (R, C) in SHAPES:
-            X = (torch.rand(R, C, device="cuda") * 4 - 2).float()
-            G = (torch.rand(C, device="cuda") + 0.5).float()
-            B = (torch.rand(C, device="cuda") - 0.5).float()
-            refs = reference(case, X, G, B, C)
-            touts = [torch.empty_like(X) for _ in refs]
-            tf = torch_fn(case, X, G, B, C, touts)
-            t_torch = torch_time(tf)
-            tres = tf()
-            if case in ("rmsnorm",):
-                touts = [tres]
-            elif case == "layernorm_affine":
-                touts = [touts[0]]
-            torch.cuda.synchronize()
-            torch_err = excess(touts, refs)
-            n_out = len(refs)
-            nbytes = (n_out + 1) * R * C * 4 + (2 * C * 4 if case == "layernorm_affine" else C * 4 if case == "rmsnorm" else 0)
-            for vname, extra in VARIANTS.items():
-                if vname != "auto" and case not in REDUCTIONS:
-                    continue
-                e = emit(case, R, C, extra)
-                if not e.get("msl"):
-                    print(json.dumps({"case": case, "shape": [R, C], "variant": vname, "error": "not planned"}), flush=True)
-                    continue
-                plan = e["plan"]
-                lib, pipe, max_threads = tile.kernel(e["msl"], plan["kernel"])
-                bufs, outs = [], []
-                for bnd in sorted([b for b in plan["bindings"] if b["kind"] == "buffer"], key=lambda b: b["index"]):
-                    src = {"X": X, "G": G, "B": B}.get(bnd["name"])
-                    if bnd["access"] == "read":
-                        bufs.append(tile.buffer(src))
-                    else:
-                        bufs.append(tile.buffer(torch.full((R, C), float("nan"))))
-                        outs.append(bufs[-1])
-                d = plan["dispatch"]
-                tile.dispatch(pipe, bufs, d["groups"], d["threads"], 1)
-                err = excess([tile.read(b, (R, C)) for b in outs], refs)
-                tile.dispatch(pipe, bufs, d["groups"], d["threads"], 3)  # warm
-                t_tile = statistics.median(tile.dispatch(pipe, bufs, d["groups"], d["threads"], REPS) for _ in range(TRIALS))
-                m = plan.get("mapping", {})
-                row = {"case": case, "shape": [R, C], "variant": vname, "realization": plan["realization"],
-                       "mapping": {k: m[k] for k in ("P", "T", "V", "U", "cached") if k in m} or {k: m.get(k) for k in ("T", "V")},
-                       "ok": err <= 0 and torch_err <= 0, "tile_excess_err": err, "torch_excess_err": torch_err,
-                       "tile_us": round(t_tile, 2), "torch_us": round(t_torch, 2), "tile_over_torch": round(t_tile / t_torch, 3),
-                       "min_bytes": nbytes, "bw_frac_tile": round(nbytes / t_tile / 1e3 / copy_gbs, 3),
-                       "bw_frac_torch": round(nbytes / t_torch / 1e3 / copy_gbs, 3), "model_cost": plan.get("cost", {}).get("total"),
-                       "pipeline_max_threads": max_threads}
-                rows.append(row)
-                print(json.dumps(row), flush=True)
-                for b in bufs:
-                    tile.lib.tile_buffer_free(b)
-                tile.lib.tile_pipeline_free(pipe)
-                tile.lib.tile_library_free(lib)
-    print()
-    print(f"{'case':18} {'shape':>10} {'variant':8} {'tile µs':>9} {'torch µs':>9} {'tile/torch':>10} {'bw tile':>8} {'bw torch':>8} ok")
+    for e in tile["entries"]:
+        R, C = e["sizes"]["R"], e["sizes"]["C"]
+        case = e["case"]
+        nbytes = min_bytes(case, R, C)
+        t = ts["per"].get((case, R, C)) if ts else None
+        tile_us = e["medianUs"] if e["timed"] else None
+        usable = tile_us is not None and tile_gpu
+        row = {"id": e["id"], "case": case, "shape": [R, C], "variant": e["id"].split(" ")[-1], "realization": e["realization"], "mapping": e["mapping"],
+               "tile_validated": e["validated"], "tile_error": e["error"], "tile_us": tile_us, "tile_times_are_gpu": tile_gpu, "tile_metric": tile["metric"],
+               "min_bytes": nbytes, "copy_GBps": copy_gbs}
+        if t:
+            row.update(t)
+        row["tile_over_torch"] = round(tile_us / t["torch_us"], 3) if usable and t else None
+        row["tile_over_compile"] = round(tile_us / t["compile_us"], 3) if usable and t and t.get("compile_us") else None
+        frac = lambda us: round(nbytes / us / 1e3 / copy_gbs, 3) if us and copy_gbs else None  # noqa: E731
+        row["bw_frac_tile"] = frac(tile_us) if usable else None
+        row["bw_frac_torch"] = frac(t["torch_us"]) if t else None
+        row["bw_frac_compile"] = frac(t.get("compile_us")) if t else None
+        rows.append(row)
+
+    head = {"format": "tile-torch-side-by-side/1", "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "tile_command": tile_cmd, "tile_runtime": tile["runtime"], "tile_metric": tile["metric"], "tile_times_are_gpu": tile_gpu,
+            "tile_settings": tile["settings"], "torch": ts["head"] if ts else None, "torch_missing": why_no_torch, "reps": REPS, "trials": TRIALS}
+    fmt = lambda x, d=2: "n/a" if x is None else f"{x:.{d}f}"  # noqa: E731
+    lines = ["# Tile beside PyTorch", "",
+             f"- Tile: `{tile_cmd}` on {tile['runtime']['kind']} ({tile['runtime']['deviceName']}), metric `{tile['metric']}`"
+             + ("" if tile_gpu else " (**host wall clock: not GPU times; no ratio or bandwidth fraction is computed from them**)"),
+             f"- PyTorch: {('torch ' + ts['head']['torch'] + ' on ' + ts['head']['device'] + f', eager with preallocated outputs, CUDA events, median of {TRIALS} x {REPS} calls') if ts else why_no_torch}",
+             f"- copy bandwidth (device to device, same run): {fmt(copy_gbs, 1)} GB/s; fraction = minimum bytes / time / copy bandwidth",
+             "", "| kernel | shape | Tile plan | Tile µs | PyTorch eager µs (kernels) | Tile / eager | compile µs | Tile / compile | fraction Tile | fraction eager | fraction compile | valid |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in rows:
-        print(f"{r['case']:18} {r['shape'][0]:>4}x{r['shape'][1]:<5} {r['variant']:8} {r['tile_us']:9.2f} {r['torch_us']:9.2f} {r['tile_over_torch']:10.3f} {r['bw_frac_tile']:8.3f} {r['bw_frac_torch']:8.3f} {r['ok']}")
-    if out_file:
-        with open(out_file, "w") as f:
+        valid = ("Tile ok" if r["tile_validated"] else "Tile FAILED") + ("" if "torch_excess_err" not in r else (", eager ok" if r["torch_excess_err"] <= 0 else ", eager out of tolerance"))
+        lines.append(f"| {r['case']} ({r['variant']}) | {r['shape'][0]}x{r['shape'][1]} | {r['mapping']} | {fmt(r['tile_us'])} | {fmt(r.get('torch_us'))} ({r.get('torch_kernels', '-')}) | {fmt(r['tile_over_torch'], 3)} | "
+                     f"{fmt(r.get('compile_us'))} | {fmt(r['tile_over_compile'], 3)} | {fmt(r['bw_frac_tile'], 3)} | {fmt(r['bw_frac_torch'], 3)} | {fmt(r['bw_frac_compile'], 3)} | {valid} |")
+    md = "\n".join(lines) + "\n"
+    print(md, flush=True)
+    if args.out:
+        with open(args.out, "w") as f:
             json.dump({**head, "rows": rows}, f, indent=1)
+    if args.md:
+        with open(args.md, "w") as f:
+            f.write(md)
+    return 0 if all(r["tile_validated"] and r["tile_us"] is not None for r in rows) else 1
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

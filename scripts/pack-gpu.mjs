@@ -3,7 +3,7 @@
 // no Node.js and no package registry (a GPU machine with CUDA): `npm run pack:gpu [-- OUT]`.
 //
 //   OUT/node.xz           this machine's Node binary (`process.execPath`), xz-compressed
-//   OUT/pkg/              the package: package.json, dist/ (no source maps), shell-node/,
+//   OUT/pkg/              the package: package.json, dist/ (no source maps), shell-node/, devices/,
 //                         cases/, bench/, scripts/, shell-native/ (sources: the native runtimes
 //                         are built THERE, against that machine's glibc and CUDA toolkit), and
 //                         node_modules/ with the runtime dependencies only (koffi with its
@@ -60,7 +60,7 @@ function copy(rel, dest = rel) {
   if (!fs.existsSync(from)) return;
   fs.cpSync(from, path.join(tile, dest), { recursive: true, filter: (p) => !skip(p) });
 }
-for (const rel of ["package.json", "dist", "shell-node", "cases", "bench", "scripts", "shell-native", "README.md"]) copy(rel);
+for (const rel of ["package.json", "dist", "shell-node", "cases", "bench", "scripts", "shell-native", "devices", "README.md"]) copy(rel);
 copy(path.join("test", "export", "fake_frameworks.py")); // for gpu-evidence.mjs exports
 fs.rmSync(path.join(tile, "bench", "results"), { recursive: true, force: true });
 

@@ -21,6 +21,7 @@ import { BenchOverrides, parseMetrics } from "./bench/protocol";
 import { RUNTIME_CHOICES } from "./native";
 import { auditCommand } from "./commands/audit";
 import { sweepCommand } from "./commands/sweep";
+import { readTimeList, timeCommand } from "./commands/time";
 
 /** The package's version, from its package.json (the core reports its own through "version"). */
 function packageVersion(): string {
@@ -224,6 +225,36 @@ export function buildProgram(setExit: (code: number) => void): Command {
       const argv: string[] = (cmd.parent as any)?.rawArgs ?? ["sweep", kase];
       const settings = { rounds: o.rounds, samples: o.samples, batchWindowMs: o.batchWindowMs, maxBatch: o.maxBatch, warmup: o.warmup, seed: o.seed };
       setExit(await sweepCommand(await loadEngine("wasm"), kase, { sizes: parseSizes(o.size), runtime: o.runtime, out: o.out, device: o.device, maxCandidates: o.maxCandidates, settings, json: !!o.json }, argv));
+    });
+
+  addPlanOptions(
+    program
+      .command("time")
+      .description("validated GPU times of plans (one case with plan options, or a tile-time-list/1 file); JSON for comparisons outside Node")
+      .argument("<case-or-list>", "a built-in case, a Tile IR document, or a tile-time-list/1 JSON file"),
+  )
+    .addOption(new Option("--runtime <runtime>", "metal, cuda or host (default auto: Metal where present, else CUDA, else host)").choices([...RUNTIME_CHOICES]).default("auto"))
+    .option("--rounds <n>", "rounds (even): every round times every entry", intArg("--rounds"), 2)
+    .option("--samples <n>", "samples per entry and round", intArg("--samples"), 5)
+    .option("--batch-window-ms <ms>", "a batch holds as many dispatches as fill this window", msArg, 2)
+    .option("--max-batch <n>", "largest calibrated batch", intArg("--max-batch"), 1024)
+    .option("--warmup <n>", "dispatches before each entry's samples", intArg("--warmup"), 3)
+    .option("--seed <n>", "input seed (0 to 4294967295)", seedArg, 1)
+    .option("-o, --out <file>", "write the tile-times/1 JSON here")
+    .option("--json", "print the tile-times/1 JSON")
+    .action(async (arg: string, o, cmd: Command) => {
+      const argv: string[] = (cmd.parent as any)?.rawArgs ?? ["time", arg];
+      const settings = { rounds: o.rounds, samples: o.samples, batchWindowMs: o.batchWindowMs, maxBatch: o.maxBatch, warmup: o.warmup, seed: o.seed };
+      let list = readTimeList(arg);
+      if (list === null) {
+        const p = planOptionsFrom(o);
+        const { sizes, cacheInput, fuse, ...rest } = p;
+        const options: Record<string, unknown> = { ...rest };
+        if (!cacheInput) options.cacheInput = false;
+        if (!fuse) options.fuse = false;
+        list = [{ id: arg, case: arg, sizes, options }];
+      }
+      setExit(await timeCommand(await loadEngine(o.engine as EngineName), list, o.runtime, settings, o.out, !!o.json, argv));
     });
 
   program

@@ -2,7 +2,7 @@
 // The solver's candidates for one case and shape (`tile plan --candidates`), the admissible ones
 // (at most --max-candidates: the model's pick always, the rest spread evenly over the predicted
 // ranking), each validated against the FP64 oracle and timed by timing.ts (calibrated batch,
-// rounds with a rotating start and alternating direction; the GPU batch metric on a GPU runtime).
+// rounds in forward/backward pairs with a rotating start; the GPU batch metric on a GPU runtime).
 // Writes DIR/sweep.json (every raw sample, the predicted cost of every candidate with its terms,
 // the document, the device record, the command) and DIR/sweep.md. Per shape it reports whether
 // the model's pick is the measured best, the regret (measured time of the pick over the best
@@ -201,7 +201,7 @@ export function renderSweep(s: any): string {
   out.push(`- command: \`${s.command.line}\``);
   out.push(`- runtime: ${s.runtime.kind} (${s.runtime.deviceName}); metric \`${s.metric}\`${s.timesAreGpu ? " (GPU timestamps)" : " (**host wall clock: the kernels ran on the CPU; these are not GPU times**)"}`);
   out.push(`- device record of the predictions: ${s.device.arg ?? "the built-in default"}${s.device.description?.name ? ` (${s.device.description.name})` : ""}`);
-  out.push(`- ${s.settings.rounds} rounds × ${s.settings.samples} samples per candidate, batch window ${s.settings.batchWindowMs} ms (max ${s.settings.maxBatch} dispatches), warm-up ${s.settings.warmup}; every round times every candidate, the start rotates and odd rounds run backwards`);
+  out.push(`- ${s.settings.rounds} rounds × ${s.settings.samples} samples per candidate, batch window ${s.settings.batchWindowMs} ms (max ${s.settings.maxBatch} dispatches), warm-up ${s.settings.warmup}; every round times every candidate; rounds come in pairs, forwards then backwards, each pair starting one candidate later`);
   out.push(`- candidates: ${m.candidatesScored} scored, ${s.selection.admissible} admissible, ${s.selection.timed} timed (${s.selection.rule}), ${m.timed} timed and validated`);
   out.push("");
   out.push("| shape | model pick | measured best | pick is best | regret (pick / best) | per-round regret (min–max) | pick's measured rank | Spearman (predicted vs measured) |");

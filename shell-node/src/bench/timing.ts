@@ -4,8 +4,9 @@
 // whose plan is not the one asked for, are recorded and not timed. Then, per entry, the batch is
 // calibrated by the rule of `tile bench` (1 dispatch, doubled until a call fills the window or
 // reaches maxBatch) and the entries are timed in rounds: every round times every entry `samples`
-// times (after `warmup` dispatches), the starting entry rotates by one per round and odd rounds
-// run the list backwards, so no entry always runs first, last or after the same neighbour.
+// times (after `warmup` dispatches); rounds come in pairs, the second of a pair runs the list
+// backwards and each pair starts one entry later (timingOrder), so over a pair every entry's
+// mean position is the same and no entry always runs first, last or after the same neighbour.
 //
 // The metric is the GPU batch metric (`gpuBatch`: one call of `batch` dispatches, the runtime's
 // GPU start/end timestamps: CUDA events or Metal command-buffer times) on a GPU runtime; on the
@@ -74,10 +75,13 @@ function nowUs(): number {
   return Number(process.hrtime.bigint()) / 1000;
 }
 
-/** The round schedule of `n` entries: rotate the start by the round, reverse odd rounds. */
+/** The round schedule of `n` entries: rounds come in pairs; pair k runs the list rotated by k,
+ *  first forwards, then backwards, so over each pair every entry's mean position is the middle
+ *  and the starting entry changes from pair to pair. */
 export function timingOrder(round: number, n: number): number[] {
   const out: number[] = [];
-  for (let k = 0; k < n; k++) out.push((round + k) % n);
+  const shift = Math.floor(round / 2);
+  for (let k = 0; k < n; k++) out.push((shift + k) % n);
   return round % 2 === 1 ? out.reverse() : out;
 }
 

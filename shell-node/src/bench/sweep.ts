@@ -84,7 +84,7 @@ export interface SweepSummary {
   spearman: number | null;
 }
 
-export function summarizeSweep(cands: { key: string; predicted: number; medianUs: number | null; roundMedians: number[] }[], pickKey: string, scored: number): SweepSummary {
+export function summarizeSweep(cands: { key: string; predicted: number; medianUs: number | null; roundMedians: number[] }[], pickKey: string, scored: number, admissible: number = cands.length): SweepSummary {
   const timed = cands.filter((c) => c.medianUs !== null);
   const pick = cands.find((c) => c.key === pickKey);
   let best: (typeof timed)[number] | null = null;
@@ -97,7 +97,7 @@ export function summarizeSweep(cands: { key: string; predicted: number; medianUs
   const pi = timed.findIndex((c) => c.key === pickKey);
   return {
     candidatesScored: scored,
-    admissible: cands.length,
+    admissible,
     timed: timed.length,
     pick: pickKey,
     pickTimed: pickUs !== null,
@@ -158,7 +158,7 @@ export async function runSweep(req: SweepRequest): Promise<{ ok: boolean; dir: s
       selected: t !== null, options: candidateOptions(c.mapping, undefined), timing: t,
     };
   });
-  const summary = summarizeSweep(candidates.filter((c) => c.selected).map((c) => ({ key: c.key, predicted: c.predicted, medianUs: c.timing!.medianUs, roundMedians: c.timing!.roundMedians })), pickKey, all.length);
+  const summary = summarizeSweep(candidates.filter((c) => c.selected).map((c) => ({ key: c.key, predicted: c.predicted, medianUs: c.timing!.medianUs, roundMedians: c.timing!.roundMedians })), pickKey, all.length, admissible.length);
   const commandLine = ["tile", ...req.argv].join(" ");
   const sweep = {
     format: SWEEP_FORMAT,

@@ -57,10 +57,13 @@ export function candidateOptions(m: any, device: unknown): Record<string, unknow
  */
 export function selectCandidates(n: number, pick: number, max: number): number[] {
   if (n <= max || max <= 0) return Array.from({ length: n }, (_, i) => i);
+  const spread = (m: number): number[] => (m <= 1 ? [0] : Array.from({ length: m }, (_, k) => Math.round((k * (n - 1)) / (m - 1))));
   const chosen = new Set<number>([pick]);
-  const want = Math.max(max, 1);
-  for (let k = 0; chosen.size < want && k < want; k++) chosen.add(want === 1 ? 0 : Math.round((k * (n - 1)) / (want - 1)));
-  for (let i = 0; chosen.size < want && i < n; i++) chosen.add(i);
+  // the pick takes one place; the others go to max - 1 evenly spaced positions (a position that
+  // is the pick's own is filled from the finer spread of max positions, then in order)
+  for (const i of max > 1 ? spread(max - 1) : []) chosen.add(i);
+  for (const i of spread(max)) if (chosen.size < max) chosen.add(i);
+  for (let i = 0; chosen.size < max && i < n; i++) chosen.add(i);
   return [...chosen].sort((a, b) => a - b);
 }
 

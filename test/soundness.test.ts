@@ -286,21 +286,118 @@ describe("class 7: generated names never collide; Metal macros and keywords are 
   });
 });
 
-describe("class 8: a program reading a row another program writes is not admitted", () => {
-  it("Y[r + 1, c] read after Y[r, c] is written: unknown at P = 1 and P >= 2", () => {
-    const text = doc({ R: 6, C: 40 }, [["X", ["R", "C"]], ["Y", ["R", "C"]], ["S", ["R"]]], [
-      { for: "r", in: [0, ["sub", "R", 1]], kind: "parallel", body: [
-        { reduce: "s", combiner: "sum", over: ["c", 0, "C"], value: load("X", "r", "c") },
-        { store: "S", at: ["r"], value: "s" },
-        { for: "c", in: [0, "C"], kind: "parallel", body: [{ store: "Y", at: ["r", "c"], value: ["mul", "s", load("X", "r", "c")] }] },
-        { for: "c", in: [0, "C"], kind: "parallel", body: [{ store: "X", at: ["r", "c"], value: load("Y", ["add", "r", 1], "c") }] },
+// ---------------------------------------------------------------------------------------------
+describe("the serial fallback relies on no `parallel` claim (a correct serial program is always available)", () => {
+  /** The plan, the run on the host runtime (detector on) against the oracle, and the dispatch. */
+  function serialRun(text: string, options: object = {}): { p: any; threads: number; groups: number } {
+    const p = plan(text, options);
+    expect(p.realization).toBe("serial-program");
+    const r = run(text, options);
+    expect(r.error).toBe("");
+    expect(r.passed).toBe(true);
+    return { p, threads: p.dispatch.threads, groups: p.dispatch.groups };
+  }
+
+  it("programs proven independent keep one thread per program", () => {
+    // falls back (reduction-loop-shape: a serial loop of extent 2 around the reduce), but every
+    // store is indexed by r and nothing written is read: the programs may run concurrently
+    const text = doc({ R: 70, C: 33 }, [["X", ["R", "C"]], ["Y", ["R"]]], [
+      { for: "r", in: [0, "R"], kind: "parallel", body: [
+        { for: "t", in: [0, 2], kind: "serial", body: [
+          { reduce: "s", combiner: "sum", over: ["c", 0, "C"], value: load("X", "r", "c") },
+          { store: "Y", at: ["r"], value: ["add", "s", ["cast", "f32", "t"]] },
+        ] },
       ] },
     ]);
+    const { p, threads, groups } = serialRun(text);
+    expect([groups, threads]).toEqual([2, 64]);
+    expect(p.notes.join(" ")).toMatch(/runs one thread per program: Distinct programs touch distinct elements/);
+    expect(p.diagnostics.find((d: any) => d.code === "TPL008").message).toContain("one thread per logical program");
+    const e = wasm.call({ command: "emit", document: text, options: {} });
+    expect(e.msl).toContain("const int i = int(group) * 64 + int(tid);");
+  });
+
+  const cases: [string, string][] = [
+    // a prefix over rows: program r reads the row program r - 1 writes (serial family)
+    ["a running sum over rows (program r reads row r - 1)", doc({ R: 9, C: 5 }, [["X", ["R", "C"]], ["Y", ["R", "C"]]], [
+      { for: "r", in: [1, ["sub", "R", 1]], kind: "parallel", body: [
+        { for: "c", in: [0, "C"], kind: "serial", body: [
+          { store: "Y", at: ["r", "c"], value: ["add", load("Y", ["sub", "r", 1], "c"), load("X", "r", "c")] },
+        ] },
+      ] },
+    ])],
+    // element family, in place and shifted: fusion is not proven, nor are the programs apart
+    ["an in-place shift Y[r, c] = 2 * Y[r + 1, c] (element family)", doc({ R: 8, C: 7 }, [["Y", ["R", "C"]]], [
+      { for: "r", in: [0, ["sub", "R", 1]], kind: "parallel", body: [
+        { for: "c", in: [0, "C"], kind: "parallel", body: [{ store: "Y", at: ["r", "c"], value: ["mul", f(2), load("Y", ["add", "r", 1], "c")] }] },
+      ] },
+    ])],
+    // a store through an index loaded from memory: not affine, so not proven apart
+    ["a scatter Y[I[r]] += X[r] (index from memory)", doc({ R: 12 }, [["I", ["R"], "i32"], ["X", ["R"]], ["Y", ["R"]]], [
+      { for: "r", in: [0, "R"], kind: "parallel", body: [
+        { store: "Y", at: [load("I", "r")], value: ["add", load("Y", load("I", "r")), load("X", "r")] },
+      ] },
+    ])],
+    // no noalias: two parameters may be one allocation, so nothing is proven apart
+    ["no attrs.noalias", doc({ R: 70, C: 33 }, [["X", ["R", "C"]], ["Y", ["R"]]], [
+      { for: "r", in: [0, "R"], kind: "parallel", body: [
+        { reduce: "s", combiner: "sum", over: ["c", 0, "C"], value: load("X", "r", "c") },
+        { store: "Y", at: ["r"], value: "s" },
+      ] },
+    ], false)],
+  ];
+  for (const [label, text] of cases) {
+    it(`${label}: one thread runs every program in order, race-free and right`, () => {
+      expect(runtime.detectorEnabled()).toBe(true);
+      const { p, threads, groups } = serialRun(text);
+      expect([groups, threads]).toEqual([1, 1]);
+      expect(p.notes.join(" ")).toMatch(/runs every program in one thread, in order \(the oracle's order\), because distinct programs are not proven independent/);
+      expect(p.diagnostics.find((d: any) => d.code === "TPL008").message).toContain("one thread runs every logical program in order");
+      const e = wasm.call({ command: "emit", document: text, options: {} });
+      expect(e.msl).toMatch(/if \(group != 0u \|\| tid != 0u\) return;\n  for \(int i = 0; i < \d+; \+\+i\) \{/);
+    });
+  }
+});
+
+describe("class 8: a program reading a row another program writes is not admitted", () => {
+  const class8 = doc({ R: 6, C: 40 }, [["X", ["R", "C"]], ["Y", ["R", "C"]], ["S", ["R"]]], [
+    { for: "r", in: [0, ["sub", "R", 1]], kind: "parallel", body: [
+      { reduce: "s", combiner: "sum", over: ["c", 0, "C"], value: load("X", "r", "c") },
+      { store: "S", at: ["r"], value: "s" },
+      { for: "c", in: [0, "C"], kind: "parallel", body: [{ store: "Y", at: ["r", "c"], value: ["mul", "s", load("X", "r", "c")] }] },
+      { for: "c", in: [0, "C"], kind: "parallel", body: [{ store: "X", at: ["r", "c"], value: load("Y", ["add", "r", 1], "c") }] },
+    ] },
+  ]);
+
+  it("Y[r + 1, c] read after Y[r, c] is written: unknown at P = 1 and P >= 2, and the kernel that runs is right", () => {
+    expect(runtime.detectorEnabled()).toBe(true);
     for (const P of [1, 2, 3]) {
-      const p = plan(text, { programsPerGroup: P });
+      const p = plan(class8, { programsPerGroup: P });
       expect(p.realization, `P=${P}`).toBe("serial-program");
       expect(p.rules.find((r: any) => r.id === "independent-store").verdict).toBe("unknown");
+      // the programs are not proven independent: one thread runs them all, in the oracle's order
+      expect([p.dispatch.groups, p.dispatch.threads]).toEqual([1, 1]);
+      // run on the host runtime with the race and bounds detector on, against the FP64 oracle
+      const r = run(class8, { programsPerGroup: P });
+      expect(r.error, `P=${P}`).toBe("");
+      expect(r.passed).toBe(true);
     }
+    // the default widths too
+    expect(runAll(class8, [{}])).toEqual(["serial-program"]);
+  });
+
+  it("negative control: the same program run one thread per program is reported as a race", () => {
+    // the former fallback (programs run concurrently, one thread each): rebuilt from the emitted
+    // kernel by giving each thread one program; the detector must see Y[r + 1] read and written
+    // by two threads, and the run must fail
+    const e = wasm.call({ command: "emit", document: class8, options: {} });
+    const ordered = "if (group != 0u || tid != 0u) return;\n  for (int i = 0; i < 5; ++i) {";
+    expect(e.msl).toContain(ordered);
+    const apart = e.msl.replace(ordered, "const int i = int(group) * 64 + int(tid);\n  if (i >= 5) return;\n  {");
+    const emitted = { ...e, msl: apart, plan: { ...e.plan, dispatch: { ...e.plan.dispatch, groups: 1, threads: 64 } } };
+    const r = runAndValidate({ engine: wasm, runtime, text: class8, options: {}, seed: 3, emitted });
+    expect(r.passed).toBe(false);
+    expect(r.error).toMatch(/data race on \[\[buffer\(1\)\]\] 'Y'/);
   });
 
   it("deliverable 5: stores to O[r] and O[r + R] are proven disjoint by their ranges", () => {

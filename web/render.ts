@@ -52,7 +52,9 @@ function serialText(p: Plan): HTMLElement {
   return h(
     "p",
     { id: "serial-plan", class: "rejected" },
-    `Serial program: one thread runs each logical program (one iteration of the top-level parallel loop) alone, ${p.mapping.T} threads per group, ${p.mapping.groups} group(s). No threads cooperate, so P, S and W do not apply (shown as 0). The diagnostics say why and what would avoid it.`,
+    p.mapping.T === 1 && p.mapping.groups === 1 && Number(p.mapping.programs ?? 0) > 1
+      ? `Serial program: one thread runs every logical program (iteration of the top-level parallel loop) in order, because distinct programs are not proven independent (see the notes). No threads cooperate, so P, S and W do not apply (shown as 0). The diagnostics say why and what would avoid it.`
+      : `Serial program: one thread runs each logical program (one iteration of the top-level parallel loop) alone, ${p.mapping.T} threads per group, ${p.mapping.groups} group(s). No threads cooperate, so P, S and W do not apply (shown as 0). The diagnostics say why and what would avoid it.`,
   );
 }
 

@@ -213,7 +213,9 @@ export function costSerial(d: Device, w: Work, m: Mapping): Cost {
   s.bytesRead = st.loads * programs * 4.0;
   s.bytesWritten = st.stores * programs * 4.0;
   s.ops = st.ops * programs;
-  s.pathCycles = st.ops + st.loads * LOAD_ISSUE_CYCLES;
+  // one thread per program, or (T = 1, one group) one thread running every program in order
+  const perThread: f64 = m.T == 1 && m.groups == 1 ? programs : 1.0;
+  s.pathCycles = perThread * (st.ops + st.loads * LOAD_ISSUE_CYCLES);
   s.memoryFactor = UNCOALESCED_FACTOR;
   return finish(d, s, new Cost());
 }

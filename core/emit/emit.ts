@@ -79,7 +79,8 @@ function emitFused(cx: Ctx): void {
   if (V > 1) cx.close("}");
 }
 
-/** Serial program per thread: one thread per iteration of the top-level parallel loop. */
+/** Serial program: one thread per iteration of the top-level parallel loop when the plan proved
+ *  programs independent (T > 1), else one thread running every iteration in order (T = 1). */
 function emitSerial(cx: Ctx): void {
   const m = cx.plan.mapping;
   if (cx.plan.programLoop === null) {
@@ -89,10 +90,21 @@ function emitSerial(cx: Ctx): void {
     return;
   }
   const loop = changetype<Stmt>(cx.plan.programLoop);
+  const first: string = m.programMin == 0 ? "i" : intText(m.programMin) + " + i";
+  if (m.T == 1 && m.groups == 1) {
+    // the plan found no proof that programs are independent (core/legality/programs.ts)
+    cx.line("// one thread runs every program (iteration of the top-level parallel loop) in order");
+    cx.line("if (group != 0u || tid != 0u) return;");
+    cx.open("for (int i = 0; i < " + num(m.programs) + "; ++i) {");
+    cx.line("const int " + cx.names.of(loop.name) + " = " + first + ";");
+    emitList(loop.body, cx);
+    cx.close("}");
+    return;
+  }
   cx.line("// one thread per program (iteration of the top-level parallel loop), run serially");
   cx.line("const int i = int(group) * " + num(m.T) + " + int(tid);");
   cx.line("if (i >= " + num(m.programs) + ") return;");
-  cx.line("const int " + cx.names.of(loop.name) + " = " + (m.programMin == 0 ? "i" : intText(m.programMin) + " + i") + ";");
+  cx.line("const int " + cx.names.of(loop.name) + " = " + first + ";");
   emitList(loop.body, cx);
 }
 

@@ -13,7 +13,7 @@ import { Stmt } from "../ir/ast";
 import { Affine } from "../ir/affine";
 import { RuleResult } from "../plan/plan";
 import { LegalityContext } from "./context";
-import { LOOP_PROGRAM, LoopInfo, Site, addRanges, affineEqual, affineRange, affineSub, renameApart } from "./facts";
+import { Facts, LOOP_PROGRAM, LoopInfo, Site, addRanges, affineEqual, affineRange, affineSub, renameApart } from "./facts";
 import { Verdict, num, quoted } from "./verdict";
 import { RUN_EVERY, RUN_ONE } from "../analysis/distribution";
 
@@ -389,16 +389,17 @@ function uniformProgramDim(mine: Array<Site>, pv: string): bool {
   return false;
 }
 
-export function checkIndependentStore(ctx: LegalityContext): RuleResult {
-  if (ctx.structure.family != "reduction") return notReduction(ctx, "independent-store");
-  const v = new Verdict("independent-store");
-  const f = ctx.facts();
-  const pv = programVar(ctx);
-  // Buffers whose stores need no pairwise comparison (linear fast paths, see below).
+/**
+ * Across programs: no two programs write one element, and no program reads an element another
+ * program writes. Adds every pair it cannot prove (unknown) or that is a proven violation (fails)
+ * to `v`. Shared by independent-store and the serial fallback (core/legality/programs.ts), which
+ * runs one thread per program only when this finds nothing to report.
+ */
+export function checkAcrossPrograms(f: Facts, pv: string, v: Verdict): void {
+  // Buffers whose stores need no pairwise comparison (linear fast path, see FastBuffers).
   const fast = new FastBuffers(pv);
   let pairs: i32 = 0;
-  // Across programs: no two programs write one element (skipped when there is one program).
-  for (let i: i32 = 0; i < f.stores.length && ctx.programs != 1 && pairs <= MAX_ACCESS_PAIRS; i++) {
+  for (let i: i32 = 0; i < f.stores.length && pairs <= MAX_ACCESS_PAIRS; i++) {
     const a = f.stores[i];
     if (!a.inProgram) continue;
     if (!dependsOn(a, pv) && a.allAffine() && !a.guarded && allExact(a)) {
@@ -424,9 +425,9 @@ export function checkIndependentStore(ctx: LegalityContext): RuleResult {
       }
     }
   }
-  // Across programs: no program reads an element another program writes. Programs run
-  // concurrently in every realization (in different groups even at P = 1), with no ordering.
-  for (let i: i32 = 0; i < f.loads.length && ctx.programs != 1 && pairs <= MAX_ACCESS_PAIRS; i++) {
+  // Programs run concurrently in every parallel realization (in different groups even at
+  // P = 1), with no ordering: a read of another program's write would depend on timing.
+  for (let i: i32 = 0; i < f.loads.length && pairs <= MAX_ACCESS_PAIRS; i++) {
     const l = f.loads[i];
     if (!l.inProgram) continue;
     const stores = f.storesTo(l.buffer);
@@ -442,8 +443,19 @@ export function checkIndependentStore(ctx: LegalityContext): RuleResult {
       v.unknown("This load of " + quoted(l.buffer) + " may read an element that another program writes by the store at " + s.ptr + " (no index is k*" + pv + " + g in both with g differing by less than |k|, and no index range keeps them apart); programs run concurrently, so the value read would depend on timing.", l.ptr);
     }
   }
+}
+
+export function checkIndependentStore(ctx: LegalityContext): RuleResult {
+  if (ctx.structure.family != "reduction") return notReduction(ctx, "independent-store");
+  const v = new Verdict("independent-store");
+  const f = ctx.facts();
+  const pv = programVar(ctx);
+  // Across programs (skipped when there is one program).
+  if (ctx.programs != 1) checkAcrossPrograms(f, pv, v);
+  // Buffers whose stores need no pairwise comparison (worker-0 fast path, see FastBuffers).
+  const fast = new FastBuffers(pv);
+  let pairs: i32 = 0;
   // Within one program: no two workers write one element (write-write between stripes).
-  pairs = 0;
   for (let i: i32 = 0; i < f.stores.length && pairs <= MAX_ACCESS_PAIRS; i++) {
     const a = f.stores[i];
     if (!a.inProgram) continue;

@@ -69,9 +69,10 @@ export function causeText(cause: string, fix: string, pointer: string): Fallback
 }
 
 /** The TPL008 warning (or, when the serial program is refused, the TPL010 error). */
-export function fallbackDiagnostic(what: string, c: FallbackCause, allowSerial: bool, ignored: string): Diagnostic {
+export function fallbackDiagnostic(what: string, c: FallbackCause, allowSerial: bool, ignored: string, apart: bool): Diagnostic {
   const head = allowSerial
-    ? "Falls back to the serial program (one thread per logical program, no cooperation): "
+    ? (apart ? "Falls back to the serial program (one thread per logical program, no cooperation): "
+      : "Falls back to the serial program (one thread runs every logical program in order, no cooperation): ")
     : "Refused by --no-serial: the plan would fall back to the serial program: ";
   let msg = head + what + " because " + c.cause + ".";
   if (c.fix.length > 0) msg += " To avoid it: " + c.fix + ".";

@@ -20,6 +20,7 @@ import { costCooperative, costCooperativeInto, costElement, costSerial } from ".
 import { LegalityContext } from "../legality/context";
 import { FallbackCause, causeFromRules, causeText, fallbackDiagnostic, structureCause } from "./fallback";
 import { checkFusion, checkPacking, failedIds, isWidthDependent, recheckPackingWidths } from "../legality/index";
+import { checkProgramsIndependent } from "../legality/programs";
 
 /** Placeholder verdicts of a candidate not yet checked (never mutated). */
 const NO_RULES: Array<RuleResult> = new Array<RuleResult>();
@@ -334,7 +335,12 @@ function reasons(results: Array<RuleResult>): string {
   return parts.join("; ");
 }
 
-function serialMapping(doc: Doc, st: Structure): Mapping {
+/**
+ * The serial program's dispatch. `apart`: the programs are proven independent, so one thread per
+ * program (groups of SERIAL_THREADS); otherwise one thread runs every program in order (T = 1,
+ * one group), the oracle's order.
+ */
+function serialMapping(doc: Doc, st: Structure, apart: bool): Mapping {
   const m = new Mapping();
   m.S = 0;
   m.P = 0;
@@ -349,15 +355,24 @@ function serialMapping(doc: Doc, st: Structure): Mapping {
   const loop = changetype<Stmt>(st.programLoop);
   m.programs = programExtent(doc, loop);
   m.programMin = programStart(doc, loop);
-  m.T = SERIAL_THREADS;
-  m.groups = ceilDiv(m.programs, SERIAL_THREADS);
+  m.T = apart ? SERIAL_THREADS : 1;
+  m.groups = apart ? ceilDiv(m.programs, SERIAL_THREADS) : 1;
   return m;
 }
 
 function useSerial(doc: Doc, st: Structure, device: Device, o: Options, plan: Plan, what: string, cause: FallbackCause): void {
-  plan.diags.push(fallbackDiagnostic(what, cause, o.serial, ignoredWidths(o)));
+  // the document's `parallel` is not evidence: programs run apart only when proven independent
+  const programs: i32 = st.programLoop === null ? 1 : programExtent(doc, changetype<Stmt>(st.programLoop));
+  const indep = checkProgramsIndependent(doc, st, programs);
+  const apart = st.programLoop !== null && indep.holds();
+  plan.diags.push(fallbackDiagnostic(what, cause, o.serial, ignoredWidths(o), st.programLoop === null || apart));
   plan.realization = REALIZATION_SERIAL;
-  plan.mapping = serialMapping(doc, st);
+  plan.mapping = serialMapping(doc, st, apart);
+  if (st.programLoop !== null && programs > 1) {
+    plan.notes.push(apart
+      ? "The serial program runs one thread per program: " + indep.proof
+      : "The serial program runs every program in one thread, in order (the oracle's order), because distinct programs are not proven independent: " + (indep.violations.length > 0 ? indep.violations[0].reason : indep.proof));
+  }
   const body = st.programLoop === null ? doc.body : changetype<Stmt>(st.programLoop).body;
   plan.cost = costSerial(device, serialWork(doc, body), plan.mapping);
 }

@@ -133,4 +133,14 @@ int run_grid(Scheduler *s, const Launch &L, std::string *msg);
 
 std::string format_ranges(const std::vector<int> &ids);
 
+// intdiv.cpp: while one is alive, an integer division by zero or INT_MIN / -1 in kernel code does
+// not trap (x86-64 Linux: a SIGFPE handler completes it with arm64's values; elsewhere nothing
+// traps). Held around every dispatch.
+struct IntDivGuard {
+  IntDivGuard();
+  ~IntDivGuard();
+  IntDivGuard(const IntDivGuard &) = delete;
+  IntDivGuard &operator=(const IntDivGuard &) = delete;
+};
+
 } // namespace tile_host

@@ -252,7 +252,11 @@ int tile_dispatch(struct tile_pipeline *p, tile_buffer **buffers, int n_buffers,
 
   std::string msg;
   double t0 = now_seconds();
-  int rc = run_grid(dev->sched, L, &msg);
+  int rc;
+  {
+    IntDivGuard no_trap; // Metal: integer division never traps (intdiv.cpp)
+    rc = run_grid(dev->sched, L, &msg);
+  }
   double t1 = now_seconds();
   // Host-only check: writes just outside a buffer land in its redzone.
   for (int i = 0; i < n_buffers; ++i) {

@@ -3,8 +3,8 @@
 // in a bounded space of widths at small sizes is emitted, compiled and run on the host runtime
 // against the FP64 oracle with guard regions: P in {1, 2, 3} (S = 1), V in {1, 4}, U in {1, 2},
 // cached and uncached input, plus the solver's own choice. Distinct kernels are run once each.
-// A document whose `parallel` claim is false (a cross-program read) has its serial fallback
-// skipped: only what the planner proves is held to the oracle there.
+// A document whose `parallel` claim is false (a cross-program read) is held to the oracle too:
+// its serial fallback relies on no `parallel` claim (one thread runs the programs in order).
 // FUZZ_SEED, FUZZ_ADMITTED_DOCS override the CI seed and count (npm run fuzz:long: ten times as many).
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import fc from "fast-check";

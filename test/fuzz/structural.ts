@@ -5,9 +5,9 @@
 //   shifted read-write pairs, negative and computed program minima, serial steps above 1,
 //   guarded loads over larger ranges, stores at several program offsets, cross-program reads,
 //   and names that collide with generated names and Metal macros.
-// `honest` is false when the document's `parallel` claim is false (a cross-program read): then
-// only an admitted packed realization is held to the oracle (the serial fallback trusts the
-// claim). Sizes near 2^31 are drawn by `hugeSpec` for planning and emitting only.
+// `honest` is false when the document's `parallel` claim is false (a cross-program read); every
+// admitted kernel, the serial fallback included, is still held to the oracle (the fallback runs
+// unproven programs in order in one thread). Sizes near 2^31 are drawn by `hugeSpec` for planning and emitting only.
 import fc from "fast-check";
 import { type Skel, fexpr, skel1 } from "./gen";
 

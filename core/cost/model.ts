@@ -27,7 +27,9 @@ export class Coefficient {
   }
 }
 
-/** Every coefficient, in one place. Values are estimates for Apple GPUs, not fitted to measurements. */
+/** Every coefficient, in one place, with where its default comes from. The values a score uses
+ *  are the device's (Device.cost, "costModel" in a device description: these defaults unless
+ *  `tile calibrate` fitted them to measurements); this list documents the defaults. */
 export const COEFFICIENTS: Array<Coefficient> = [
   new Coefficient("setupNs", 1500.0, "per-threadgroup launch and setup latency; order of magnitude of published Apple GPU dispatch overheads (estimate)"),
   new Coefficient("barrierNs", 40.0, "threadgroup_barrier round trip, ~50 cycles at 1.3 GHz (estimate)"),
@@ -38,22 +40,8 @@ export const COEFFICIENTS: Array<Coefficient> = [
   new Coefficient("underfillWeight", 1.0, "memory time lost per unit of missing occupancy when the grid does not fill the GPU (estimate)"),
   new Coefficient("uncoalescedFactor", 8.0, "memory cost multiplier for one-thread-per-row serial access (estimate)"),
   new Coefficient("threadSetupCycles", 8.0, "per-thread index arithmetic and edge predicate of the element grid, shared by its V elements (estimate)"),
+  new Coefficient("memoryFactor", 1.0, "multiplier of the memory term: 1 / the share of the device bandwidth the kernels reach (1: the full bandwidth)"),
 ];
-
-function coefficient(name: string): f64 {
-  for (let i: i32 = 0; i < COEFFICIENTS.length; i++) if (COEFFICIENTS[i].name == name) return COEFFICIENTS[i].value;
-  return 0.0;
-}
-
-const SETUP_NS: f64 = coefficient("setupNs");
-const BARRIER_NS: f64 = coefficient("barrierNs");
-const SIMD_NS: f64 = coefficient("simdNs");
-const LOAD_ISSUE_CYCLES: f64 = coefficient("loadIssueCycles");
-const LOOP_OVERHEAD_CYCLES: f64 = coefficient("loopOverheadCycles");
-const COUPLING_FRACTION: f64 = coefficient("couplingFraction");
-const UNDERFILL_WEIGHT: f64 = coefficient("underfillWeight");
-const UNCOALESCED_FACTOR: f64 = coefficient("uncoalescedFactor");
-const THREAD_SETUP_CYCLES: f64 = coefficient("threadSetupCycles");
 
 /** Groups one core can hold at this T and threadgroup memory. */
 export function groupsPerCore(d: Device, T: i32, tgBytes: i32): i32 {
@@ -103,15 +91,15 @@ function finish(d: Device, s: Shape, cost: Cost): Cost {
   const perCore: i32 = groupsPerCore(d, s.T, s.tgBytes);
   const slots: f64 = <f64>d.gpuCores * <f64>perCore;
   const waves: f64 = <f64>ceilDiv(<i32>s.groups, <i32>slots);
-  const memory: f64 = (s.bytesRead + s.bytesWritten) * s.memoryFactor / <f64>d.bandwidthBytesPerNs;
+  const memory: f64 = (s.bytesRead + s.bytesWritten) * s.memoryFactor * d.cost.memoryFactor / <f64>d.bandwidthBytesPerNs;
   const arithmetic: f64 = s.ops / (<f64>d.gpuCores * <f64>d.lanesPerCore * clockGhz);
   const latency: f64 = waves * s.pathCycles / clockGhz;
   const sync: f64 = waves * s.syncNsPerGroup;
-  const setup: f64 = SETUP_NS * s.groups / slots;
+  const setup: f64 = d.cost.setupNs * s.groups / slots;
   const resident: f64 = (s.groups < slots ? s.groups : slots) * <f64>s.T;
   const capacity: f64 = <f64>d.gpuCores * <f64>d.maxThreadsPerCore;
   const fill: f64 = resident >= capacity ? 1.0 : resident / capacity;
-  const concurrency: f64 = fill >= 1.0 ? 0.0 : UNDERFILL_WEIGHT * memory * (1.0 / fill - 1.0);
+  const concurrency: f64 = fill >= 1.0 ? 0.0 : d.cost.underfillWeight * memory * (1.0 / fill - 1.0);
   const coupling: f64 = waves * s.couplingNsPerGroup;
   cost.bytesRead = s.bytesRead;
   cost.bytesWritten = s.bytesWritten;
@@ -171,11 +159,11 @@ export function costCooperativeInto(d: Device, w: Work, m: Mapping, cacheBuffers
   for (let i: i32 = 0; i < w.stages.length; i++) {
     const st = w.stages[i];
     if (st.kind == "scalar") {
-      path += st.ops + st.loads * LOAD_ISSUE_CYCLES;
+      path += st.ops + st.loads * d.cost.loadIssueCycles;
       continue;
     }
     const chunks: f64 = <f64>ceilDiv(st.extent, m.W * m.V);
-    const cyc: f64 = chunks * (<f64>m.V * st.ops + st.loads * LOAD_ISSUE_CYCLES + LOOP_OVERHEAD_CYCLES / <f64>m.U);
+    const cyc: f64 = chunks * (<f64>m.V * st.ops + st.loads * d.cost.loadIssueCycles + d.cost.loopOverheadCycles / <f64>m.U);
     path += cyc;
     if (st.kind == "reduce") stageNs += cyc / clockGhz;
   }
@@ -183,8 +171,8 @@ export function costCooperativeInto(d: Device, w: Work, m: Mapping, cacheBuffers
   s.bytesWritten = w.writeBytesPerProgram() * <f64>m.programs;
   s.ops = w.opsPerProgram() * slotsRun;
   s.pathCycles = path;
-  s.syncNsPerGroup = <f64>w.reduces * (2.0 * SIMD_NS + BARRIER_NS);
-  s.couplingNsPerGroup = <f64>(m.P - 1) * COUPLING_FRACTION * stageNs;
+  s.syncNsPerGroup = <f64>w.reduces * (2.0 * d.cost.simdNs + d.cost.barrierNs);
+  s.couplingNsPerGroup = <f64>(m.P - 1) * d.cost.couplingFraction * stageNs;
   return finish(d, s, out);
 }
 
@@ -198,8 +186,8 @@ export function costElement(d: Device, w: Work, m: Mapping): Cost {
   s.bytesRead = st.loads * elements * 4.0;
   s.bytesWritten = st.stores * elements * 4.0;
   const V: f64 = <f64>(m.V > 1 ? m.V : 1);
-  s.ops = (st.ops * V + THREAD_SETUP_CYCLES) * <f64>m.groups * <f64>m.T;
-  s.pathCycles = THREAD_SETUP_CYCLES + V * (st.ops + st.loads * LOAD_ISSUE_CYCLES);
+  s.ops = (st.ops * V + d.cost.threadSetupCycles) * <f64>m.groups * <f64>m.T;
+  s.pathCycles = d.cost.threadSetupCycles + V * (st.ops + st.loads * d.cost.loadIssueCycles);
   return finish(d, s, new Cost());
 }
 
@@ -215,7 +203,7 @@ export function costSerial(d: Device, w: Work, m: Mapping): Cost {
   s.ops = st.ops * programs;
   // one thread per program, or (T = 1, one group) one thread running every program in order
   const perThread: f64 = m.T == 1 && m.groups == 1 ? programs : 1.0;
-  s.pathCycles = perThread * (st.ops + st.loads * LOAD_ISSUE_CYCLES);
-  s.memoryFactor = UNCOALESCED_FACTOR;
+  s.pathCycles = perThread * (st.ops + st.loads * d.cost.loadIssueCycles);
+  s.memoryFactor = d.cost.uncoalescedFactor;
   return finish(d, s, new Cost());
 }

@@ -2,7 +2,7 @@
 
 import { J_ARR, J_NUM, J_OBJ, J_STR, JsonValue } from "../util/json";
 import { Diagnostic, diag } from "../diag/diagnostic";
-import { isI32Text, parseI32 } from "../util/num";
+import { formatF32, formatF64Fixed, isI32Text, parseDecimalToF32, parseI32 } from "../util/num";
 import { Text } from "../util/text";
 import { quote } from "../util/json";
 
@@ -38,6 +38,93 @@ export class Device {
   maxBufferArguments: i32 = 31;
   /** Threadgroup-memory arguments a kernel may take (Metal: [[threadgroup(0..30)]], 31). */
   maxThreadgroupArguments: i32 = 31;
+  /** The cost model's coefficients (core/cost/model.ts documents each; "costModel" in JSON, read
+   *  with f32 precision). Defaults: the estimates of COST_DEFAULTS. `tile calibrate` fits them. */
+  cost: CostCoefficients = new CostCoefficients();
+}
+
+/** The cost model's coefficients for one device. The defaults are estimates for Apple GPUs. */
+export class CostCoefficients {
+  setupNs: f64 = 1500.0;
+  barrierNs: f64 = 40.0;
+  simdNs: f64 = 8.0;
+  loadIssueCycles: f64 = 4.0;
+  loopOverheadCycles: f64 = 3.0;
+  couplingFraction: f64 = 0.15;
+  underfillWeight: f64 = 1.0;
+  uncoalescedFactor: f64 = 8.0;
+  threadSetupCycles: f64 = 8.0;
+  /** Multiplier of the memory term (bytes / bandwidth): 1 / the share of the bandwidth the
+   *  kernels reach. 1 by default. */
+  memoryFactor: f64 = 1.0;
+  /** The calibrated model's relative error between candidates of one shape (0: not calibrated).
+   *  When the cheapest candidate's predicted advantage over one with fewer programs per group is
+   *  within it, the solver prefers the fewer programs and says so in a plan note. */
+  error: f64 = 0.0;
+  /** Where the values come from (documentation only). */
+  source: string = "built-in estimates (core/cost/model.ts), not fitted to measurements";
+}
+
+/** The coefficient names of "costModel", in order. */
+export const COST_FIELDS: Array<string> = [
+  "setupNs", "barrierNs", "simdNs", "loadIssueCycles", "loopOverheadCycles", "couplingFraction",
+  "underfillWeight", "uncoalescedFactor", "threadSetupCycles", "memoryFactor", "error",
+];
+
+function getCost(c: CostCoefficients, key: string): f64 {
+  if (key == "setupNs") return c.setupNs;
+  if (key == "barrierNs") return c.barrierNs;
+  if (key == "simdNs") return c.simdNs;
+  if (key == "loadIssueCycles") return c.loadIssueCycles;
+  if (key == "loopOverheadCycles") return c.loopOverheadCycles;
+  if (key == "couplingFraction") return c.couplingFraction;
+  if (key == "underfillWeight") return c.underfillWeight;
+  if (key == "uncoalescedFactor") return c.uncoalescedFactor;
+  if (key == "threadSetupCycles") return c.threadSetupCycles;
+  if (key == "memoryFactor") return c.memoryFactor;
+  return c.error;
+}
+
+function setCost(c: CostCoefficients, key: string, v: f64): void {
+  if (key == "setupNs") c.setupNs = v;
+  else if (key == "barrierNs") c.barrierNs = v;
+  else if (key == "simdNs") c.simdNs = v;
+  else if (key == "loadIssueCycles") c.loadIssueCycles = v;
+  else if (key == "loopOverheadCycles") c.loopOverheadCycles = v;
+  else if (key == "couplingFraction") c.couplingFraction = v;
+  else if (key == "underfillWeight") c.underfillWeight = v;
+  else if (key == "uncoalescedFactor") c.uncoalescedFactor = v;
+  else if (key == "threadSetupCycles") c.threadSetupCycles = v;
+  else if (key == "memoryFactor") c.memoryFactor = v;
+  else c.error = v;
+}
+
+/** Reads "costModel": {"setupNs": 1200, ..., "error": 0.08, "source": "..."}. */
+function readCost(d: Device, x: JsonValue, diags: Array<Diagnostic>): void {
+  const p = "/options/device/costModel";
+  if (x.kind != J_OBJ) {
+    diags.push(diag("TPL005", p, "costModel must be an object of cost-model coefficients (" + COST_FIELDS.join(", ") + ")."));
+    return;
+  }
+  for (let i: i32 = 0; i < x.keys.length; i++) {
+    const k = x.keys[i];
+    const v = x.items[i];
+    if (k == "source") {
+      if (v.kind != J_STR) diags.push(diag("TPL005", p + "/source", "costModel.source must be a string."));
+      else d.cost.source = v.text;
+      continue;
+    }
+    if (COST_FIELDS.indexOf(k) < 0) {
+      diags.push(diag("TPL005", p + "/" + k, "Unknown cost-model coefficient \"" + k + "\"; the coefficients are " + COST_FIELDS.join(", ") + "."));
+      continue;
+    }
+    const value: f64 = v.kind == J_NUM ? parseDecimalToF32(v.text) : NaN;
+    if (isNaN(value) || !isFinite(value) || value < 0.0 || (k == "memoryFactor" && value == 0.0)) {
+      diags.push(diag("TPL005", p + "/" + k, "The cost-model coefficient " + k + " must be a finite number >= 0" + (k == "memoryFactor" ? " (and > 0)" : "") + "."));
+      continue;
+    }
+    setCost(d.cost, k, value);
+  }
 }
 
 const INT_FIELDS: Array<string> = [
@@ -106,6 +193,8 @@ export function readDevice(v: JsonValue | null): DeviceResult {
         } else ws.push(parseI32(w.text));
       }
       d.vectorWidths = ws;
+    } else if (k == "costModel") {
+      readCost(d, x, diags);
     } else if (INT_FIELDS.indexOf(k) >= 0) {
       if (x.kind != J_NUM || !isI32Text(x.text) || parseI32(x.text) <= 0) {
         diags.push(diag("TPL005", p, "The device field " + k + " must be a positive integer."));
@@ -138,6 +227,7 @@ export const DEVICE_FIELDS: Array<string> = [
   "lanesPerCore", "FP32 lanes", "Scalar FP32 ALUs per core. Cost model: arithmetic throughput.",
   "maxBufferArguments", "arguments", "Buffer arguments one kernel may bind (Metal: 31). A document with more parameters is a plan error (TPL007).",
   "maxThreadgroupArguments", "arguments", "Threadgroup-memory arguments one kernel may bind (Metal: 31). Checked like maxBufferArguments (TPL007).",
+  "costModel", "object of numbers", "The cost model's coefficients (setupNs, barrierNs, simdNs, loadIssueCycles, loopOverheadCycles, couplingFraction, underfillWeight, uncoalescedFactor, threadSetupCycles, memoryFactor, error) and their source; omitted ones keep the built-in estimates. tile calibrate fits them to sweeps; error > 0 lets the solver prefer fewer programs per group when the best candidate's predicted advantage is within it.",
 ];
 
 export const DEVICE_FIELD_STRIDE: i32 = 3;
@@ -152,6 +242,13 @@ export function deviceFieldsJson(out: Text): void {
     out.add(",\"meaning\":").add(quote(DEVICE_FIELDS[i + 2])).add("}");
   }
   out.add("]");
+}
+
+/** A coefficient as JSON: integers as integers, others as the shortest f32 text (the precision
+ *  they are read with; a default such as 0.15 prints as its f32 neighbour's shortest form). */
+function formatCost(v: f64): string {
+  if (v == Math.floor(v) && Math.abs(v) < 1e9) return formatF64Fixed(v, 0);
+  return formatF32(v);
 }
 
 export function deviceJson(d: Device, out: Text): void {
@@ -175,5 +272,10 @@ export function deviceJson(d: Device, out: Text): void {
   out.add(",\"lanesPerCore\":").add(d.lanesPerCore.toString());
   out.add(",\"maxBufferArguments\":").add(d.maxBufferArguments.toString());
   out.add(",\"maxThreadgroupArguments\":").add(d.maxThreadgroupArguments.toString());
+  out.add(",\"costModel\":{");
+  for (let i: i32 = 0; i < COST_FIELDS.length; i++) {
+    out.add(quote(COST_FIELDS[i])).add(":").add(formatCost(getCost(d.cost, COST_FIELDS[i]))).add(",");
+  }
+  out.add("\"source\":").add(quote(d.cost.source)).add("}");
   out.add("}");
 }

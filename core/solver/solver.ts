@@ -10,6 +10,7 @@ import { Device } from "../device/device";
 import { Options } from "../options";
 import { diag, hasErrors } from "../diag/diagnostic";
 import { ceilDiv, idiv } from "../util/text";
+import { formatF64Fixed } from "../util/num";
 import {
   Candidate, Cost, Mapping, NO_BUFFERS, Plan, Rejection, RuleResult,
   REALIZATION_COOPERATIVE, REALIZATION_FUSED, REALIZATION_SERIAL,
@@ -265,6 +266,25 @@ class Search {
     }
   }
 
+  /**
+   * The admissible candidate with the fewest programs per group (then the cheapest) whose
+   * predicted cost is within `error` of candidate `chosen` (total <= chosen's * (1 + error)) and
+   * whose P is smaller than chosen's, or -1.
+   */
+  fewerPrograms(chosen: i32, error: f64): i32 {
+    const c = this.all[chosen];
+    const limit: f64 = c.total * (1.0 + error);
+    let bi: i32 = -1;
+    for (let i: i32 = 0; i < this.all.length; i++) {
+      const x = this.all[i];
+      if (x.mapping.P >= c.mapping.P || x.total > limit) continue;
+      this.ensureChecked(i);
+      if (x.failed.length > 0) continue;
+      if (bi < 0 || x.mapping.P < this.all[bi].mapping.P || (x.mapping.P == this.all[bi].mapping.P && better(x, this.all[bi]))) bi = i;
+    }
+    return bi;
+  }
+
   /** Index of the cheapest candidate in [from, all.length) under the total order, or -1. */
   best(from: i32): i32 {
     let bi: i32 = -1;
@@ -434,6 +454,19 @@ function solveReduction(doc: Doc, st: Structure, device: Device, o: Options, pla
     useSerial(doc, st, device, o, plan, "the cooperative reduction is not proven", causeFromRules(rules));
     plan.rules = rules;
     return;
+  }
+  if (device.cost.error > 0.0 && o.programsPerGroup == 0 && o.threads == 0 && s.all[chosen].mapping.P > 1) {
+    // the calibrated model cannot tell candidates apart within its error: fewer programs per
+    // group (less fence coupling, no replayed tail slots) is the safer choice there
+    const alt = s.fewerPrograms(chosen, device.cost.error);
+    if (alt >= 0) {
+      const a = s.all[chosen];
+      const b = s.all[alt];
+      plan.notes.push("The cheapest candidate " + describe(a.mapping) + " (predicted " + formatF64Fixed(a.total, 0) + " ns) is within the calibrated model's error (" +
+        formatF64Fixed(device.cost.error * 100.0, 1) + "%) of " + describe(b.mapping) + " (predicted " + formatF64Fixed(b.total, 0) + " ns, +" +
+        formatF64Fixed((b.total / a.total - 1.0) * 100.0, 1) + "%): the plan takes the one with fewer programs per group.");
+      chosen = alt;
+    }
   }
   plan.realization = REALIZATION_COOPERATIVE;
   plan.mapping = s.all[chosen].mapping;

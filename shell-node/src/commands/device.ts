@@ -66,10 +66,13 @@ export function deviceCommand(engine: Engine, device: unknown | undefined, devic
   const rows = [["field", "value", "unit", "meaning"]];
   for (const f of r.fields) {
     const v = r.device[f.name];
-    rows.push([f.name, Array.isArray(v) ? `[${v.join(", ")}]` : f.name === "source" ? "(below)" : String(v), f.unit, f.meaning]);
+    const shown = Array.isArray(v) ? `[${v.join(", ")}]` : f.name === "source" ? "(below)"
+      : v !== null && typeof v === "object" ? Object.entries(v).filter(([k]) => k !== "source").map(([k, x]) => `${k} ${x}`).join(", ") : String(v);
+    rows.push([f.name, shown, f.unit, f.meaning]);
   }
   process.stdout.write(indent(table(rows), "  ") + "\n");
   process.stdout.write(`  source: ${r.device.source}\n`);
+  if (r.device.costModel?.source) process.stdout.write(`  cost model: ${r.device.costModel.source}\n`);
   for (const d of r.diagnostics ?? []) process.stdout.write(indent(formatDiagnostic(deviceArg ?? "device", d), "  ") + "\n");
   process.stdout.write(`\npresets (--device NAME; files in ${path.relative(process.cwd(), presetsDir()) || "devices"}/):\n`);
   const prow = [["name", "device", "gpuCores", "bandwidth GB/s", "clock MHz"]];

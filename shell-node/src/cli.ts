@@ -22,6 +22,7 @@ import { RUNTIME_CHOICES } from "./native";
 import { auditCommand } from "./commands/audit";
 import { sweepCommand } from "./commands/sweep";
 import { readTimeList, timeCommand } from "./commands/time";
+import { calibrateCommand } from "./commands/calibrate";
 
 /** The package's version, from its package.json (the core reports its own through "version"). */
 function packageVersion(): string {
@@ -255,6 +256,19 @@ export function buildProgram(setExit: (code: number) => void): Command {
         list = [{ id: arg, case: arg, sizes, options }];
       }
       setExit(await timeCommand(await loadEngine(o.engine as EngineName), list, o.runtime, settings, o.out, !!o.json, argv));
+    });
+
+  program
+    .command("calibrate")
+    .description("fit the cost model's coefficients to sweeps (tile sweep folders), report the fit by leaving one shape out at a time, write a device record that --device reads")
+    .argument("<sweeps...>", "folders written by tile sweep (or their sweep.json)")
+    .requiredOption("-o, --out <file>", "the calibrated device record to write (the report goes beside it: <file>.calibration.md/.json)")
+    .option("--device <file|preset>", "base device record (default: the one the sweeps recorded)")
+    .addOption(engineOption())
+    .option("--json", "print a JSON summary instead of the report")
+    .action(async (dirs: string[], o, cmd: Command) => {
+      const argv: string[] = (cmd.parent as any)?.rawArgs ?? ["calibrate", ...dirs];
+      setExit(calibrateCommand(await loadEngine(o.engine as EngineName), dirs, o.out, o.device, !!o.json, argv));
     });
 
   program

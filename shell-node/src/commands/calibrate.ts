@@ -1,0 +1,71 @@
+// tile calibrate SWEEP_DIR... -o device.json [--device base.json|preset] : fits the cost model's
+// coefficients to sweeps (bench/calibrate.ts documents the method), writes the device record
+// (the base record with a fitted "costModel", which --device reads) and beside it
+// <out>.calibration.md / .calibration.json: the fit reported by leaving one shape out at a time.
+// Exit 0 when written (whether or not the targets are met: the report says), 2 for bad usage.
+import fs from "node:fs";
+import path from "node:path";
+import { Engine } from "../engine";
+import { EXIT_OK, printJson, UsageError } from "../io";
+import { calibrate, CALIBRATION_FORMAT, Coefficients, DEFAULTS, predict, readShape, renderCalibration } from "../bench/calibrate";
+import { candidateKey } from "../bench/sweep";
+import { readDeviceArg } from "./device";
+
+export function calibrateCommand(engine: Engine, dirs: string[], out: string, deviceArg: string | undefined, json: boolean, argv: string[]): number {
+  if (!out) throw new UsageError("calibrate needs -o FILE: where to write the calibrated device record");
+  let base: any = deviceArg ? readDeviceArg(deviceArg) : undefined;
+  if (base === undefined) {
+    const first = dirs[0] && fs.existsSync(dirs[0]) ? (fs.statSync(dirs[0]).isDirectory() ? path.join(dirs[0], "sweep.json") : dirs[0]) : "";
+    try {
+      base = JSON.parse(fs.readFileSync(first, "utf8"))?.device?.description ?? {};
+    } catch {
+      base = {};
+    }
+  }
+  const shapes = dirs.map((d) => readShape(engine, d, base));
+  const start: Coefficients = { ...DEFAULTS };
+  for (const k of Object.keys(DEFAULTS)) if (typeof base?.costModel?.[k] === "number") (start as any)[k] = base.costModel[k];
+  const r = calibrate(shapes, start);
+  const command = ["tile", ...argv].join(" ");
+  const { costModel: _old, ...rest } = base ?? {};
+  const record = {
+    ...rest,
+    costModel: {
+      ...r.coefficients,
+      error: r.error,
+      source: `tile calibrate, ${new Date().toISOString().slice(0, 10)}: fitted to ${shapes.length} sweeps (${shapes.map((s) => s.id).join("; ")}) by non-negative least squares of relative errors on the model's terms; error = median relative error between candidates of a left-out shape. Command: ${command}`,
+    },
+  };
+  fs.mkdirSync(path.dirname(path.resolve(out)), { recursive: true });
+  fs.writeFileSync(out, JSON.stringify(record, null, 2) + "\n");
+
+  // the planner with the written record: its pick among all candidates, and whether the core's
+  // totals are the fitted model's (the record is read with f32 precision, so are the coefficients here)
+  const verify: string[] = [];
+  let worstDiff = 0;
+  for (const s of shapes) {
+    const sweep = JSON.parse(fs.readFileSync(fs.statSync(s.dir).isDirectory() ? path.join(s.dir, "sweep.json") : s.dir, "utf8"));
+    const p = engine.call({ command: "plan", document: sweep.document, options: { sizes: sweep.sizes, candidates: true, device: record } });
+    if (!p.ok) {
+      verify.push(`${s.id}: not planned with the written record`);
+      continue;
+    }
+    for (const f of s.candidates) {
+      const c = (p.candidates ?? []).find((x: any) => candidateKey(x.mapping) === f.key);
+      if (c) worstDiff = Math.max(worstDiff, Math.abs(c.cost.total - predict(f, { ...r.coefficients, error: 0 } as any)) / c.cost.total);
+    }
+    const key = candidateKey(p.mapping);
+    const m = s.candidates.find((f) => f.key === key);
+    const best = Math.min(...s.candidates.map((f) => f.measuredNs));
+    verify.push(`${s.id}: the planner picks ${key}${m ? ` (measured ${(m.measuredNs / 1000).toFixed(2)} µs, regret ${(m.measuredNs / best).toFixed(3)}, in-sample)` : " (not timed in this sweep)"}${(p.notes ?? []).length ? `; note: ${p.notes.join(" ")}` : ""}`);
+  }
+  verify.push(`largest relative difference between the core's totals with the written record and the fitted model: ${worstDiff.toExponential(2)}`);
+
+  const stem = out.replace(/\.json$/, "");
+  const md = renderCalibration(r, { command, sweeps: dirs, out, base: deviceArg ?? "the sweeps' device record", verify });
+  fs.writeFileSync(`${stem}.calibration.md`, md);
+  fs.writeFileSync(`${stem}.calibration.json`, JSON.stringify({ format: CALIBRATION_FORMAT, command, sweeps: dirs, record: out, ...r, verify }, null, 1) + "\n");
+  if (json) printJson({ record: out, report: `${stem}.calibration.md`, summary: r.summary, error: r.error, coefficients: r.coefficients });
+  else process.stdout.write(md);
+  return EXIT_OK;
+}

@@ -1,0 +1,171 @@
+// The cost model's coefficients as device data ("costModel"), the solver's fewer-programs
+// tie-break at the calibrated error, and `tile calibrate` on sweeps whose "measurements" are the
+// model itself at known coefficients (so the fit must reproduce them exactly).
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { ROOT } from "./helpers/files";
+import { Engine, loadEngine } from "../shell-node/src/engine";
+import { candidateKey } from "../shell-node/src/bench/sweep";
+import { calibrate, DEFAULTS, nnls, predict, readShape } from "../shell-node/src/bench/calibrate";
+
+const BIN = path.join(ROOT, "shell-node", "bin", "tile.mjs");
+const H200 = JSON.parse(fs.readFileSync(path.join(ROOT, "devices", "nvidia-h200.json"), "utf8"));
+const softmax = fs.readFileSync(path.join(ROOT, "cases", "softmax.json"), "utf8");
+let js: Engine;
+let wasm: Engine;
+let tmp = "";
+
+beforeAll(async () => {
+  js = await loadEngine("js");
+  wasm = await loadEngine("wasm");
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), "tile-calibrate-"));
+});
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+const plan = (e: Engine, device: unknown, sizes = { R: 256, C: 3072 }, extra: object = {}) =>
+  e.call({ command: "plan", document: softmax, options: { sizes, candidates: true, device, ...extra } });
+
+describe("costModel in a device description", () => {
+  it("is read (f32 precision), scales the terms it names, and both engines agree byte for byte", () => {
+    const dev = { ...H200, costModel: { setupNs: 3000, memoryFactor: 2.5, loadIssueCycles: 0.5, barrierNs: 10 } };
+    const req = JSON.stringify({ command: "plan", document: softmax, options: { sizes: { R: 256, C: 3072 }, candidates: true, device: dev } });
+    expect(js.callText(req)).toBe(wasm.callText(req));
+    const a = plan(wasm, H200);
+    const b = plan(wasm, dev);
+    const ca = a.candidates[0].cost.terms;
+    const cb = b.candidates.find((c: any) => candidateKey(c.mapping) === candidateKey(a.candidates[0].mapping)).cost.terms;
+    expect(cb.memory).toBeCloseTo(ca.memory * 2.5, 2);
+    expect(cb.setup).toBeCloseTo(ca.setup * 2, 2);
+    expect(cb.collectivesAndBarriers).toBeLessThan(ca.collectivesAndBarriers);
+    const shown = wasm.call({ command: "device", options: { device: dev } }).device.costModel;
+    expect(shown).toMatchObject({ setupNs: 3000, memoryFactor: 2.5, loadIssueCycles: 0.5, barrierNs: 10, simdNs: 8, error: 0 });
+  });
+
+  it("the defaults leave every plan as it was (no costModel = the built-in estimates)", () => {
+    const a = plan(wasm, H200);
+    const { couplingFraction, ...exact } = DEFAULTS; // 0.15 is not an f32: read, it moves by 1e-8
+    const b = plan(wasm, { ...H200, costModel: { ...exact, error: 0 } });
+    expect(b.candidates.map((c: any) => c.cost.total)).toEqual(a.candidates.map((c: any) => c.cost.total));
+    expect(b.mapping).toEqual(a.mapping);
+    const c = plan(wasm, { ...H200, costModel: { couplingFraction } });
+    c.candidates.forEach((x: any, i: number) => expect(Math.abs(x.cost.total / a.candidates[i].cost.total - 1)).toBeLessThan(1e-6));
+  });
+
+  it("rejects unknown coefficients and negative or non-numeric values (TPL005)", () => {
+    for (const costModel of [{ setupNS: 1 }, { setupNs: -1 }, { memoryFactor: 0 }, { error: "small" }, 5]) {
+      const r = plan(wasm, { ...H200, costModel });
+      expect(r.ok).toBe(false);
+      expect(r.diagnostics.map((d: any) => d.code)).toContain("TPL005");
+    }
+  });
+});
+
+describe("the fewer-programs tie-break at the calibrated error", () => {
+  // at R=2048 C=32 the model with the H200 record prefers a packed candidate (P = 2)
+  const sizes = { R: 2048, C: 32 };
+  it("takes the candidate with fewer programs per group when the advantage is within the error, with a note", () => {
+    const plain = plan(wasm, H200, sizes);
+    expect(plain.mapping.P).toBeGreaterThan(1);
+    const best = plain.cost.total;
+    const fewer = plain.candidates.filter((c: any) => c.admissible && c.mapping.P < plain.mapping.P);
+    const margin = Math.min(...fewer.map((c: any) => c.cost.total)) / best - 1;
+    expect(margin).toBeGreaterThan(0);
+    const wide = plan(wasm, { ...H200, costModel: { error: Math.fround(margin * 1.5 + 0.01) } }, sizes);
+    expect(wide.mapping.P).toBeLessThan(plain.mapping.P);
+    expect(wide.cost.total).toBeLessThanOrEqual(best * (1 + margin * 1.5 + 0.011));
+    expect(wide.notes.join(" ")).toMatch(/within the calibrated model's error .* fewer programs per group/);
+    // the smallest P within the band is taken
+    const band = plain.candidates.filter((c: any) => c.admissible && c.cost.total <= best * (1 + Math.fround(margin * 1.5 + 0.01)));
+    expect(wide.mapping.P).toBe(Math.min(...band.map((c: any) => c.mapping.P)));
+    // both engines
+    const req = JSON.stringify({ command: "plan", document: softmax, options: { sizes, device: { ...H200, costModel: { error: 0.5 } } } });
+    expect(js.callText(req)).toBe(wasm.callText(req));
+  });
+
+  it("does nothing when the error is below the margin, or when the widths were asked for", () => {
+    const plain = plan(wasm, H200, sizes);
+    const narrow = plan(wasm, { ...H200, costModel: { error: 0.0000001 } }, sizes);
+    expect(narrow.mapping).toEqual(plain.mapping);
+    expect(narrow.notes.join(" ")).not.toMatch(/calibrated model's error/);
+    const asked = plan(wasm, { ...H200, costModel: { error: 0.9 } }, sizes, { programsPerGroup: plain.mapping.P });
+    expect(asked.mapping.P).toBe(plain.mapping.P);
+  });
+});
+
+describe("nnls", () => {
+  it("solves an unconstrained problem exactly and clamps a negative solution at 0", () => {
+    const A = [[1, 0], [0, 1], [1, 1]];
+    const x = nnls(A, [1, 2, 3]);
+    expect(x[0]).toBeCloseTo(1, 9);
+    expect(x[1]).toBeCloseTo(2, 9);
+    // the least-squares solution has x0 < 0: NNLS gives x0 = 0 and fits x1 alone
+    const y = nnls([[1, 1], [1, 2], [1, 3]], [3, 2, 1]);
+    expect(y[0]).toBeGreaterThan(0);
+    expect(y[1]).toBe(0);
+  });
+});
+
+describe("tile calibrate on sweeps made of the model itself", () => {
+  const truth = { setupNs: 2500, barrierNs: 25, simdNs: 5, loadIssueCycles: 1.5, loopOverheadCycles: 6, couplingFraction: 0.05, underfillWeight: 0.5, memoryFactor: 2.5 };
+  const dirs: string[] = [];
+  beforeAll(() => {
+    // three real sweeps (host runtime, a few candidates each); their times then replaced by the
+    // core's totals under `truth`, in µs
+    for (const [r, c] of [[6, 512], [4, 768], [9, 1024]]) {
+      const dir = path.join(tmp, `softmax-${r}x${c}`);
+      const x = spawnSync(process.execPath, [BIN, "sweep", "softmax", "--size", `R=${r}`, "--size", `C=${c}`, "--runtime", "host", "--device", "nvidia-h200",
+        "--max-candidates", "12", "--rounds", "2", "--samples", "1", "--batch-window-ms", "1", "-o", dir], { cwd: ROOT, encoding: "utf8" });
+      expect(x.status).toBe(0);
+      const sweep = JSON.parse(fs.readFileSync(path.join(dir, "sweep.json"), "utf8"));
+      const p = plan(wasm, { ...H200, costModel: truth }, { R: r, C: c });
+      for (const cand of sweep.candidates.filter((k: any) => k.selected)) {
+        const t = p.candidates.find((k: any) => candidateKey(k.mapping) === cand.key).cost.total;
+        cand.timing.medianUs = t / 1000;
+      }
+      fs.writeFileSync(path.join(dir, "sweep.json"), JSON.stringify(sweep));
+      dirs.push(dir);
+    }
+  });
+
+  it("splits the core's cost into features that give back the core's totals at any coefficients", () => {
+    const s = readShape(wasm, dirs[0], H200);
+    expect(s.candidates.length).toBe(12);
+    for (const f of s.candidates) expect(predict(f, { ...DEFAULTS, ...truth })).toBeCloseTo(f.measuredNs, 0);
+  });
+
+  it("fits the predictions exactly: every left-out shape's pick is its best, rank correlation 1", () => {
+    const shapes = dirs.map((d) => readShape(wasm, d, H200));
+    const r = calibrate(shapes, { ...DEFAULTS });
+    for (const x of r.leaveOneOut) {
+      expect(x.regret).toBe(1);
+      expect(x.spearman!).toBeGreaterThan(0.99);
+    }
+    for (const s of shapes) for (const f of s.candidates) expect(Math.abs(predict(f, r.coefficients) / f.measuredNs - 1)).toBeLessThan(1e-4);
+    expect(r.error).toBeLessThan(1e-4);
+    expect(r.summary.met).toEqual({ medianRegret: true, worstRegret: true, spearman: true });
+  });
+
+  it("writes a device record that --device reads, with the report beside it", () => {
+    const out = path.join(tmp, "calibrated.json");
+    const x = spawnSync(process.execPath, [BIN, "calibrate", ...dirs, "-o", out, "--device", "nvidia-h200"], { cwd: ROOT, encoding: "utf8" });
+    expect(x.status).toBe(0);
+    const rec = JSON.parse(fs.readFileSync(out, "utf8"));
+    expect(rec.gpuCores).toBe(H200.gpuCores);
+    expect(rec.costModel.source).toMatch(/tile calibrate/);
+    expect(fs.readFileSync(path.join(tmp, "calibrated.calibration.md"), "utf8")).toMatch(/shape left out/);
+    const p = spawnSync(process.execPath, [BIN, "plan", "cases/softmax.json", "--size", "R=6", "--size", "C=512", "--device", out, "--json"], { cwd: ROOT, encoding: "utf8" });
+    expect(p.status).toBe(0);
+    const again = spawnSync(process.execPath, [BIN, "device", "--device", out, "--json"], { cwd: ROOT, encoding: "utf8" });
+    expect(JSON.parse(again.stdout).device.costModel.memoryFactor).toBeCloseTo(rec.costModel.memoryFactor, 5);
+  });
+
+  it("needs two sweeps and -o (exit 2)", () => {
+    const one = spawnSync(process.execPath, [BIN, "calibrate", dirs[0], "-o", path.join(tmp, "x.json")], { cwd: ROOT, encoding: "utf8" });
+    expect(one.status).toBe(2);
+    expect(one.stderr).toMatch(/at least two sweeps/);
+    expect(spawnSync(process.execPath, [BIN, "calibrate", dirs[0], dirs[1]], { cwd: ROOT, encoding: "utf8" }).status).toBe(2);
+  });
+});

@@ -188,7 +188,7 @@ describe("emitMsl: golden kernels", () => {
     const a = emitVariant(VARIANTS[0]).msl;
     expect(emitVariant(VARIANTS[0]).msl).toBe(a);
     const small = emitMsl(load("softmax", { C: 100 }), planFor(load("softmax", { C: 100 }), coop(2, 4, 1)));
-    expect(small).toContain("< 100)");
+    expect(small).toContain("tile_v0 + 4 <= 100)");
     expect(small).not.toContain("1537");
   });
 });
@@ -223,13 +223,16 @@ describe("emitMsl: shape of each realization", () => {
   it("uncached stripes re-read the input; cached ones read registers", () => {
     const un = emitVariant({ doc: "softmax", variant: "", spec: coop(2, 4, 1) }).msl;
     expect(un).not.toContain("cache_");
+    // every stage: one V-wide read of a whole vector, and element by element in the ragged one
+    expect(un.split("*((device const packed_float4*)(&X[r * 1537 + tile_v0]))").length - 1).toBe(3);
     expect(un.split("X[r * 1537 + c]").length - 1).toBe(3);
     const ca = emitVariant({ doc: "softmax", variant: "", spec: coop(2, 4, 3, ["X"]) }).msl;
-    // the fill only: its V-wide read of a whole chunk and its element-by-element ragged chunk
+    // the fill only: its V-wide read of a whole vector and its element-by-element ragged vector
     const [fill, stages] = ca.split("// stage 1:");
-    expect(fill.split("X[r * 1537 + c]").length - 1).toBe(2);
-    expect(fill).toContain("(device const packed_float4*)(&X[r * 1537 + c])");
+    expect(fill.split("X[r * 1537 + c]").length - 1).toBe(1);
+    expect(fill.split("(device const packed_float4*)(&X[r * 1537 + tile_v0])").length - 1).toBe(1);
     expect(stages.split("X[r * 1537 + c]").length - 1).toBe(0);
+    expect(stages).not.toContain("&X[");
     expect(ca).toContain("cache_X[(k + 2) * 4 + j]");
   });
 

@@ -8,7 +8,8 @@
 //   collective-divergent      every simd_* / quad_* collective is reached by all lanes (same
 //                             conditions as barriers)
 //   unpredicated-replay-store cooperative reduction: every store to a writable device buffer is
-//                             under a condition that includes `live`
+//                             under a condition that includes `live` (taking the address of a
+//                             writable element, as a packed store does, counts as a store)
 //   double                    no `double` anywhere (Metal has none)
 
 import { REALIZATION_COOPERATIVE } from "../plan/plan";
@@ -409,6 +410,8 @@ class Auditor {
       if (this.writable.indexOf(t) >= 0 && this.text(i + 1) == "[" && this.text(i - 1) != "." && this.text(i - 1) != "->") {
         const close = this.matching(i + 1);
         if (close < b && ASSIGN_OPS.indexOf(this.text(close + 1)) >= 0) this.store(t, tk.line, sc);
+        // the address of a writable element (`&Y[i]`, a packed store's pointer) counts as a store
+        else if (this.text(i - 1) == "&") this.store(t, tk.line, sc);
       }
     }
   }

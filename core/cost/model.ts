@@ -11,7 +11,8 @@
 
 import { Device } from "../device/device";
 import { Cost, Mapping } from "../plan/plan";
-import { Work } from "./work";
+import { Stage, Work } from "./work";
+import { packWidth, packs } from "../analysis/vectors";
 import { ceilDiv, idiv } from "../util/text";
 
 /** One named coefficient of the cost model, with where its value comes from. */
@@ -34,7 +35,7 @@ export const COEFFICIENTS: Array<Coefficient> = [
   new Coefficient("setupNs", 1500.0, "per-threadgroup launch and setup latency; order of magnitude of published Apple GPU dispatch overheads (estimate)"),
   new Coefficient("barrierNs", 40.0, "threadgroup_barrier round trip, ~50 cycles at 1.3 GHz (estimate)"),
   new Coefficient("simdNs", 8.0, "one simd_sum/max/min, ~10 cycles (estimate)"),
-  new Coefficient("loadIssueCycles", 4.0, "issue cost of one load instruction (estimate)"),
+  new Coefficient("loadIssueCycles", 4.0, "issue cost of one memory instruction: a scalar load or store, or one packed 4-wide access (estimate)"),
   new Coefficient("loopOverheadCycles", 3.0, "per stripe-chunk loop iteration, divided by the unroll U (estimate)"),
   new Coefficient("couplingFraction", 0.15, "share of a stage's worker time lost per extra program waiting at the same barrier (estimate)"),
   new Coefficient("underfillWeight", 1.0, "memory time lost per unit of missing occupancy when the grid does not fill the GPU (estimate)"),
@@ -67,6 +68,9 @@ class Shape {
   couplingNsPerGroup: f64 = 0.0;
   memoryFactor: f64 = 1.0;
 }
+
+/** Cached buffers already filled by an earlier stage, reset for every score. */
+const FILLED: Array<string> = new Array<string>();
 
 /** One scratch record, reset for every score (scoring allocates only the Cost it returns). */
 const SCRATCH: Shape = new Shape();
@@ -140,6 +144,44 @@ function programReadBytes(w: Work, cacheBuffers: Array<string>): f64 {
   return bytes;
 }
 
+/**
+ * Memory instructions one worker issues per chunk of V elements of a stage, as emitted: a packed
+ * access (core/analysis/vectors.ts) is one instruction per Q = 4 elements, any other access one
+ * per element; a cached buffer is read from registers, except in the stage that fills the cache
+ * (one packed read per vector, or V scalar reads). `filled` collects the cached buffers already
+ * filled by earlier stages.
+ */
+export function chunkIssues(st: Stage, V: i32, cacheBuffers: Array<string>, filled: Array<string>): f64 {
+  const v: f64 = <f64>V;
+  const perVector: f64 = packs(V) ? v / <f64>packWidth(V) : v;
+  let n: f64 = 0.0;
+  for (let b: i32 = 0; b < st.buffers.length; b++) {
+    const name = st.buffers[b];
+    if (cacheBuffers.indexOf(name) >= 0) {
+      if (filled.indexOf(name) < 0) {
+        filled.push(name);
+        n += perVector;
+      }
+      continue;
+    }
+    const packed: f64 = packs(V) ? st.bufferPacked[b] : 0.0;
+    n += packed * perVector + (st.bufferLoads[b] - packed) * v;
+  }
+  const packedStores: f64 = packs(V) ? st.packedStores : 0.0;
+  n += packedStores * perVector + (st.stores - packedStores) * v;
+  return n;
+}
+
+/** Memory instructions one thread of the element grid issues for its V elements. */
+export function elementIssues(st: Stage, V: i32): f64 {
+  const v: f64 = <f64>V;
+  const perVector: f64 = packs(V) ? v / <f64>packWidth(V) : v;
+  let packed: f64 = 0.0;
+  if (packs(V)) for (let b: i32 = 0; b < st.buffers.length; b++) packed += st.bufferPacked[b];
+  const packedStores: f64 = packs(V) ? st.packedStores : 0.0;
+  return packed * perVector + (st.loads - packed) * v + packedStores * perVector + (st.stores - packedStores) * v;
+}
+
 /** Cost of the cooperative reduction realization with mapping `m`. */
 export function costCooperative(d: Device, w: Work, m: Mapping, cacheBuffers: Array<string>): Cost {
   return costCooperativeInto(d, w, m, cacheBuffers, new Cost());
@@ -156,14 +198,17 @@ export function costCooperativeInto(d: Device, w: Work, m: Mapping, cacheBuffers
   let path: f64 = 0.0;
   let stageNs: f64 = 0.0;
   const clockGhz: f64 = <f64>d.clockMhz / 1000.0;
+  const filled = FILLED;
+  filled.length = 0;
   for (let i: i32 = 0; i < w.stages.length; i++) {
     const st = w.stages[i];
     if (st.kind == "scalar") {
-      path += st.ops + st.loads * d.cost.loadIssueCycles;
+      path += st.ops + (st.loads + st.stores) * d.cost.loadIssueCycles;
       continue;
     }
     const chunks: f64 = <f64>ceilDiv(st.extent, m.W * m.V);
-    const cyc: f64 = chunks * (<f64>m.V * st.ops + st.loads * d.cost.loadIssueCycles + d.cost.loopOverheadCycles / <f64>m.U);
+    const issues: f64 = chunkIssues(st, m.V, cacheBuffers, filled);
+    const cyc: f64 = chunks * (<f64>m.V * st.ops + issues * d.cost.loadIssueCycles + d.cost.loopOverheadCycles / <f64>m.U);
     path += cyc;
     if (st.kind == "reduce") stageNs += cyc / clockGhz;
   }
@@ -187,7 +232,7 @@ export function costElement(d: Device, w: Work, m: Mapping): Cost {
   s.bytesWritten = st.stores * elements * 4.0;
   const V: f64 = <f64>(m.V > 1 ? m.V : 1);
   s.ops = (st.ops * V + d.cost.threadSetupCycles) * <f64>m.groups * <f64>m.T;
-  s.pathCycles = d.cost.threadSetupCycles + V * (st.ops + st.loads * d.cost.loadIssueCycles);
+  s.pathCycles = d.cost.threadSetupCycles + V * st.ops + elementIssues(st, m.V > 1 ? m.V : 1) * d.cost.loadIssueCycles;
   return finish(d, s, new Cost());
 }
 
@@ -203,7 +248,7 @@ export function costSerial(d: Device, w: Work, m: Mapping): Cost {
   s.ops = st.ops * programs;
   // one thread per program, or (T = 1, one group) one thread running every program in order
   const perThread: f64 = m.T == 1 && m.groups == 1 ? programs : 1.0;
-  s.pathCycles = perThread * (st.ops + st.loads * d.cost.loadIssueCycles);
+  s.pathCycles = perThread * (st.ops + (st.loads + st.stores) * d.cost.loadIssueCycles);
   s.memoryFactor = d.cost.uncoalescedFactor;
   return finish(d, s, new Cost());
 }

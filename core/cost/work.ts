@@ -3,6 +3,7 @@
 
 import { Doc, Expr, Stmt } from "../ir/ast";
 import { Affine, AffineEnv, affineOf } from "../ir/affine";
+import { VectorAccesses, vectorAccessesOfList, vectorAccessesOfReduce } from "../analysis/vectors";
 
 /** Arithmetic weight of one operation, in issue slots (transcendentals cost more). */
 export function opWeight(op: string): f64 {
@@ -22,8 +23,25 @@ export class Stage {
   ops: f64 = 0.0;
   loads: f64 = 0.0;
   stores: f64 = 0.0;
-  /** Buffers loaded in this stage (each once). */
+  /** Buffers loaded in this stage (each once), with their loads per element. */
   buffers: Array<string> = new Array<string>();
+  bufferLoads: Array<f64> = new Array<f64>();
+  /** Of those loads, the ones read Q-wide as packed vectors (core/analysis/vectors.ts). */
+  bufferPacked: Array<f64> = new Array<f64>();
+  /** Stores per element written Q-wide as packed vectors. */
+  packedStores: f64 = 0.0;
+
+  /** Index of `b` in `buffers`, added when absent. */
+  slot(b: string): i32 {
+    let i = this.buffers.indexOf(b);
+    if (i < 0) {
+      this.buffers.push(b);
+      this.bufferLoads.push(0.0);
+      this.bufferPacked.push(0.0);
+      i = this.buffers.length - 1;
+    }
+    return i;
+  }
 
   constructor(kind: string, extent: i32) {
     this.kind = kind;
@@ -55,7 +73,8 @@ function countExpr(e: Expr, st: Stage, times: f64): void {
   st.ops += opWeight(e.op) * times;
   if (e.op == "load") {
     st.loads += times;
-    if (st.buffers.indexOf(e.name) < 0) st.buffers.push(e.name);
+    const b = st.slot(e.name);
+    st.bufferLoads[b] = st.bufferLoads[b] + times;
   }
   for (let i: i32 = 0; i < e.args.length; i++) countExpr(e.args[i], st, times);
 }
@@ -97,10 +116,30 @@ function countBody(doc: Doc, list: Array<Stmt>, st: Stage, times: f64, domain: b
     } else if (s.kind == "for") {
       const n: f64 = (domain && s.parallel) ? 1.0 : <f64>extentOf(doc, s.extent, 1);
       countBody(doc, s.body, st, times * n, domain);
+      // the grid's innermost loop: a thread's vector of columns
+      if (domain && s.parallel && !holdsParallel(s.body)) addPacked(vectorAccessesOfList(doc, s.name, s.body), st, times);
     } else if (s.kind == "reduce") {
       countExpr(s.value, st, times * <f64>extentOf(doc, s.extent, 1));
     }
   }
+}
+
+function holdsParallel(list: Array<Stmt>): bool {
+  for (let i: i32 = 0; i < list.length; i++) {
+    const s = list[i];
+    if (s.kind == "for" && s.parallel) return true;
+    if (holdsParallel(s.body) || holdsParallel(s.orelse)) return true;
+  }
+  return false;
+}
+
+/** Counts the packed accesses of one vector site (each runs once per element). */
+function addPacked(acc: VectorAccesses, st: Stage, times: f64): void {
+  for (let i: i32 = 0; i < acc.loads.length; i++) {
+    const b = st.slot(acc.loads[i].name);
+    st.bufferPacked[b] = st.bufferPacked[b] + times;
+  }
+  st.packedStores += <f64>acc.stores.length * times;
 }
 
 /** Stages of one logical program of the reduction family (the program loop's body). */
@@ -116,11 +155,13 @@ function addProgramStages(doc: Doc, body: Array<Stmt>, w: Work): void {
     if (s.kind == "reduce") {
       const st = new Stage("reduce", extentOf(doc, s.extent, 1));
       countExpr(s.value, st, 1.0);
+      addPacked(vectorAccessesOfReduce(doc, s), st, 1.0);
       w.stages.push(st);
       w.reduces++;
     } else if (s.kind == "for" && s.parallel) {
       const st = new Stage("loop", extentOf(doc, s.extent, 1));
       countBody(doc, s.body, st, 1.0, false);
+      addPacked(vectorAccessesOfList(doc, s.name, s.body), st, 1.0);
       w.stages.push(st);
     } else if (s.kind == "for") {
       // a serial wrapper: its body is more of the program (legality admits unit extents only)

@@ -2,7 +2,7 @@
 // indentation, which helpers were used, and where the current statement sits (inside a worker's
 // stripe, which register cache applies).
 
-import { Doc, Stmt } from "../ir/ast";
+import { Doc, Expr, Stmt } from "../ir/ast";
 import { Plan } from "../plan/plan";
 import { Text } from "../util/text";
 import { Names } from "./names";
@@ -27,6 +27,8 @@ export class Ctx {
   gridDepth: i32 = -1;
   /** Fused element grid: the coordinate text of each domain depth (without the loop's min). */
   gridCoords: Array<string> = new Array<string>();
+  /** Fused element grid: the innermost coordinate is the first of a vector of this many columns. */
+  gridQ: i32 = 1;
   /** Cooperative reduction: where each program-level statement runs (the plan's Distribution). */
   roles: Distribution = new Distribution();
   /** Bounds of every loop: a loop whose variable or end may leave i32 is emitted in 64-bit. */
@@ -46,6 +48,15 @@ export class Ctx {
   cacheSite: Array<Stmt> = new Array<Stmt>();
   cacheDeclared: Array<bool> = new Array<bool>();
   cacheFilled: Array<bool> = new Array<bool>();
+  /** Inside a packed vector (core/analysis/vectors.ts): loads and stores served by registers
+   *  `var[j]` that one packed access fills or writes. */
+  packLoads: Array<Expr> = new Array<Expr>();
+  packLoadVars: Array<string> = new Array<string>();
+  packStores: Array<Stmt> = new Array<Stmt>();
+  packStoreVars: Array<string> = new Array<string>();
+  /** While a packed access's address is written: the IR name bound to the vector's first value. */
+  overrideName: string = "";
+  overrideText: string = "";
 
   constructor(doc: Doc, plan: Plan, names: Names) {
     this.doc = doc;

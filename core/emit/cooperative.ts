@@ -1,14 +1,18 @@
 // The cooperative-reduction realization: P logical programs share a threadgroup of T = 32*S*P
 // threads; each program's W = 32*S workers split every reduction and every parallel loop of
-// the program into stripes (chunk k, lane-contiguous vectors of V elements, U chunks per
-// iteration). A reduction is four stages with exactly one unconditional barrier; a slot past the
-// last program replays the last one (reads stay valid) and never stores.
+// the program into stripes (chunk k of W*V elements, a worker's V elements as vectors of Q
+// consecutive ones, neighbouring workers on neighbouring vectors; U chunks per iteration), with
+// packed Q-wide accesses where core/analysis/vectors.ts allows. A reduction is four stages with
+// exactly one unconditional barrier; a slot past the last program replays the last one (reads
+// stay valid) and never stores.
 
 import { Expr, Stmt } from "../ir/ast";
 import { RUN_DISTRIBUTED, RUN_EVERY, distribute, isWrapper } from "../analysis/distribution";
 import { ceilDiv } from "../util/text";
 import { Ctx } from "./context";
-import { Val, emitExpr, emitLoad, indexText, intText, mentions, mslType } from "./expr";
+import { Val, emitExpr, emitLoad, indexText, intText, mentions, mslType, packedType } from "./expr";
+import { VectorAccesses, packWidth, packs, vectorAccessesOfList, vectorAccessesOfReduce } from "../analysis/vectors";
+import { emitPackedVector, packedIn } from "./vector";
 import { storedBuffers, threadgroupDecls } from "./abi";
 import { combineText, emitList, emitStmt, freshName, identityText, num, simdText } from "./stmt";
 import { formatF64Fixed } from "../util/num";
@@ -131,34 +135,57 @@ function fillCaches(s: Stmt, cx: Ctx): void {
     const pi = cx.doc.paramIndex(b);
     const zero = cx.doc.params[pi].dtype == "i32" ? "0" : "0.0f";
     const chunks = ceilDiv(extV.ival, m.W * m.V);
+    // every vector in range: no guard, no ragged branch
+    const allWhole: bool = extV.ival % (m.W * m.V) == 0;
+    const Q = packWidth(m.V);
+    const H: i32 = m.V / Q;
+    const ident = cx.names.of(v);
+    const end = guardEnd(minV, extV);
     cx.line("// fill: the same stripe layout as the stages below; 0 outside the range");
     cx.open("for (int k = 0; k < " + num(chunks) + "; ++k) {");
-    if (m.V >= 4 && m.V % 4 == 0) {
-      // a whole chunk in range is read V-wide: packed vectors need only 4-byte alignment
-      const vec = cx.doc.params[pi].dtype == "i32" ? "packed_int4" : "packed_float4";
-      const ident0 = cx.names.of(v);
-      cx.open("{");
-      cx.line("const int " + ident0 + " = " + chunkStartText("k", minV, cx) + ";");
-      cx.open("if (" + ident0 + " + " + num(m.V) + " <= " + guardEnd(minV, extV) + ") {");
-      cx.line("device const " + vec + "* wide = (device const " + vec + "*)(&" + emitLoad(load, cx) + ");");
-      for (let q: i32 = 0; q < m.V / 4; q++) {
-        cx.line("const " + vec + " w" + num(q) + " = wide[" + num(q) + "];");
-        for (let l: i32 = 0; l < 4; l++) {
-          cx.line("cache_" + id + "[k * " + num(m.V) + " + " + num(q * 4 + l) + "] = w" + num(q) + "[" + num(l) + "];");
+    if (H > 1) cx.open("for (int tile_h = 0; tile_h < " + num(H) + "; ++tile_h) {");
+    const base = m.V == 1 ? "k" : "k * " + num(m.V) + (H > 1 ? " + tile_h * " + num(Q) : "");
+    if (Q == 1) {
+      cx.line("const int " + ident + " = " + vectorStartText(vectorIndexText("k", H), minV, cx) + ";");
+      if (allWhole) {
+        cx.line("cache_" + id + "[" + base + "] = " + emitLoad(load, cx) + ";");
+      } else {
+        cx.line("if (" + ident + " < " + end + ") cache_" + id + "[" + base + "] = " + emitLoad(load, cx) + ";");
+        cx.line("else cache_" + id + "[" + base + "] = " + zero + ";");
+      }
+    } else {
+      cx.line("const int tile_v0 = " + vectorStartText(vectorIndexText("k", H), minV, cx) + ";");
+      if (packs(m.V)) {
+        // a whole vector in range is read Q-wide: packed vectors need only 4-byte alignment
+        const vec = packedType(cx.doc.params[pi].dtype);
+        cx.overrideName = v;
+        cx.overrideText = "tile_v0";
+        const addr = emitLoad(load, cx);
+        cx.overrideName = "";
+        cx.overrideText = "";
+        if (!allWhole) cx.open("if (tile_v0 + " + num(Q) + " <= " + end + ") {");
+        cx.line("const " + vec + " w0 = *((device const " + vec + "*)(&" + addr + "));");
+        for (let l: i32 = 0; l < Q; l++) cx.line("cache_" + id + "[" + base + " + " + num(l) + "] = w0[" + num(l) + "];");
+        if (!allWhole) {
+          cx.ind = cx.ind - 1;
+          cx.open("} else {");
+          cx.line("// the ragged last vector (or one past the end), element by element; 0 outside");
         }
       }
-      cx.line("continue;");
-      cx.close("}");
-      cx.close("}");
-      cx.line("// the ragged last chunk, element by element");
+      if (!packs(m.V) || !allWhole) {
+        cx.open("for (int j = 0; j < " + num(Q) + "; ++j) {");
+        cx.line("const int " + ident + " = tile_v0 + j;");
+        if (allWhole) {
+          cx.line("cache_" + id + "[" + base + " + j] = " + emitLoad(load, cx) + ";");
+        } else {
+          cx.line("if (" + ident + " < " + end + ") cache_" + id + "[" + base + " + j] = " + emitLoad(load, cx) + ";");
+          cx.line("else cache_" + id + "[" + base + " + j] = " + zero + ";");
+        }
+        cx.close("}");
+      }
+      if (packs(m.V) && !allWhole) cx.close("}");
     }
-    if (m.V > 1) cx.open("for (int j = 0; j < " + num(m.V) + "; ++j) {");
-    const slot = m.V > 1 ? "k * " + num(m.V) + " + j" : "k";
-    const ident = cx.names.of(v);
-    cx.line("const int " + ident + " = " + elementText("k", minV, cx) + ";");
-    cx.line("if (" + ident + " < " + guardEnd(minV, extV) + ") cache_" + id + "[" + slot + "] = " + emitLoad(load, cx) + ";");
-    cx.line("else cache_" + id + "[" + slot + "] = " + zero + ";");
-    if (m.V > 1) cx.close("}");
+    if (H > 1) cx.close("}");
     cx.close("}");
     cx.cacheFilled[i] = true;
   }
@@ -167,19 +194,22 @@ function fillCaches(s: Stmt, cx: Ctx): void {
 // ---------------------------------------------------------------------------------------------
 // Stripes
 
-/** The element a worker handles in chunk `chunk` (and vector slot j when V > 1). */
-function elementText(chunk: string, minV: Val, cx: Ctx): string {
-  const m = cx.plan.mapping;
-  let core: string = chunk + " * " + num(m.W) + " + worker";
-  if (m.V > 1) core = "(" + core + ") * " + num(m.V) + " + j";
-  if (minV.known && minV.ival == 0) return core;
-  return minV.text + " + " + core;
+/**
+ * Stripe layout. A chunk is W*V elements; a worker's V elements in it are H = V/Q vectors of Q
+ * consecutive elements (Q = 4 when packed accesses apply, else V), and vector h of chunk k is
+ * global vector (k*H + h) of the range, of which worker w takes the w-th: neighbouring workers
+ * touch neighbouring vectors in every access. For V <= 4 this is `(k*W + worker)*V + j`.
+ */
+function vectorIndexText(chunk: string, H: i32): string {
+  return H > 1 ? "(" + chunk + " * " + num(H) + " + tile_h)" : chunk;
 }
 
-/** The first element of chunk `chunk` of this worker's stripe (elementText with j = 0). */
-function chunkStartText(chunk: string, minV: Val, cx: Ctx): string {
+/** The first element of a worker's vector number `vec` (vectorIndexText) of the range. */
+function vectorStartText(vec: string, minV: Val, cx: Ctx): string {
   const m = cx.plan.mapping;
-  const core: string = "(" + chunk + " * " + num(m.W) + " + worker) * " + num(m.V);
+  const Q = packWidth(m.V);
+  let core: string = vec + " * " + num(m.W) + " + worker";
+  if (Q > 1) core = "(" + core + ") * " + num(Q);
   if (minV.known && minV.ival == 0) return core;
   return minV.text + " + " + core;
 }
@@ -194,9 +224,11 @@ function guardEnd(minV: Val, extV: Val): string {
 }
 
 /**
- * A worker's stripe over [min, min + extent): chunks of W*V elements, the worker's V
- * consecutive elements in each, U chunks per iteration. For a reduce, copy u accumulates into
- * `accs[u]`; for a parallel loop, each element runs the loop body.
+ * A worker's stripe over [min, min + extent): chunks of W*V elements, the worker's V elements in
+ * each as H vectors of Q (see vectorIndexText), U chunks per iteration. For a reduce, copy u
+ * accumulates into `accs[u]`; for a parallel loop, each element runs the loop body. A vector whose
+ * Q elements are all in range reads and writes the packable accesses (core/analysis/vectors.ts)
+ * Q-wide; a ragged last vector runs element by element.
  */
 function emitStripe(s: Stmt, isReduce: bool, accs: Array<string>, cx: Ctx): void {
   const m = cx.plan.mapping;
@@ -205,13 +237,17 @@ function emitStripe(s: Stmt, isReduce: bool, accs: Array<string>, cx: Ctx): void
   const minV = emitExpr(s.min, cx);
   const extV = emitExpr(s.extent, cx);
   const per: i32 = m.W * m.V;
+  const Q = packWidth(m.V);
+  const H: i32 = m.V / Q;
   // 64-bit element arithmetic where the stripe (with its overshoot of up to U chunks) may leave i32
   const wide: bool = !cx.loopRanges.fitsWith(s, <f64>per * <f64>(m.U + 1));
   let chunks: string = "";
+  let chunkCount: i32 = -1;
   if (extV.known && wide) {
     chunks = extV.ival <= 0 ? "0" : formatF64Fixed(Math.ceil(<f64>extV.ival / <f64>per), 0);
   } else if (extV.known) {
-    chunks = num(extV.ival <= 0 ? 0 : ceilDiv(extV.ival, per));
+    chunkCount = extV.ival <= 0 ? 0 : ceilDiv(extV.ival, per);
+    chunks = num(chunkCount);
   } else {
     chunks = "chunks_" + num(cx.serial);
     cx.serial = cx.serial + 1;
@@ -219,6 +255,12 @@ function emitStripe(s: Stmt, isReduce: bool, accs: Array<string>, cx: Ctx): void
     else cx.line("const int " + chunks + " = (" + extV.text + " + " + num(per - 1) + ") / " + num(per) + ";");
   }
   const end = wide ? "long(" + minV.inner + ") + long(" + extV.inner + ")" : guardEnd(minV, extV);
+  // packed accesses: not in a 64-bit stripe (its elements are computed in long)
+  let acc: VectorAccesses = new VectorAccesses();
+  if (!wide && packs(m.V)) acc = isReduce ? vectorAccessesOfReduce(cx.doc, s) : vectorAccessesOfList(cx.doc, v, s.body);
+  // every vector whole (no guard), or whole or entirely past the end (no ragged branch)
+  const allWhole: bool = extV.known && chunkCount >= 0 && extV.ival % per == 0 && chunkCount % m.U == 0;
+  const noRagged: bool = extV.known && extV.ival % Q == 0;
   const saveVar = cx.stripeVar;
   const saveMin = cx.stripeMin;
   const saveExt = cx.stripeExt;
@@ -227,36 +269,72 @@ function emitStripe(s: Stmt, isReduce: bool, accs: Array<string>, cx: Ctx): void
   cx.stripeMin = minV.text;
   cx.stripeExt = extV.text;
   cx.open("for (int k = 0; k < " + chunks + "; " + (m.U == 1 ? "++k" : "k += " + num(m.U)) + ") {");
-  if (m.V > 1) cx.open("for (int j = 0; j < " + num(m.V) + "; ++j) {");
   for (let u: i32 = 0; u < m.U; u++) {
     const chunk = u == 0 ? "k" : "(k + " + num(u) + ")";
-    cx.cacheIndex = m.V > 1 ? chunk + " * " + num(m.V) + " + j" : chunk;
+    const vec = vectorIndexText(chunk, H);
     if (m.U > 1) cx.open("{");
+    if (H > 1) cx.open("for (int tile_h = 0; tile_h < " + num(H) + "; ++tile_h) {");
+    let slot: string = chunk;
+    if (m.V > 1) slot = chunk + " * " + num(m.V) + (H > 1 ? " + tile_h * " + num(Q) : "") + " + j";
+    cx.cacheIndex = slot;
+    const step = isReduce ? s : null;
+    const accName = isReduce ? accs[u] : "";
     if (wide) {
       const e = freshName("e", cx);
-      let at: string = "(long(" + chunk + ") * " + num(m.W) + " + long(worker))";
-      if (m.V > 1) at = at + " * " + num(m.V) + " + long(j)";
+      if (Q > 1) cx.open("for (int j = 0; j < " + num(Q) + "; ++j) {");
+      let at: string = "(long(" + vec + ") * " + num(m.W) + " + long(worker))";
+      if (Q > 1) at = at + " * " + num(Q) + " + long(j)";
       cx.line("const long " + e + " = long(" + minV.inner + ") + " + at + ";");
       cx.open("if (" + e + " < " + end + ") {");
       cx.line("const int " + ident + " = int(" + e + ");");
+      stripeElement(s, step, accName, cx);
+      cx.close("}");
+      if (Q > 1) cx.close("}");
+    } else if (Q == 1) {
+      cx.line("const int " + ident + " = " + vectorStartText(vec, minV, cx) + ";");
+      if (!allWhole) cx.open("if (" + ident + " < " + end + ") {");
+      stripeElement(s, step, accName, cx);
+      if (!allWhole) cx.close("}");
     } else {
-      cx.line("const int " + ident + " = " + elementText(chunk, minV, cx) + ";");
-      cx.open("if (" + ident + " < " + end + ") {");
+      cx.line("const int tile_v0 = " + vectorStartText(vec, minV, cx) + ";");
+      const p = packedIn(acc, cx);
+      if (p.any()) {
+        if (!allWhole) cx.open("if (tile_v0 + " + num(Q) + " <= " + end + ") {");
+        emitPackedVector(p, v, "tile_v0", Q, step, accName, s.body, cx);
+        if (!allWhole && noRagged) cx.close("}");
+        if (!allWhole && !noRagged) {
+          cx.ind = cx.ind - 1;
+          cx.open("} else {");
+          cx.line("// the ragged last vector, element by element");
+        }
+      }
+      if (!p.any() || (!allWhole && !noRagged)) {
+        cx.open("for (int j = 0; j < " + num(Q) + "; ++j) {");
+        cx.line("const int " + ident + " = tile_v0 + j;");
+        if (!allWhole) cx.open("if (" + ident + " < " + end + ") {");
+        stripeElement(s, step, accName, cx);
+        if (!allWhole) cx.close("}");
+        cx.close("}");
+        if (p.any()) cx.close("}");
+      }
     }
-    if (isReduce) {
-      cx.line(accs[u] + " = " + combineText(s.combiner, s.value.ty, accs[u], emitExpr(s.value, cx), cx) + ";");
-    } else {
-      emitList(s.body, cx);
-    }
-    cx.close("}");
+    if (H > 1) cx.close("}");
     if (m.U > 1) cx.close("}");
   }
-  if (m.V > 1) cx.close("}");
   cx.close("}");
   cx.stripeVar = saveVar;
   cx.stripeMin = saveMin;
   cx.stripeExt = saveExt;
   cx.cacheIndex = saveIdx;
+}
+
+/** One element of a stripe, scalar: the reduce's combine, or the loop body. */
+function stripeElement(s: Stmt, reduce: Stmt | null, accName: string, cx: Ctx): void {
+  if (reduce !== null) {
+    cx.line(accName + " = " + combineText(s.combiner, s.value.ty, accName, emitExpr(s.value, cx), cx) + ";");
+  } else {
+    emitList(s.body, cx);
+  }
 }
 
 function emitReduce(s: Stmt, cx: Ctx): void {

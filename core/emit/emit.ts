@@ -15,6 +15,7 @@ import { Names, namesFor } from "./names";
 import { emitList, num } from "./stmt";
 import { emitCooperative } from "./cooperative";
 import { loopRanges } from "../analysis/ranges";
+import { packWidth } from "../analysis/vectors";
 
 function headerComment(doc: Doc, plan: Plan): string {
   const m = plan.mapping;
@@ -45,18 +46,24 @@ function emitFused(cx: Ctx): void {
   cx.line("// one thread per element of the domain, blocks of " + num(m.block) + " along the innermost loop");
   cx.line("const int row = int(group) / " + num(m.blocksPerRow) + ";");
   const V: i32 = m.V > 1 ? m.V : 1;
+  const Q: i32 = packWidth(V);
+  const H: i32 = V / Q;
   if (V == 1) {
     cx.line("const int col = (int(group) % " + num(m.blocksPerRow) + ") * " + num(m.block) + " + int(tid);");
     cx.line("// ragged edge: threads past the last column have no element (no barrier in this kernel)");
     cx.line("if (col >= " + num(m.domainCols) + ") return;");
   } else {
-    // V consecutive columns per thread; the row length is a multiple of V, so a thread's
-    // columns are all in range or all past the edge
-    cx.line("const int col0 = ((int(group) % " + num(m.blocksPerRow) + ") * " + num(m.block) + " + int(tid)) * " + num(V) + ";");
-    cx.line("// ragged edge: threads past the last column have no element (no barrier in this kernel)");
-    cx.line("if (col0 >= " + num(m.domainCols) + ") return;");
-    cx.open("for (int j = 0; j < " + num(V) + "; ++j) {");
-    cx.line("const int col = col0 + j;");
+    // V columns per thread as H vectors of Q consecutive columns; neighbouring threads take
+    // neighbouring vectors. The row length is a multiple of V, so a vector is all in range or
+    // all past the edge.
+    cx.line("// V = " + num(V) + " columns per thread: vectors of " + num(Q) + ", neighbouring threads on neighbouring vectors");
+    cx.line("const int col0 = (int(group) % " + num(m.blocksPerRow) + ") * " + num(m.block * V) + ";");
+    const lane = H > 1 ? "(tile_h * " + num(m.block) + " + int(tid))" : "int(tid)";
+    if (H > 1) cx.open("for (int tile_h = 0; tile_h < " + num(H) + "; ++tile_h) {");
+    cx.line("const int col = col0 + " + lane + " * " + num(Q) + ";");
+    cx.line("// ragged edge: vectors past the last column have no element (no barrier in this kernel)");
+    cx.line("if (col >= " + num(m.domainCols) + ") " + (H > 1 ? "break;" : "return;"));
+    cx.gridQ = Q;
   }
   // row -> outer coordinates, the last outer loop varying fastest
   const extents = new Array<i32>();
@@ -76,7 +83,8 @@ function emitFused(cx: Ctx): void {
   cx.gridDepth = 0;
   emitList(cx.doc.body, cx);
   cx.gridDepth = -1;
-  if (V > 1) cx.close("}");
+  cx.gridQ = 1;
+  if (H > 1) cx.close("}");
 }
 
 /** Serial program: one thread per iteration of the top-level parallel loop when the plan proved

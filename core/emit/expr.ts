@@ -191,8 +191,13 @@ export function mentions(e: Expr, n: string): bool {
   return false;
 }
 
+/** The packed vector type of a buffer's element type (4 elements, the element's alignment). */
+export function packedType(dtype: string): string {
+  return dtype == "i32" ? "packed_int4" : "packed_float4";
+}
+
 /** The register-cache slot text for a load, or "" when the load is not served from a cache. */
-function cacheSlot(e: Expr, cx: Ctx): string {
+export function cacheSlot(e: Expr, cx: Ctx): string {
   if (cx.stripeVar == "" || e.args.length == 0) return "";
   const ci = cx.cacheBufs.indexOf(e.name);
   if (ci < 0 || !cx.cacheFilled[ci]) return "";
@@ -242,11 +247,14 @@ export function emitExpr(e: Expr, cx: Ctx): Val {
   if (op == "f32") return floatVal(e.fval);
   if (op == "name") {
     if (e.ref == "size") return intVal(cx.doc.size(e.name));
+    if (cx.overrideName != "" && e.name == cx.overrideName) return plain(cx.overrideText);
     return plain(cx.names.of(e.name));
   }
   if (op == "load") {
     const slot = cacheSlot(e, cx);
     if (slot != "") return plain(slot);
+    const pk = cx.packLoads.indexOf(e);
+    if (pk >= 0) return plain(cx.packLoadVars[pk] + "[j]");
     return plain(emitLoad(e, cx));
   }
   if (op == "select") {

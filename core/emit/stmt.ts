@@ -7,6 +7,7 @@ import { Stmt } from "../ir/ast";
 import { formatI32 } from "../util/num";
 import { Ctx } from "./context";
 import { Val, emitExpr, indexText, intText, mslType } from "./expr";
+import { emitGridVector } from "./vector";
 
 /** Identity of a combiner for a type, as MSL text. */
 export function identityText(combiner: string, ty: string): string {
@@ -60,6 +61,12 @@ export function endText(minV: Val, extV: Val, stepV: Val): string {
 
 export function emitStore(s: Stmt, cx: Ctx): void {
   const v = emitExpr(s.value, cx);
+  const pk = cx.packStores.indexOf(s);
+  if (pk >= 0) {
+    // a packed store: element j of the vector, written Q-wide after the loop (core/emit/vector.ts)
+    cx.line(cx.packStoreVars[pk] + "[j] = " + v.inner + ";");
+    return;
+  }
   const st = cx.names.buf(s.name) + "[" + indexText(s.name, s.at, cx) + "] = " + v.inner + ";";
   if (cx.liveStores) cx.line("if (live) { " + st + " }");
   else cx.line(st);
@@ -109,6 +116,12 @@ function emitGridFor(s: Stmt, cx: Ctx): void {
   const minV = emitExpr(s.min, cx);
   const coord = cx.gridCoords[d];
   const bind = minV.known && minV.ival == 0 ? coord : minV.text + " + " + coord;
+  if (cx.gridQ > 1 && d == cx.gridCoords.length - 1) {
+    cx.gridDepth = d + 1;
+    emitGridVector(s, bind, cx);
+    cx.gridDepth = d;
+    return;
+  }
   cx.open("{");
   cx.line("const int " + cx.names.of(s.name) + " = " + bind + ";");
   cx.gridDepth = d + 1;

@@ -149,9 +149,9 @@ function allExact(a: Site): bool {
 }
 
 /**
- * Which workers provably run an access: 2 = at least workers 0 and 1 (every worker, or a
- * distributed loop longer than the widest vector, whose iterations min and min + V go to workers
- * 0 and 1), 1 = at least worker 0, 0 = nothing known.
+ * Which workers provably run an access: 2 = at least two workers (every worker, or a distributed
+ * loop longer than the widest vector V, whose iterations min and min + V go to worker 0 and to
+ * another worker in the emitter's stripe layout), 1 = at least worker 0, 0 = nothing known.
  */
 function workersAtLeast(a: Site, span: f64): i32 {
   if (a.runs == RUN_EVERY) return 2;
@@ -166,7 +166,7 @@ function workersAtLeast(a: Site, span: f64): i32 {
 /**
  * A proven cross-worker conflict (the only case reported as `fails`): two unguarded accesses in
  * loops that all run, touching the very same element (identical index forms in the program
- * variable only), run by two different workers: one side is run by workers 0 and 1 at least,
+ * variable only), run by two different workers: one side is run by two workers at least,
  * the other by some worker (`span` is the widest vector the device allows).
  */
 function provenShared(l: Site, s: Site, span: f64): bool {

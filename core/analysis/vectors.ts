@@ -1,0 +1,214 @@
+// Which accesses of a worker's vector (a stripe chunk of the cooperative reduction, or a thread's
+// columns in the fused element grid) are read or written Q-wide as one packed vector, with
+// Q = PACK_WIDTH elements per packed access. The emitter (core/emit) and the cost model
+// (core/cost/work.ts) both read this one decision, so what is charged is what is emitted.
+//
+// Over a vector of Q consecutive values v0, v0 + 1, ..., v0 + Q - 1 of the walking variable v,
+// the scalar form runs the site once per value. A packed load replaces the Q loads of one load
+// expression by one Q-wide read at the address of the first; a packed store replaces the Q
+// stores of one store statement by one Q-wide write after the Q values are computed. Both are
+// used only where they touch exactly the elements the scalar form touches, in an order nobody
+// can observe:
+//   - the access is evaluated for every value of the vector: it sits in a let's value, a
+//     store's value or index, an if's condition, or a reduce's value, at the top of the site
+//     (not under an if, not in a nested loop or reduce), and not in an operand that C evaluates
+//     only sometimes (the arms of `select`, the right operand of `and` / `or`);
+//   - its address is the same affine function of v with coefficient 1 for every value: the last
+//     index is v, v + g, g + v or v - g with g a constant expression (literals and sizes), and no
+//     other index mentions v or a name bound inside the site (so they are the same for every
+//     value), so the Q elements are consecutive in memory;
+//   - a packed load's buffer is never stored by the kernel (nothing can change it between the
+//     Q scalar loads and the one packed load);
+//   - a packed store's buffer is never loaded by the kernel, and this store is the only store to
+//     it in the site (so writing the Q elements together, after the Q values, changes nothing
+//     another access could see, and no two stores of the vector race for one element).
+// Bounds: the packed access covers exactly the Q addresses the scalar form would use; the emitter
+// uses it only for a vector whose Q values are all in the loop's range (the scalar guard holds
+// for each), and keeps the scalar form for a ragged last vector.
+
+import { Doc, Expr, Stmt } from "../ir/ast";
+
+/** Elements of one packed access (packed_float4 / packed_int4). */
+export const PACK_WIDTH: i32 = 4;
+
+/** The accesses of one site that are packed. Loads are expression nodes, stores statements. */
+export class VectorAccesses {
+  loads: Array<Expr> = new Array<Expr>();
+  stores: Array<Stmt> = new Array<Stmt>();
+}
+
+/** Elements of one vector access for vector width V: PACK_WIDTH when it divides V, else V. */
+export function packWidth(V: i32): i32 {
+  return V >= PACK_WIDTH && V % PACK_WIDTH == 0 ? PACK_WIDTH : V;
+}
+
+/** True when a vector width is realized with packed accesses. */
+export function packs(V: i32): bool {
+  return packWidth(V) == PACK_WIDTH;
+}
+
+function collectExprAccess(e: Expr, loads: Array<string>): void {
+  if (e.op == "load" && loads.indexOf(e.name) < 0) loads.push(e.name);
+  for (let i: i32 = 0; i < e.args.length; i++) collectExprAccess(e.args[i], loads);
+}
+
+function collectAccess(list: Array<Stmt>, loads: Array<string>, stores: Array<string>): void {
+  for (let i: i32 = 0; i < list.length; i++) {
+    const s = list[i];
+    collectExprAccess(s.min, loads);
+    collectExprAccess(s.extent, loads);
+    collectExprAccess(s.step, loads);
+    collectExprAccess(s.value, loads);
+    collectExprAccess(s.cond, loads);
+    for (let k: i32 = 0; k < s.at.length; k++) collectExprAccess(s.at[k], loads);
+    if (s.kind == "store" && stores.indexOf(s.name) < 0) stores.push(s.name);
+    collectAccess(s.body, loads, stores);
+    collectAccess(s.orelse, loads, stores);
+  }
+}
+
+/** Names bound inside a statement list (lets, loop variables, reduce names and axes). */
+function collectBound(list: Array<Stmt>, out: Array<string>): void {
+  for (let i: i32 = 0; i < list.length; i++) {
+    const s = list[i];
+    if (s.kind == "let" || s.kind == "for" || s.kind == "reduce") out.push(s.name);
+    if (s.kind == "reduce") out.push(s.axis);
+    collectBound(s.body, out);
+    collectBound(s.orelse, out);
+  }
+}
+
+function countStores(list: Array<Stmt>, buffer: string): i32 {
+  let n: i32 = 0;
+  for (let i: i32 = 0; i < list.length; i++) {
+    const s = list[i];
+    if (s.kind == "store" && s.name == buffer) n++;
+    n += countStores(s.body, buffer) + countStores(s.orelse, buffer);
+  }
+  return n;
+}
+
+/** True when `e` mentions the name `v` or any of `names`. */
+function mentionsAny(e: Expr, v: string, names: Array<string>): bool {
+  if (e.op == "name" && (e.name == v || names.indexOf(e.name) >= 0)) return true;
+  for (let i: i32 = 0; i < e.args.length; i++) if (mentionsAny(e.args[i], v, names)) return true;
+  return false;
+}
+
+/** An i32 expression of literals and sizes only, with no operator that can trap or wrap oddly. */
+function constantOffset(e: Expr): bool {
+  if (e.ty != "i32") return false;
+  if (e.op == "int") return true;
+  if (e.op == "name") return e.ref == "size";
+  if (e.op == "add" || e.op == "sub" || e.op == "mul" || e.op == "neg") {
+    for (let i: i32 = 0; i < e.args.length; i++) if (!constantOffset(e.args[i])) return false;
+    return true;
+  }
+  return false;
+}
+
+function isVar(e: Expr, v: string): bool {
+  return e.op == "name" && e.name == v && e.ref != "size";
+}
+
+/** The index list addresses consecutive elements as v steps by 1 (see the file comment). */
+export function contiguousIn(at: Array<Expr>, v: string, bound: Array<string>): bool {
+  if (at.length == 0) return false;
+  for (let d: i32 = 0; d + 1 < at.length; d++) if (mentionsAny(at[d], v, bound)) return false;
+  const last = at[at.length - 1];
+  if (isVar(last, v)) return true;
+  if (last.op == "add" && last.args.length == 2) {
+    if (isVar(last.args[0], v) && constantOffset(last.args[1])) return true;
+    if (isVar(last.args[1], v) && constantOffset(last.args[0])) return true;
+  }
+  if (last.op == "sub" && last.args.length == 2) {
+    if (isVar(last.args[0], v) && constantOffset(last.args[1])) return true;
+  }
+  return false;
+}
+
+/** Scalar types with a packed vector type. */
+function packable(dtype: string): bool {
+  return dtype == "f32" || dtype == "i32";
+}
+
+class Walk {
+  doc: Doc;
+  v: string;
+  bound: Array<string> = new Array<string>();
+  loaded: Array<string> = new Array<string>();
+  stored: Array<string> = new Array<string>();
+  out: VectorAccesses = new VectorAccesses();
+  /** The whole site: a packed store must be the only store to its buffer in it. */
+  top: Array<Stmt> = new Array<Stmt>();
+
+  constructor(doc: Doc, v: string) {
+    this.doc = doc;
+    this.v = v;
+  }
+
+  /** Loads evaluated whenever `e` is. */
+  expr(e: Expr): void {
+    if (e.op == "load") {
+      const p = this.doc.paramIndex(e.name);
+      if (p >= 0 && packable(this.doc.params[p].dtype) && this.stored.indexOf(e.name) < 0 && contiguousIn(e.args, this.v, this.bound)) {
+        this.out.loads.push(e);
+      }
+      for (let i: i32 = 0; i < e.args.length; i++) this.expr(e.args[i]);
+      return;
+    }
+    if (e.op == "select") {
+      this.expr(e.args[0]);
+      return;
+    }
+    if (e.op == "and" || e.op == "or") {
+      this.expr(e.args[0]);
+      return;
+    }
+    for (let i: i32 = 0; i < e.args.length; i++) this.expr(e.args[i]);
+  }
+
+  list(list: Array<Stmt>): void {
+    for (let i: i32 = 0; i < list.length; i++) {
+      const s = list[i];
+      if (s.kind == "let") {
+        this.expr(s.value);
+      } else if (s.kind == "if") {
+        this.expr(s.cond);
+      } else if (s.kind == "store") {
+        this.expr(s.value);
+        for (let k: i32 = 0; k < s.at.length; k++) this.expr(s.at[k]);
+        const p = this.doc.paramIndex(s.name);
+        if (p >= 0 && packable(this.doc.params[p].dtype) && this.loaded.indexOf(s.name) < 0 &&
+          countStores(this.top, s.name) == 1 && contiguousIn(s.at, this.v, this.bound)) {
+          this.out.stores.push(s);
+        }
+      }
+    }
+  }
+}
+
+function walkFor(doc: Doc, v: string, list: Array<Stmt>): Walk {
+  const w = new Walk(doc, v);
+  collectAccess(doc.body, w.loaded, w.stored);
+  collectBound(list, w.bound);
+  w.top = list;
+  return w;
+}
+
+/**
+ * The packed accesses of a site whose statements `list` run once per value of `v` (the body of
+ * a distributed parallel loop, or the innermost body of the element grid).
+ */
+export function vectorAccessesOfList(doc: Doc, v: string, list: Array<Stmt>): VectorAccesses {
+  const w = walkFor(doc, v, list);
+  w.list(list);
+  return w.out;
+}
+
+/** The packed loads of a reduce's value over its axis. */
+export function vectorAccessesOfReduce(doc: Doc, s: Stmt): VectorAccesses {
+  const w = walkFor(doc, s.axis, new Array<Stmt>());
+  w.expr(s.value);
+  return w.out;
+}

@@ -47,11 +47,20 @@ describe("negative controls", () => {
   const options = { programsPerGroup: 2, threads: 64, sizes: { R: 5, C: 70 } };
 
   it("a wrong store index is caught by the oracle", () => {
-    const r = runAndValidate({ engine: wasm, runtime, text: caseText("softmax"), options, seed: 1,
+    // element by element (V = 1): every element stored, each at the mirrored column
+    const r = runAndValidate({ engine: wasm, runtime, text: caseText("softmax"), options: { ...options, vector: 1 }, seed: 1,
       mslOverride: (msl) => msl.replace("Y[r * 70 + c] =", "Y[r * 70 + (69 - c)] =") });
+    expect(r.msl).toContain("Y[r * 70 + (69 - c)] =");
     expect(r.passed).toBe(false);
     expect(r.outputs[0].mismatches).toBeGreaterThan(0);
     expect(r.guards).toBe("intact");
+    // a packed store (V = 4): each vector's elements stored in mirrored order
+    const p = runAndValidate({ engine: wasm, runtime, text: caseText("softmax"), options: { ...options, vector: 4 }, seed: 1,
+      mslOverride: (msl) => msl.replace(/(tile_y\d+)\[j\] =/, "$1[3 - j] =") });
+    expect(p.msl).toContain("[3 - j] =");
+    expect(p.passed).toBe(false);
+    expect(p.outputs[0].mismatches).toBeGreaterThan(0);
+    expect(p.guards).toBe("intact");
   });
 
   it("a kernel writing one element past its row is caught by the guards", () => {

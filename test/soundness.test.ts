@@ -317,6 +317,26 @@ describe("the serial fallback relies on no `parallel` claim (a correct serial pr
     expect(e.msl).toContain("const int i = int(group) * 64 + int(tid);");
   });
 
+  it("4,000 program-level stores reading their own row: proven apart in linear time; one row further: in order", () => {
+    // one store per column, each reading the next column of its own row: every access is
+    // Y[r, const], so one linear test over all stores and loads proves programs apart (the
+    // pairwise proof would pass its documented limit of pairs and say unknown)
+    const many = (shift: number): string => {
+      const inner: J[] = [{ reduce: "s", combiner: "sum", over: ["c", 0, "C"], value: load("X", "r", "c") }];
+      for (let i = 0; i < 4000; i++) inner.push({ store: "Y", at: ["r", i], value: ["add", "s", load("Y", i === 3999 ? ["add", "r", shift] : "r", (i + 1) % 4000)] });
+      return doc({ R: 4, C: 64 }, [["X", ["R", "C"]], ["Y", [5, 4000]]], [
+        { for: "r", in: [0, "R"], kind: "parallel", body: [{ for: "t", in: [0, 2], kind: "serial", body: inner }] },
+      ]);
+    };
+    const apart = plan(many(0));
+    expect(apart.realization).toBe("serial-program");
+    expect([apart.dispatch.groups, apart.dispatch.threads]).toEqual([1, 64]);
+    const ordered = plan(many(1));
+    expect([ordered.dispatch.groups, ordered.dispatch.threads]).toEqual([1, 1]);
+    // the linear test fails on the shifted load, and pair by pair the limit is reached: unproven
+    expect(ordered.notes.join(" ")).toContain("because distinct programs are not proven independent");
+  });
+
   const cases: [string, string][] = [
     // a prefix over rows: program r reads the row program r - 1 writes (serial family)
     ["a running sum over rows (program r reads row r - 1)", doc({ R: 9, C: 5 }, [["X", ["R", "C"]], ["Y", ["R", "C"]]], [

@@ -318,6 +318,8 @@ function restRange(s: Site, f: Affine, pv: string): Array<f64> | null {
  *   same k != 0) and every g lies in one interval narrower than |k|; then every pair's
  *   renamed-apart difference g_a - g_b lies in (-|k|, |k|), which is what separatesPrograms
  *   proves pair by pair;
+ * - across programs, loads of stored buffers: the same test over the buffer's in-program stores
+ *   and loads together (readsApart), which is what separatesPrograms proves load by store;
  * - within a program: every in-program store to the buffer runs on worker 0 alone (program
  *   order), which is classifyPair's first case for every pair.
  */
@@ -326,6 +328,8 @@ class FastBuffers {
   names: Array<string> = new Array<string>();
   across: Array<bool> = new Array<bool>();
   worker0: Array<bool> = new Array<bool>();
+  readNames: Array<string> = new Array<string>();
+  reads: Array<bool> = new Array<bool>();
 
   constructor(pv: string) {
     this.pv = pv;
@@ -346,6 +350,20 @@ class FastBuffers {
 
   acrossPrograms(stores: Array<Site>, buffer: string): bool {
     return this.across[this.at(stores, buffer)];
+  }
+
+  /** Across programs, loads included: the same linear test over every in-program store and load
+   *  of the buffer (then no load of one program meets a store of another). */
+  readsApart(f: Facts, buffer: string): bool {
+    const k = this.readNames.indexOf(buffer);
+    if (k >= 0) return this.reads[k];
+    const mine = new Array<Site>();
+    for (let i: i32 = 0; i < f.stores.length; i++) if (f.stores[i].inProgram && f.stores[i].buffer == buffer) mine.push(f.stores[i]);
+    for (let i: i32 = 0; i < f.loads.length; i++) if (f.loads[i].inProgram && f.loads[i].buffer == buffer) mine.push(f.loads[i]);
+    const apart = uniformProgramDim(mine, this.pv);
+    this.readNames.push(buffer);
+    this.reads.push(apart);
+    return apart;
   }
 
   allWorkerZero(stores: Array<Site>, buffer: string): bool {
@@ -430,6 +448,7 @@ export function checkAcrossPrograms(f: Facts, pv: string, v: Verdict): void {
   for (let i: i32 = 0; i < f.loads.length && pairs <= MAX_ACCESS_PAIRS; i++) {
     const l = f.loads[i];
     if (!l.inProgram) continue;
+    if (fast.readsApart(f, l.buffer)) continue;
     const stores = f.storesTo(l.buffer);
     for (let j: i32 = 0; j < stores.length; j++) {
       const s = stores[j];

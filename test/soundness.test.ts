@@ -193,8 +193,10 @@ describe("class 4: flattened offsets of buffers of 2^31 elements or more are 64-
       expect(e.ok).toBe(true);
       expect(e.plan.bindings[0].bytes).toBe(70000 * 70000 * 4);
       expect(e.plan.bindings[2].bytes).toBe(70000 * 4);
-      expect(e.msl).toMatch(/X\[long\(r\) \* 70000 \+ long\(c\)\]/);
-      expect(e.msl).toMatch(/Y\[long\(r\) \* 70000 \+ long\(c\)\]/);
+      // element by element (long(c)) or a packed vector at its first column (long(tile_vN))
+      expect(e.msl).toMatch(/X\[long\(r\) \* 70000 \+ long\((c|tile_v\d+)\)\]/);
+      expect(e.msl).toMatch(/Y\[long\(r\) \* 70000 \+ long\((c|tile_v\d+)\)\]/);
+      expect(e.msl).not.toMatch(/[XY]\[\(?r \* 70000/); // never a 32-bit flattened offset
       expect(e.msl).toMatch(/S\[r\]/); // a small buffer keeps 32-bit offsets
       expect(e.audit.ok).toBe(true);
     }
@@ -272,7 +274,8 @@ describe("class 7: generated names never collide; Metal macros and keywords are 
       expect(e.plan.realization).toBe("cooperative-reduction");
       const decls = [...e.msl.matchAll(/(?:float|int|bool|long) (\w+)(?: =|\[)/g)].map((m: RegExpMatchArray) => m[1]);
       const loopVars = new Set(["k", "j", "c", "M_PI_F"]);
-      const dup = decls.filter((d, i) => decls.indexOf(d) !== i && !loopVars.has(d) && !/^v_M_PI_F/.test(d));
+      // loop variables and the packed-vector column tile_vN are block-scoped: declared once per loop
+      const dup = decls.filter((d, i) => decls.indexOf(d) !== i && !loopVars.has(d) && !/^v_M_PI_F/.test(d) && !/^tile_v\d+$/.test(d));
       expect(dup).toEqual([]);
       // never declared, bound or indexed under its own name (INFINITY still appears as the identity of max)
       for (const n of names) {

@@ -57,14 +57,24 @@ def node_binary():
     sys.exit("no node: set TILE_NODE to the Node binary (a pack:gpu folder has it in bin/node)")
 
 
-def time_list(shapes, cases):
+def read_device(arg):
+    """--device NAME (a preset in devices/) or FILE: the description every plan is made with."""
+    if not arg:
+        return None
+    path = arg if os.path.exists(arg) else os.path.join(ROOT, "devices", arg + ".json")
+    with open(path) as f:
+        return json.load(f)
+
+
+def time_list(shapes, cases, device=None):
     entries = []
     for case in cases:
         for (r, c) in shapes:
             for vname, opts in VARIANTS.items():
                 if vname != "auto" and case not in REDUCTIONS:
                     continue
-                entries.append({"id": f"{case} {r}x{c} {vname}", "case": case, "sizes": {"R": r, "C": c}, "options": opts})
+                o = dict(opts, device=device) if device is not None else opts
+                entries.append({"id": f"{case} {r}x{c} {vname}", "case": case, "sizes": {"R": r, "C": c}, "options": o})
     return {"format": "tile-time-list/1", "entries": entries}
 
 
@@ -73,12 +83,17 @@ def tile_times(args, shapes, cases, work):
     lst = os.path.join(work, "tile-time-list.json")
     out = args.tile_times_out or os.path.join(work, "tile-times.json")
     with open(lst, "w") as f:
-        json.dump(time_list(shapes, cases), f, indent=1)
+        json.dump(time_list(shapes, cases, read_device(args.device)), f, indent=1)
     cmd = [node_binary(), os.path.join(ROOT, "shell-node", "bin", "tile.mjs"), "time", lst, "--runtime", args.runtime, "-o", out,
            "--rounds", str(args.rounds), "--samples", str(args.samples), "--batch-window-ms", str(args.batch_window_ms)]
     print("$ " + " ".join(cmd), flush=True)
     t0 = time.time()
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=args.tile_timeout)
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=args.tile_timeout)
+    except subprocess.TimeoutExpired as e:
+        tail = lambda b: (b.decode(errors="replace") if isinstance(b, bytes) else (b or ""))[-4000:]  # noqa: E731
+        print(tail(e.stdout), tail(e.stderr), sep="\n", flush=True)
+        sys.exit(f"tile time did not finish within --tile-timeout {args.tile_timeout} s; nothing to compare")
     print(p.stdout[-4000:], p.stderr[-4000:], f"tile time: exit {p.returncode} in {time.time() - t0:.1f} s", sep="\n", flush=True)
     if not os.path.exists(out):
         sys.exit(f"tile time wrote no {out} (exit {p.returncode})")
@@ -235,6 +250,7 @@ def main():
     ap.add_argument("--runtime", default="cuda", help="Tile's runtime (cuda on the GPU machine; host only to test this script)")
     ap.add_argument("--shapes", help="RxC,RxC,... (default: 37x1537,256x3072,768x6144,1024x4096)")
     ap.add_argument("--cases", help="comma-separated subset of " + ",".join(CASES))
+    ap.add_argument("--device", help="device description for Tile's plans: a preset name (devices/NAME.json) or a file (default: the built-in M1 Max)")
     ap.add_argument("--dry", action="store_true", help="skip PyTorch (Tile's part still runs)")
     ap.add_argument("--compile", action="store_true", help="also time torch.compile of each case")
     ap.add_argument("--compile-budget-s", type=float, default=120.0, help="stop trying torch.compile after this many seconds")
@@ -277,11 +293,11 @@ def main():
         rows.append(row)
 
     head = {"format": "tile-torch-side-by-side/1", "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            "tile_command": tile_cmd, "tile_runtime": tile["runtime"], "tile_metric": tile["metric"], "tile_times_are_gpu": tile_gpu,
+            "tile_command": tile_cmd, "tile_device": args.device or "built-in default (Apple M1 Max)", "tile_runtime": tile["runtime"], "tile_metric": tile["metric"], "tile_times_are_gpu": tile_gpu,
             "tile_settings": tile["settings"], "torch": ts["head"] if ts else None, "torch_missing": why_no_torch, "reps": REPS, "trials": TRIALS}
     fmt = lambda x, d=2: "n/a" if x is None else f"{x:.{d}f}"  # noqa: E731
     lines = ["# Tile beside PyTorch", "",
-             f"- Tile: `{tile_cmd}` on {tile['runtime']['kind']} ({tile['runtime']['deviceName']}), metric `{tile['metric']}`"
+             f"- Tile: `{tile_cmd}` on {tile['runtime']['kind']} ({tile['runtime']['deviceName']}), plans for the device record {args.device or 'built-in default (Apple M1 Max)'}, metric `{tile['metric']}`"
              + ("" if tile_gpu else " (**host wall clock: not GPU times; no ratio or bandwidth fraction is computed from them**)"),
              f"- PyTorch: {('torch ' + ts['head']['torch'] + ' on ' + ts['head']['device'] + f', eager with preallocated outputs, CUDA events, median of {TRIALS} x {REPS} calls') if ts else why_no_torch}",
              f"- copy bandwidth (device to device, same run): {fmt(copy_gbs, 1)} GB/s; fraction = minimum bytes / time / copy bandwidth",

@@ -14,8 +14,9 @@
 #                            PyTorch eager and torch.compile, copy bandwidth, fractions)
 #   steps.txt                every step: its command, exit status and seconds
 # --quick: small settings for a first look (one shape per sweep case, no torch.compile).
-# For testing this script elsewhere: RUNTIME=host SHAPES="8x512" BUDGET=120 (host times are CPU
-# wall clock and are labelled so in every file; they are not evidence).
+# SKIP="suite bench audit" skips the steps whose name starts with one of those words (setup,
+# smoke, suite, bench, audit, torch, sweep). For testing this script elsewhere: RUNTIME=host
+# SHAPES="8x512" BUDGET=120 (host times are CPU wall clock and are labelled so in every file).
 set -u
 out=${1:?usage: cuda-evidence-3.sh OUTDIR [--quick]}
 quick=${2:-}
@@ -52,6 +53,9 @@ step() {
   local now=$(date +%s)
   local left=$(( deadline - now ))
   mkdir -p "$(dirname "$file")"
+  case " ${SKIP:-} " in *" ${name%% *} "*)
+    echo "skipped: SKIP=${SKIP}" > "$file"; printf '%-34s skipped (SKIP)\n' "$name" | tee -a "$out/steps.txt"; return 124;;
+  esac
   if [ "$left" -lt 5 ]; then
     echo "skipped: the $budget s budget is spent" > "$file"
     printf '%-34s skipped (budget spent)\n' "$name" | tee -a "$out/steps.txt"
@@ -87,7 +91,7 @@ step "audit fusion" "$T_AUDIT" "$out/bench-fusion/audit.txt" "$tile" audit "$out
 compile="--compile --compile-budget-s 50"
 [ "$quick" = "--quick" ] && compile=""
 step "torch side by side" "$T_TORCH" "$out/torch.txt" python3 -X faulthandler bench/torch-side-by-side.py --runtime "$rt" \
-  --out "$out/torch.json" --md "$out/torch.md" --tile-times-out "$out/tile-times.json" --tile-timeout 80 $compile
+  --out "$out/torch.json" --md "$out/torch.md" --tile-times-out "$out/tile-times.json" --tile-timeout 80 --device nvidia-h200 --shapes "$(echo $shapes | tr ' ' ',')" $compile
 
 # sweeps: every admissible candidate (at most 32: the model's pick and an even spread of the
 # predicted ranking), predictions with the H200 device record (devices/nvidia-h200.json)
@@ -96,7 +100,7 @@ for s in $shapes; do
     r=${s%x*}; k=${s#*x}
     d="$out/sweeps/$c-$s"
     step "sweep $c $s" "$T_SWEEP" "$d/sweep.txt" "$tile" sweep "$c" --size "R=$r" --size "C=$k" --runtime "$rt" --device nvidia-h200 \
-      --max-candidates 32 --rounds 2 --samples 5 --batch-window-ms 2 -o "$d"
+      --max-candidates "${MAX_CANDIDATES:-32}" --rounds 2 --samples 5 --batch-window-ms 2 -o "$d"
   done
 done
 

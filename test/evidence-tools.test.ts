@@ -241,10 +241,11 @@ describe("the GPU evidence scripts", () => {
     expect(spawnSync("python3", ["-m", "py_compile", path.join(ROOT, "bench", "torch-side-by-side.py")]).status).toBe(0);
     const out = path.join(tmp, "torch.json");
     const r = spawnSync("python3", [path.join(ROOT, "bench", "torch-side-by-side.py"), "--dry", "--runtime", "host", "--shapes", "4x256", "--cases", "softmax,sigmoid_pair",
-      "--samples", "1", "--batch-window-ms", "1", "--out", out], { cwd: ROOT, encoding: "utf8", env: { ...process.env, TILE_NODE: process.execPath }, timeout: 120000 });
+      "--samples", "1", "--batch-window-ms", "1", "--device", "nvidia-h200", "--out", out], { cwd: ROOT, encoding: "utf8", env: { ...process.env, TILE_NODE: process.execPath }, timeout: 120000 });
     expect(r.status).toBe(0);
     const t = JSON.parse(fs.readFileSync(out, "utf8"));
     expect(t.torch_missing).toMatch(/--dry/);
+    expect(t.tile_device).toBe("nvidia-h200");
     expect(t.tile_times_are_gpu).toBe(false);
     expect(t.rows).toHaveLength(4); // softmax: auto, P1/T256, P2/T512; sigmoid_pair: auto
     for (const row of t.rows) {
@@ -262,5 +263,21 @@ describe("the GPU evidence scripts", () => {
     expect(text).toMatch(/budget=\$\{BUDGET:-560\}/);
     // every measuring command goes through step (its time limit), none directly
     for (const line of text.split("\n").filter((l) => /"\$tile" (bench|sweep|suite|audit|run)\b/.test(l))) expect(line).toMatch(/^\s*step /);
+    // a pack:gpu layout (bin/node, tile, pkg/) made of links to this checkout; only the smoke
+    // and one sweep run, on the host runtime: the budget, SKIP and steps.txt work
+    const pack = path.join(tmp, "tile-gpu");
+    fs.mkdirSync(path.join(pack, "bin"), { recursive: true });
+    fs.symlinkSync(process.execPath, path.join(pack, "bin", "node"));
+    fs.symlinkSync(ROOT, path.join(pack, "pkg"));
+    fs.writeFileSync(path.join(pack, "tile"), '#!/bin/sh\nhere=$(cd "$(dirname "$0")" && pwd)\nexec "$here/bin/node" "$here/pkg/shell-node/bin/tile.mjs" "$@"\n', { mode: 0o755 });
+    const out = path.join(tmp, "driver");
+    const r = spawnSync("bash", [path.join(pack, "pkg", "scripts", "cuda-evidence-3.sh"), out], { cwd: tmp, encoding: "utf8", timeout: 120000,
+      env: { ...process.env, RUNTIME: "host", SHAPES: "4x64", BUDGET: "100", MAX_CANDIDATES: "2", SKIP: "setup suite bench audit torch" } });
+    expect(r.status).toBe(0);
+    const steps = fs.readFileSync(path.join(out, "steps.txt"), "utf8");
+    expect(steps).toMatch(/smoke: tile run softmax\s+exit 0 /);
+    expect(steps).toMatch(/bench packing\s+skipped \(SKIP\)/);
+    expect(steps).toMatch(/sweep rmsnorm 4x64\s+exit 0 /);
+    expect(JSON.parse(fs.readFileSync(path.join(out, "sweeps", "rmsnorm-4x64", "sweep.json"), "utf8")).device.arg).toBe("nvidia-h200");
   });
 });

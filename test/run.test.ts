@@ -49,8 +49,9 @@ describe("negative controls", () => {
   it("a wrong store index is caught by the oracle", () => {
     // element by element (V = 1): every element stored, each at the mirrored column
     const r = runAndValidate({ engine: wasm, runtime, text: caseText("softmax"), options: { ...options, vector: 1 }, seed: 1,
-      mslOverride: (msl) => msl.replace("Y[r * 70 + c] =", "Y[r * 70 + (69 - c)] =") });
+      mslOverride: (msl) => msl.split("Y[r * 70 + c] =").join("Y[r * 70 + (69 - c)] =") });
     expect(r.msl).toContain("Y[r * 70 + (69 - c)] =");
+    expect(r.msl).not.toContain("Y[r * 70 + c] =");
     expect(r.passed).toBe(false);
     expect(r.outputs[0].mismatches).toBeGreaterThan(0);
     expect(r.guards).toBe("intact");

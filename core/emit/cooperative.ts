@@ -8,7 +8,7 @@
 
 import { Expr, Stmt } from "../ir/ast";
 import { RUN_DISTRIBUTED, RUN_EVERY, distribute, isWrapper } from "../analysis/distribution";
-import { ceilDiv } from "../util/text";
+import { ceilDiv, idiv } from "../util/text";
 import { Ctx } from "./context";
 import { Val, emitExpr, emitLoad, indexText, intText, mentions, mslType, packedType } from "./expr";
 import { VectorAccesses, packWidth, packs, vectorAccessesOfList, vectorAccessesOfReduce } from "../analysis/vectors";
@@ -131,64 +131,78 @@ function fillCaches(s: Stmt, cx: Ctx): void {
     const v = s.kind == "reduce" ? s.axis : s.name;
     const minV = emitExpr(s.min, cx);
     const extV = emitExpr(s.extent, cx);
-    const id = cx.names.buf(b);
-    const pi = cx.doc.paramIndex(b);
-    const zero = cx.doc.params[pi].dtype == "i32" ? "0" : "0.0f";
     const chunks = ceilDiv(extV.ival, m.W * m.V);
-    // every vector in range: no guard, no ragged branch
-    const allWhole: bool = extV.ival % (m.W * m.V) == 0;
-    const Q = packWidth(m.V);
-    const H: i32 = m.V / Q;
-    const ident = cx.names.of(v);
-    const end = guardEnd(minV, extV);
+    const full: i32 = idiv(extV.ival, m.W * m.V);
     cx.line("// fill: the same stripe layout as the stages below; 0 outside the range");
-    cx.open("for (int k = 0; k < " + num(chunks) + "; ++k) {");
-    if (H > 1) cx.open("for (int tile_h = 0; tile_h < " + num(H) + "; ++tile_h) {");
-    const base = m.V == 1 ? "k" : "k * " + num(m.V) + (H > 1 ? " + tile_h * " + num(Q) : "");
-    if (Q == 1) {
-      cx.line("const int " + ident + " = " + vectorStartText(vectorIndexText("k", H), minV, cx) + ";");
-      if (allWhole) {
-        cx.line("cache_" + id + "[" + base + "] = " + emitLoad(load, cx) + ";");
-      } else {
-        cx.line("if (" + ident + " < " + end + ") cache_" + id + "[" + base + "] = " + emitLoad(load, cx) + ";");
-        cx.line("else cache_" + id + "[" + base + "] = " + zero + ";");
-      }
-    } else {
-      cx.line("const int tile_v0 = " + vectorStartText(vectorIndexText("k", H), minV, cx) + ";");
-      if (packs(m.V)) {
-        // a whole vector in range is read Q-wide: packed vectors need only 4-byte alignment
-        const vec = packedType(cx.doc.params[pi].dtype);
-        cx.overrideName = v;
-        cx.overrideText = "tile_v0";
-        const addr = emitLoad(load, cx);
-        cx.overrideName = "";
-        cx.overrideText = "";
-        if (!allWhole) cx.open("if (tile_v0 + " + num(Q) + " <= " + end + ") {");
-        cx.line("const " + vec + " w0 = *((device const " + vec + "*)(&" + addr + "));");
-        for (let l: i32 = 0; l < Q; l++) cx.line("cache_" + id + "[" + base + " + " + num(l) + "] = w0[" + num(l) + "];");
-        if (!allWhole) {
-          cx.ind = cx.ind - 1;
-          cx.open("} else {");
-          cx.line("// the ragged last vector (or one past the end), element by element; 0 outside");
-        }
-      }
-      if (!packs(m.V) || !allWhole) {
-        cx.open("for (int j = 0; j < " + num(Q) + "; ++j) {");
-        cx.line("const int " + ident + " = tile_v0 + j;");
-        if (allWhole) {
-          cx.line("cache_" + id + "[" + base + " + j] = " + emitLoad(load, cx) + ";");
-        } else {
-          cx.line("if (" + ident + " < " + end + ") cache_" + id + "[" + base + " + j] = " + emitLoad(load, cx) + ";");
-          cx.line("else cache_" + id + "[" + base + " + j] = " + zero + ";");
-        }
-        cx.close("}");
-      }
-      if (packs(m.V) && !allWhole) cx.close("}");
+    if (full > 0) {
+      cx.open("for (int k = 0; k < " + num(full) + "; ++k) {");
+      fillChunk(i, load, v, minV, extV, true, cx);
+      cx.close("}");
     }
-    if (H > 1) cx.close("}");
-    cx.close("}");
+    if (chunks > full) {
+      cx.open("{");
+      cx.line("// the last chunk: a vector may be ragged or past the end");
+      cx.line("const int k = " + num(full) + ";");
+      fillChunk(i, load, v, minV, extV, false, cx);
+      cx.close("}");
+    }
     cx.cacheFilled[i] = true;
   }
+}
+
+/** Chunk k of cache i's fill; `allWhole`: every vector of the chunk is in range (no guard). */
+function fillChunk(i: i32, load: Expr, v: string, minV: Val, extV: Val, allWhole: bool, cx: Ctx): void {
+  const m = cx.plan.mapping;
+  const id = cx.names.buf(cx.cacheBufs[i]);
+  const pi = cx.doc.paramIndex(cx.cacheBufs[i]);
+  const zero = cx.doc.params[pi].dtype == "i32" ? "0" : "0.0f";
+  const Q = packWidth(m.V);
+  const H: i32 = idiv(m.V, Q);
+  const ident = cx.names.of(v);
+  const end = guardEnd(minV, extV);
+  if (H > 1) cx.open("for (int tile_h = 0; tile_h < " + num(H) + "; ++tile_h) {");
+  const base = m.V == 1 ? "k" : "k * " + num(m.V) + (H > 1 ? " + tile_h * " + num(Q) : "");
+  if (Q == 1) {
+    cx.line("const int " + ident + " = " + vectorStartText(vectorIndexText("k", H), minV, cx) + ";");
+    if (allWhole) {
+      cx.line("cache_" + id + "[" + base + "] = " + emitLoad(load, cx) + ";");
+    } else {
+      cx.line("if (" + ident + " < " + end + ") cache_" + id + "[" + base + "] = " + emitLoad(load, cx) + ";");
+      cx.line("else cache_" + id + "[" + base + "] = " + zero + ";");
+    }
+  } else {
+    cx.line("const int tile_v0 = " + vectorStartText(vectorIndexText("k", H), minV, cx) + ";");
+    if (packs(m.V)) {
+      // a whole vector in range is read Q-wide: packed vectors need only 4-byte alignment
+      const vec = packedType(cx.doc.params[pi].dtype);
+      cx.overrideName = v;
+      cx.overrideText = "tile_v0";
+      const addr = emitLoad(load, cx);
+      cx.overrideName = "";
+      cx.overrideText = "";
+      if (!allWhole) cx.open("if (tile_v0 + " + num(Q) + " <= " + end + ") {");
+      cx.line("const " + vec + " w0 = *((device const " + vec + "*)(&" + addr + "));");
+      for (let l: i32 = 0; l < Q; l++) cx.line("cache_" + id + "[" + base + " + " + num(l) + "] = w0[" + num(l) + "];");
+      if (!allWhole) {
+        cx.ind = cx.ind - 1;
+        cx.open("} else {");
+        cx.line("// the ragged last vector (or one past the end), element by element; 0 outside");
+      }
+    }
+    if (!packs(m.V) || !allWhole) {
+      cx.open("for (int j = 0; j < " + num(Q) + "; ++j) {");
+      cx.line("const int " + ident + " = tile_v0 + j;");
+      if (allWhole) {
+        cx.line("cache_" + id + "[" + base + " + j] = " + emitLoad(load, cx) + ";");
+      } else {
+        cx.line("if (" + ident + " < " + end + ") cache_" + id + "[" + base + " + j] = " + emitLoad(load, cx) + ";");
+        cx.line("else cache_" + id + "[" + base + " + j] = " + zero + ";");
+      }
+      cx.close("}");
+    }
+    if (packs(m.V) && !allWhole) cx.close("}");
+  }
+  if (H > 1) cx.close("}");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -238,7 +252,6 @@ function emitStripe(s: Stmt, isReduce: bool, accs: Array<string>, cx: Ctx): void
   const extV = emitExpr(s.extent, cx);
   const per: i32 = m.W * m.V;
   const Q = packWidth(m.V);
-  const H: i32 = m.V / Q;
   // 64-bit element arithmetic where the stripe (with its overshoot of up to U chunks) may leave i32
   const wide: bool = !cx.loopRanges.fitsWith(s, <f64>per * <f64>(m.U + 1));
   let chunks: string = "";
@@ -258,9 +271,6 @@ function emitStripe(s: Stmt, isReduce: bool, accs: Array<string>, cx: Ctx): void
   // packed accesses: not in a 64-bit stripe (its elements are computed in long)
   let acc: VectorAccesses = new VectorAccesses();
   if (!wide && packs(m.V)) acc = isReduce ? vectorAccessesOfReduce(cx.doc, s) : vectorAccessesOfList(cx.doc, v, s.body);
-  // every vector whole (no guard), or whole or entirely past the end (no ragged branch)
-  const allWhole: bool = extV.known && chunkCount >= 0 && extV.ival % per == 0 && chunkCount % m.U == 0;
-  const noRagged: bool = extV.known && extV.ival % Q == 0;
   const saveVar = cx.stripeVar;
   const saveMin = cx.stripeMin;
   const saveExt = cx.stripeExt;
@@ -268,7 +278,72 @@ function emitStripe(s: Stmt, isReduce: bool, accs: Array<string>, cx: Ctx): void
   cx.stripeVar = v;
   cx.stripeMin = minV.text;
   cx.stripeExt = extV.text;
-  cx.open("for (int k = 0; k < " + chunks + "; " + (m.U == 1 ? "++k" : "k += " + num(m.U)) + ") {");
+  const st = new StripeText(s, isReduce, accs, v, minV, end, wide, acc, extV.known && extV.ival % Q == 0);
+  const step: string = m.U == 1 ? "++k" : "k += " + num(m.U);
+  if (chunkCount > 0) {
+    // whole chunks (every vector in range: no guard) in a loop, then the last U chunks, guarded
+    const full: i32 = idiv(extV.ival, per);
+    const mainEnd: i32 = full - full % m.U;
+    if (mainEnd > 0) {
+      cx.open("for (int k = 0; k < " + num(mainEnd) + "; " + step + ") {");
+      emitChunks(st, true, cx);
+      cx.close("}");
+    }
+    if (chunkCount > mainEnd) {
+      cx.open("{");
+      cx.line("// the last " + (m.U > 1 ? "chunks" : "chunk") + ": a vector may be ragged or past the end");
+      cx.line("const int k = " + num(mainEnd) + ";");
+      emitChunks(st, false, cx);
+      cx.close("}");
+    }
+  } else {
+    cx.open("for (int k = 0; k < " + chunks + "; " + step + ") {");
+    emitChunks(st, false, cx);
+    cx.close("}");
+  }
+  cx.stripeVar = saveVar;
+  cx.stripeMin = saveMin;
+  cx.stripeExt = saveExt;
+  cx.cacheIndex = saveIdx;
+}
+
+/** What the chunks of one stripe need (AssemblyScript has no closures). */
+class StripeText {
+  s: Stmt;
+  isReduce: bool;
+  accs: Array<string>;
+  v: string;
+  minV: Val;
+  end: string;
+  wide: bool;
+  acc: VectorAccesses;
+  /** Every vector is whole or entirely past the end (no ragged vector). */
+  noRagged: bool;
+
+  constructor(s: Stmt, isReduce: bool, accs: Array<string>, v: string, minV: Val, end: string, wide: bool, acc: VectorAccesses, noRagged: bool) {
+    this.s = s;
+    this.isReduce = isReduce;
+    this.accs = accs;
+    this.v = v;
+    this.minV = minV;
+    this.end = end;
+    this.wide = wide;
+    this.acc = acc;
+    this.noRagged = noRagged;
+  }
+}
+
+/** The U chunks k, k + 1, ... of a stripe; `allWhole`: every vector in range, no guard. */
+function emitChunks(t: StripeText, allWhole: bool, cx: Ctx): void {
+  const m = cx.plan.mapping;
+  const s = t.s;
+  const v = t.v;
+  const ident = cx.names.of(v);
+  const minV = t.minV;
+  const end = t.end;
+  const Q = packWidth(m.V);
+  const H: i32 = idiv(m.V, Q);
+  const noRagged = t.noRagged;
   for (let u: i32 = 0; u < m.U; u++) {
     const chunk = u == 0 ? "k" : "(k + " + num(u) + ")";
     const vec = vectorIndexText(chunk, H);
@@ -277,9 +352,9 @@ function emitStripe(s: Stmt, isReduce: bool, accs: Array<string>, cx: Ctx): void
     let slot: string = chunk;
     if (m.V > 1) slot = chunk + " * " + num(m.V) + (H > 1 ? " + tile_h * " + num(Q) : "") + " + j";
     cx.cacheIndex = slot;
-    const step = isReduce ? s : null;
-    const accName = isReduce ? accs[u] : "";
-    if (wide) {
+    const step = t.isReduce ? s : null;
+    const accName = t.isReduce ? t.accs[u] : "";
+    if (t.wide) {
       const e = freshName("e", cx);
       if (Q > 1) cx.open("for (int j = 0; j < " + num(Q) + "; ++j) {");
       let at: string = "(long(" + vec + ") * " + num(m.W) + " + long(worker))";
@@ -297,7 +372,7 @@ function emitStripe(s: Stmt, isReduce: bool, accs: Array<string>, cx: Ctx): void
       if (!allWhole) cx.close("}");
     } else {
       cx.line("const int tile_v0 = " + vectorStartText(vec, minV, cx) + ";");
-      const p = packedIn(acc, cx);
+      const p = packedIn(t.acc, cx);
       if (p.any()) {
         if (!allWhole) cx.open("if (tile_v0 + " + num(Q) + " <= " + end + ") {");
         emitPackedVector(p, v, "tile_v0", Q, step, accName, s.body, cx);
@@ -321,11 +396,6 @@ function emitStripe(s: Stmt, isReduce: bool, accs: Array<string>, cx: Ctx): void
     if (H > 1) cx.close("}");
     if (m.U > 1) cx.close("}");
   }
-  cx.close("}");
-  cx.stripeVar = saveVar;
-  cx.stripeMin = saveMin;
-  cx.stripeExt = saveExt;
-  cx.cacheIndex = saveIdx;
 }
 
 /** One element of a stripe, scalar: the reduce's combine, or the loop body. */

@@ -5,7 +5,7 @@
 
 import { Doc, Stmt } from "../ir/ast";
 import { Plan, REALIZATION_COOPERATIVE, REALIZATION_FUSED } from "../plan/plan";
-import { Text } from "../util/text";
+import { Text, idiv } from "../util/text";
 import { Ctx } from "./context";
 import { kernelName, signatureArgs } from "./abi";
 import { emitExpr, intText } from "./expr";
@@ -47,7 +47,7 @@ function emitFused(cx: Ctx): void {
   cx.line("const int row = int(group) / " + num(m.blocksPerRow) + ";");
   const V: i32 = m.V > 1 ? m.V : 1;
   const Q: i32 = packWidth(V);
-  const H: i32 = V / Q;
+  const H: i32 = idiv(V, Q);
   if (V == 1) {
     cx.line("const int col = (int(group) % " + num(m.blocksPerRow) + ") * " + num(m.block) + " + int(tid);");
     cx.line("// ragged edge: threads past the last column have no element (no barrier in this kernel)");

@@ -131,7 +131,53 @@ describe("whole units", () => {
     expect(r.stderr).toContain("simd_maximum");
   });
 
+  it("packed vectors: a copy from memory and an assignment to memory give the same values at 16-byte and 4-byte aligned addresses", () => {
+    // the prelude built for the host with the stand-in: the 16-byte path and the element path
+    // must agree bit for bit (float, int, and the float NaN payload), in both directions
+    const prog = path.join(tmp, "packed.cpp");
+    fs.writeFileSync(prog, `#include <cstdio>
+#include <cstring>
+#include "${prelude}"
+int main() {
+  alignas(16) unsigned bits[12];
+  for (unsigned i = 0; i < 12; ++i) bits[i] = 0x3f800000u + i * 0x00123457u;
+  bits[5] = 0x7fc00123u; // a NaN with a payload
+  int bad = 0;
+  for (int off = 0; off < 4; ++off) { // off 0: 16-byte aligned; 1-3: 4-byte aligned only
+    const packed_float4 *pf = (const packed_float4 *)(bits + off + 4);
+    packed_float4 f = *pf;
+    const packed_int4 *pi = (const packed_int4 *)(bits + off + 4);
+    packed_int4 n = *pi;
+    alignas(16) unsigned dst[12] = {0};
+    *(packed_float4 *)(dst + off + 4) = f;
+    for (int j = 0; j < 4; ++j) {
+      unsigned u; std::memcpy(&u, &f[j], 4);
+      bad += u != bits[off + 4 + j];
+      bad += (unsigned)n[j] != bits[off + 4 + j];
+      bad += dst[off + 4 + j] != bits[off + 4 + j];
+    }
+    bad += dst[off + 3] != 0 || dst[off + 8] != 0; // nothing written around the vector
+  }
+  std::printf("%d\\n", bad);
+  return 0;
+}
+`);
+    execFileSync("g++", ["-std=c++17", "-O1", "-include", stub, "-o", prog + ".bin", prog]);
+    expect(execFileSync(prog + ".bin", { encoding: "utf8" }).trim()).toBe("0");
+  }, 120_000);
+
   const nvcc = spawnSync("nvcc", ["--version"]).status === 0;
+  it.skipIf(!nvcc)("nvcc makes the packed loads and stores of an emitted kernel 16-byte accesses (with an element fallback)", () => {
+    const unit = path.join(tmp, "vec.nv.cu");
+    fs.writeFileSync(unit, translate(golden("softmax__p1-t256-v4.metal")));
+    const r = spawnSync("nvcc", ["-std=c++17", "-ptx", "-arch=sm_90", "-o", unit + ".ptx", unit], { encoding: "utf8" });
+    expect(r.status, r.stderr).toBe(0);
+    const ptx = fs.readFileSync(unit + ".ptx", "utf8");
+    expect(ptx).toMatch(/ld\.global(\.nc)?\.v4\.(u32|b32|f32)/);
+    expect(ptx).toMatch(/st\.global\.v4\.(u32|b32|f32)/);
+    expect(ptx).not.toMatch(/\.local/);
+  }, 300_000);
+
   it.skipIf(!nvcc)("compile to sm_90 with nvcc where it exists (a cooperative kernel, a helper function); a wrong unit fails", () => {
     const out: string[] = [];
     for (const [name, text] of [["softmax", golden("softmax__p2-t512-v4.metal")], ["wrapped", golden("../msl/wrapped_i32__serial.metal")],

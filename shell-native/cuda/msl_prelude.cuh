@@ -54,8 +54,38 @@ typedef unsigned char uchar;
 #define M_LOG2E_F 1.44269504088896340735992468100189214f
 
 // ---- packed vectors: Metal's packed_T4 is four T at T's alignment
+// Metal reads and writes a packed vector with one vector access at any 4-byte aligned address.
+// CUDA's vector accesses need the vector's own alignment, so a copy from memory (`T4 w = *p;`)
+// and an assignment to memory (`*p = w;`) test the memory side's address: one 16-byte access
+// when it is 16-byte aligned, four element accesses otherwise. The same values either way; only
+// the memory side's address is taken (a register-resident vector stays in registers).
+TILE_F unsigned tile_bits32(float x) { return __float_as_uint(x); }
+TILE_F unsigned tile_bits32(int x) { return (unsigned)x; }
+TILE_F unsigned tile_bits32(unsigned x) { return x; }
+template <class T> TILE_F T tile_from_bits32(unsigned u);
+template <> TILE_F float tile_from_bits32<float>(unsigned u) { return __uint_as_float(u); }
+template <> TILE_F int tile_from_bits32<int>(unsigned u) { return (int)u; }
+template <> TILE_F unsigned tile_from_bits32<unsigned>(unsigned u) { return u; }
 template <class T> struct tile_packed4 {
   T v[4];
+  tile_packed4() = default;
+  TILE_F tile_packed4(T a, T b, T c, T d) : v{a, b, c, d} {}
+  TILE_F tile_packed4(const tile_packed4 &o) {
+    if constexpr (sizeof(T) == 4) if ((reinterpret_cast<unsigned long long>(o.v) & 15ull) == 0) {
+      const uint4 w = *reinterpret_cast<const uint4 *>(o.v);
+      v[0] = tile_from_bits32<T>(w.x), v[1] = tile_from_bits32<T>(w.y), v[2] = tile_from_bits32<T>(w.z), v[3] = tile_from_bits32<T>(w.w);
+      return;
+    }
+    v[0] = o.v[0], v[1] = o.v[1], v[2] = o.v[2], v[3] = o.v[3];
+  }
+  TILE_F tile_packed4 &operator=(const tile_packed4 &o) {
+    if constexpr (sizeof(T) == 4) if ((reinterpret_cast<unsigned long long>(v) & 15ull) == 0) {
+      *reinterpret_cast<uint4 *>(v) = make_uint4(tile_bits32(o.v[0]), tile_bits32(o.v[1]), tile_bits32(o.v[2]), tile_bits32(o.v[3]));
+      return *this;
+    }
+    v[0] = o.v[0], v[1] = o.v[1], v[2] = o.v[2], v[3] = o.v[3];
+    return *this;
+  }
   __device__ __forceinline__ T &operator[](int i) { return v[i]; }
   __device__ __forceinline__ const T &operator[](int i) const { return v[i]; }
 };

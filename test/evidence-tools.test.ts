@@ -195,6 +195,23 @@ describe("tile sweep on the host runtime", () => {
     expect(sweep.summary.pick).toBe(candidateKey(plan.mapping));
   });
 
+  it("a candidate whose compiled pipeline holds fewer threads is recorded as not launchable, not timed, and the sweep still exits 0", () => {
+    const d = path.join(tmp, "sweep-replanned");
+    const x = spawnSync(process.execPath, [BIN, "sweep", "softmax", "--size", "R=4", "--size", "C=256", "--runtime", "host", "--max-candidates", "6", "--samples", "1", "--batch-window-ms", "1", "-o", d],
+      { cwd: ROOT, encoding: "utf8", env: { ...process.env, TILE_HOST_TEST_PIPELINE_MAX_THREADS: "512" }, timeout: 120000 });
+    expect(x.status).toBe(0);
+    expect(x.stderr).toMatch(/not launchable as planned/);
+    const s = JSON.parse(fs.readFileSync(path.join(d, "sweep.json"), "utf8"));
+    const sel = s.candidates.filter((c: any) => c.selected);
+    const wide = sel.filter((c: any) => c.mapping.T > 512);
+    expect(wide.length).toBeGreaterThan(0);
+    for (const c of wide) {
+      expect(c.timing.timed).toBe(false);
+      expect(c.timing.replanned).toMatch(/allows 512 threads/);
+    }
+    for (const c of sel.filter((c: any) => c.mapping.T <= 512)) expect(c.timing.timed).toBe(true);
+  });
+
   it("refuses an odd --rounds (exit 2)", () => {
     const x = tile(["sweep", "softmax", "--size", "R=4", "--size", "C=64", "--runtime", "host", "--rounds", "3", "-o", path.join(tmp, "odd-sweep")]);
     expect(x.status).toBe(2);

@@ -264,11 +264,12 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .argument("<sweeps...>", "folders written by tile sweep (or their sweep.json)")
     .requiredOption("-o, --out <file>", "the calibrated device record to write (the report goes beside it: <file>.calibration.md/.json)")
     .option("--device <file|preset>", "base device record (default: the one the sweeps recorded)")
+    .option("--report <stem>", "write the report as STEM.calibration.md/.json (default: beside the record)")
     .addOption(engineOption())
     .option("--json", "print a JSON summary instead of the report")
     .action(async (dirs: string[], o, cmd: Command) => {
       const argv: string[] = (cmd.parent as any)?.rawArgs ?? ["calibrate", ...dirs];
-      setExit(calibrateCommand(await loadEngine(o.engine as EngineName), dirs, o.out, o.device, !!o.json, argv));
+      setExit(calibrateCommand(await loadEngine(o.engine as EngineName), dirs, o.out, o.device, !!o.json, argv, o.report));
     });
 
   program

@@ -1,7 +1,7 @@
 // tile calibrate SWEEP_DIR... -o device.json [--device base.json|preset] : fits the cost model's
 // coefficients to sweeps (bench/calibrate.ts documents the method), writes the device record
 // (the base record with a fitted "costModel", which --device reads) and beside it
-// <out>.calibration.md / .calibration.json: the fit reported by leaving one shape out at a time.
+// <out>.calibration.md / .calibration.json (or --report STEM: STEM.calibration.md/.json): the fit reported by leaving one shape out at a time.
 // Exit 0 when written (whether or not the targets are met: the report says), 2 for bad usage.
 import fs from "node:fs";
 import path from "node:path";
@@ -11,7 +11,7 @@ import { calibrate, CALIBRATION_FORMAT, Coefficients, DEFAULTS, predict, readSha
 import { candidateKey } from "../bench/sweep";
 import { readDeviceArg } from "./device";
 
-export function calibrateCommand(engine: Engine, dirs: string[], out: string, deviceArg: string | undefined, json: boolean, argv: string[]): number {
+export function calibrateCommand(engine: Engine, dirs: string[], out: string, deviceArg: string | undefined, json: boolean, argv: string[], report?: string): number {
   if (!out) throw new UsageError("calibrate needs -o FILE: where to write the calibrated device record");
   let base: any = deviceArg ? readDeviceArg(deviceArg) : undefined;
   if (base === undefined) {
@@ -61,7 +61,10 @@ export function calibrateCommand(engine: Engine, dirs: string[], out: string, de
   }
   verify.push(`largest relative difference between the core's totals with the written record and the fitted model: ${worstDiff.toExponential(2)}`);
 
-  const stem = out.replace(/\.json$/, "");
+  // the report goes beside the record unless --report names another stem (a record in devices/
+  // must not have .json files beside it: every .json there is a preset)
+  const stem = report ?? out.replace(/\.json$/, "");
+  fs.mkdirSync(path.dirname(path.resolve(stem)), { recursive: true });
   const md = renderCalibration(r, { command, sweeps: dirs, out, base: deviceArg ?? "the sweeps' device record", verify });
   fs.writeFileSync(`${stem}.calibration.md`, md);
   fs.writeFileSync(`${stem}.calibration.json`, JSON.stringify({ format: CALIBRATION_FORMAT, command, sweeps: dirs, record: out, ...r, verify }, null, 1) + "\n");

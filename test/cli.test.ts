@@ -193,7 +193,7 @@ describe("--json output", () => {
 });
 
 describe("commands", () => {
-  it("cases --write DIR writes the 11 cases as files that validate", () => {
+  it("cases --write DIR writes the 17 cases as files that validate", () => {
     const dir = path.join(tmp, "written");
     const r = tile("cases", "--write", dir);
     expect(r.code).toBe(0);
@@ -202,7 +202,7 @@ describe("commands", () => {
     const v = tile("validate", "--json", ...files.map((f) => path.join(dir, f)));
     expect(v.code).toBe(0);
     const results = JSON.parse(v.stdout);
-    expect(results).toHaveLength(11);
+    expect(results).toHaveLength(17);
     for (const x of results) expect([x.ok, x.diagnostics]).toEqual([true, []]);
     // Written canonical: each file is a document with the case's name.
     for (const f of files) expect(JSON.parse(fs.readFileSync(path.join(dir, f), "utf8")).name + ".json").toBe(f);

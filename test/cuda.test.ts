@@ -3,7 +3,8 @@
 //   - its rewrites and generated __global__ entries are checked as text;
 //   - every golden kernel's whole unit (prelude + rewritten MSL + entry) is type-checked by g++
 //     against a host stand-in for CUDA's device vocabulary (test/fixtures/cuda/host-stub.h);
-//   - where nvcc exists, a few units are compiled to sm_90 machine code, and a broken one fails;
+//   - where nvcc exists, a few units (f32, half and bfloat) are compiled to sm_90 machine code,
+//     and a broken one fails;
 //   - libtile_cuda.so, where built, fails to open with a clear message when no driver exists and
 //     `auto` then falls back to the host runtime.
 import { describe, it, expect, beforeAll } from "vitest";
@@ -178,16 +179,19 @@ int main() {
     expect(ptx).not.toMatch(/\.local/);
   }, 300_000);
 
-  it.skipIf(!nvcc)("compile to sm_90 with nvcc where it exists (a cooperative kernel, a helper function); a wrong unit fails", () => {
+  it.skipIf(!nvcc)("compile to sm_90 with nvcc where it exists (a cooperative kernel, a helper function, half and bfloat kernels); a wrong unit fails", () => {
     const out: string[] = [];
     for (const [name, text] of [["softmax", golden("softmax__p2-t512-v4.metal")], ["wrapped", golden("../msl/wrapped_i32__serial.metal")],
+      // 16-bit buffers: packed_half4 stripes (V = 8), packed_bfloat4 (V = 4), bfloat uncached
+      ["softmax_f16", golden("softmax_f16__p8-t256-v8-r36.metal")], ["layernorm_bf16", golden("layernorm_bf16__p1-t256-v4.metal")],
+      ["rmsnorm_bf16", golden("rmsnorm_bf16__p3-v1-u3-uncached.metal")],
       ["broken", golden("rmsnorm__p1-t256-v4.metal").replace("precise::rsqrt", "precise::rsqrtt")]] as const) {
       const unit = path.join(tmp, `${name}.nv.cu`);
       fs.writeFileSync(unit, translate(text));
       const r = spawnSync("nvcc", ["-cubin", "-arch=sm_90", "-o", unit + ".cubin", unit], { encoding: "utf8" });
       out.push(`${name}: ${r.status === 0 ? "ok" : "failed"}`);
     }
-    expect(out).toEqual(["softmax: ok", "wrapped: ok", "broken: failed"]);
+    expect(out).toEqual(["softmax: ok", "wrapped: ok", "softmax_f16: ok", "layernorm_bf16: ok", "rmsnorm_bf16: ok", "broken: failed"]);
   }, 300_000);
 });
 

@@ -9,6 +9,7 @@ import { openRuntime, nativeLibraryPath, type Runtime, type DeviceBuffer } from 
 import { loadEngine, type Engine } from "../shell-node/src/engine";
 import { runAndValidate } from "../shell-node/src/validate-run";
 import { ROOT } from "./helpers/files";
+import { bf16ToNumber, f16ToNumber } from "../shell-node/src/f16";
 
 let rt: Runtime;
 let wasm: Engine;
@@ -154,6 +155,32 @@ describe("detector: negative controls (each is reported, never a crash)", () => 
     expect(msg).toContain(
       `data race on [[buffer(0)]] 'Y' element 0: thread 0 of threadgroup (1,0,0) writes it at MSL line ${lineOf(src, "every group")}, ` +
         "thread 0 of threadgroup (0,0,0) wrote it at line 6; threads of different threadgroups are never ordered within a dispatch",
+    );
+  });
+
+  it("16-bit elements: neighbours written by two threads are no race, one element written by two is", () => {
+    // half and bfloat elements share a 4-byte word in pairs; GPU stores are byte-granular
+    const src = HEAD + "kernel void h(device half* Y [[buffer(0)]], device bfloat* B [[buffer(1)]],\n" +
+      "    threadgroup half* tg [[threadgroup(0)]], uint tid [[thread_index_in_threadgroup]]) {\n" +
+      "  tg[tid] = half(float(tid));\n" +
+      "  threadgroup_barrier(mem_flags::mem_threadgroup);\n" +
+      "  Y[tid] = half(float(tg[63u - tid]));\n" +
+      "  B[tid] = bfloat(float(tid) + 0.5f);\n}\n";
+    const pipe = rt.pipeline(rt.compile(src), "h");
+    // Y first serves a float kernel (a 4-byte granule), then the half kernel (a 2-byte one)
+    const Y = floats(new Array(32).fill(0)), B = rt.buffer(64 * 2);
+    const fill = HEAD + "kernel void fill(device float* Y [[buffer(0)]], uint tid [[thread_index_in_threadgroup]]) { Y[tid] = 1.0f; }\n";
+    rt.dispatch(rt.pipeline(rt.compile(fill), "fill"), [Y], [], [1, 1, 1], [32, 1, 1]);
+    rt.dispatch(pipe, [Y, B], [64 * 2], [1, 1, 1], [64, 1, 1]);
+    expect(Array.from(new Uint16Array(rt.read(Y)), f16ToNumber)).toEqual(Array.from({ length: 64 }, (_, t) => 63 - t));
+    expect(Array.from(new Uint16Array(rt.read(B)), bf16ToNumber)).toEqual(Array.from({ length: 64 }, (_, t) => t + 0.5));
+    const racy = HEAD + "kernel void pairs16(device half* Y [[buffer(0)]], uint tid [[thread_index_in_threadgroup]]) {\n" +
+      "  Y[tid / 2u] = half(float(tid));   // two threads per 16-bit element\n}\n";
+    const msg = dispatchError(() => rt.dispatch(rt.pipeline(rt.compile(racy), "pairs16"), [Y], [], [1, 1, 1], [64, 1, 1]));
+    const line = lineOf(racy, "two threads per 16-bit element");
+    expect(msg).toContain(
+      `data race on [[buffer(0)]] 'Y' element 0: thread 1 of threadgroup (0,0,0) writes it at MSL line ${line}, ` +
+        `thread 0 of threadgroup (0,0,0) wrote it at line ${line}; no threadgroup_barrier lies between them`,
     );
   });
 

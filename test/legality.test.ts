@@ -174,7 +174,7 @@ describe("built-in cases", () => {
   const caseFiles = readdirSync(CASES).filter((f) => f.endsWith(".json")).sort();
 
   it("are all present", () => {
-    expect(caseFiles.length).toBe(11);
+    expect(caseFiles.length).toBe(17);
   });
 
   for (const file of caseFiles) {

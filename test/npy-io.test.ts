@@ -167,3 +167,27 @@ describe("tile run --input", () => {
     }
   });
 });
+
+describe("16-bit buffers in .npy", () => {
+  const S = ["--size", "R=3", "--size", "C=40", "--runtime", "host"];
+  it("f16 dumps as <f2 and bf16 as <f4 holding bf16 values; both round-trip through --input", () => {
+    for (const [name, descr] of [["softmax_f16", "<f2"], ["softmax_bf16", "<f4"]]) {
+      const first = tmp("h1");
+      const again = tmp("h2");
+      expect(tile(["run", `cases/${name}.json`, ...S, "--dump", first]).status).toBe(0);
+      const x = readNpy(path.join(first, "X.initial.npy"));
+      expect([x.descr, x.shape]).toEqual([descr, [R, C]]);
+      if (descr === "<f4") for (const b of u32s(x)) expect(b & 0xffff).toBe(0);
+      const r = tile(["run", `cases/${name}.json`, ...S, "--seed", "77", "--input", `X=${path.join(first, "X.initial.npy")}`, "--dump", again]);
+      expect(r.status, r.stdout + r.stderr).toBe(0);
+      expect(readNpy(path.join(again, "Y.final.npy")).bytes).toEqual(readNpy(path.join(first, "Y.final.npy")).bytes);
+    }
+  });
+  it("a float32 file with values that are not bf16 is refused for a bf16 buffer (exit 2)", () => {
+    const dump = tmp("bfdump");
+    expect(tile(["run", "cases/softmax.json", ...S, "--dump", dump]).status).toBe(0); // f32 values
+    const r = tile(["run", "cases/softmax_bf16.json", ...S, "--input", `X=${path.join(dump, "X.initial.npy")}`]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/is not a bf16 value/);
+  });
+});

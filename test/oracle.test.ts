@@ -71,15 +71,21 @@ const EXPECTED_ACCESSES: Record<string, [string[], string[]]> = {
   gelu_pair: [["X"], ["D", "G"]],
   layernorm: [["X"], ["Y"]],
   layernorm_affine: [["B", "G", "X"], ["Y"]],
+  layernorm_bf16: [["X"], ["Y"]],
+  layernorm_f16: [["X"], ["Y"]],
   minmax: [["X"], ["MN", "MX"]],
   rmsnorm: [["G", "X"], ["Y"]],
+  rmsnorm_bf16: [["G", "X"], ["Y"]],
+  rmsnorm_f16: [["G", "X"], ["Y"]],
   sigmoid_pair: [["X"], ["D", "S"]],
   softmax: [["X"], ["Y"]],
+  softmax_bf16: [["X"], ["Y"]],
+  softmax_f16: [["X"], ["Y"]],
   sum: [["X"], ["Y"]],
 };
 
 describe("builders", () => {
-  it("lists the ten cases sorted, and builds nothing for an unknown name", () => {
+  it("lists the cases sorted, and builds nothing for an unknown name", () => {
     const names = caseNames();
     expect(names).toEqual(Object.keys(EXPECTED_ACCESSES));
     expect([...names].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))).toEqual(names);
@@ -97,7 +103,9 @@ describe("builders", () => {
       const { reads, writes } = accesses(doc);
       expect([reads, writes]).toEqual(EXPECTED_ACCESSES[name]);
       expect(doc.params.map((p: any) => p.name).sort()).toEqual([...new Set([...reads, ...writes])].sort());
-      for (const p of doc.params) expect(p.dtype).toBe("f32");
+      // 16-bit variants (softmax_f16, rmsnorm_bf16, ...) declare every buffer in their dtype
+      const dt = name.endsWith("_bf16") ? "bf16" : name.endsWith("_f16") ? "f16" : "f32";
+      for (const p of doc.params) expect(p.dtype).toBe(dt);
     }
   });
 

@@ -192,7 +192,7 @@ describe("tile plan CLI", () => {
 describe("the cases folder", () => {
   it("holds exactly the builders' documents in canonical form (regenerate: tile cases --write cases)", () => {
     const cases = wasm.call({ command: "cases" }).cases;
-    expect(cases).toHaveLength(11);
+    expect(cases).toHaveLength(17);
     const files = fs.readdirSync(path.join(ROOT, "cases")).filter((f) => f.endsWith(".json")).sort((a, b) => (a < b ? -1 : 1));
     expect(files).toEqual(cases.map((c: any) => c.name + ".json"));
     for (const c of cases) expect(caseText(c.name), c.name).toBe(c.text);

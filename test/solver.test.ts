@@ -22,7 +22,7 @@ const ceilDiv = (a: number, b: number): number => Math.floor((a + b - 1) / b);
 describe("formulas on the validation matrix", () => {
   it("T = 32 S P, W = 32 S, groups = ceil(rows / P), and requested widths are honoured", () => {
     const entries = loadMatrix(wasm, false).filter((e) => e.kind === "reduction");
-    expect(entries).toHaveLength(36);
+    expect(entries).toHaveLength(48);
     for (const e of entries) {
       const p = plan(e.text, e.options);
       expect(p.ok, e.id).toBe(true);

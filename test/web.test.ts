@@ -31,7 +31,7 @@ const LAUNCH_ARGS = [
 ];
 
 function run(cmd: string, args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(cmd, args, { cwd: ROOT, encoding: "utf8", timeout: 120000 });
+  const r = spawnSync(cmd, args, { cwd: ROOT, encoding: "utf8", timeout: 120000, maxBuffer: 64 << 20 });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 

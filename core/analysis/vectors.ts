@@ -127,9 +127,10 @@ export function contiguousIn(at: Array<Expr>, v: string, bound: Array<string>): 
   return false;
 }
 
-/** Scalar types with a packed vector type. */
+/** Element types with a packed vector type (packed_float4, packed_int4, packed_half4,
+ *  packed_bfloat4; a 16-bit lane converts to float when read and rounds when written). */
 function packable(dtype: string): bool {
-  return dtype == "f32" || dtype == "i32";
+  return dtype == "f32" || dtype == "i32" || dtype == "f16" || dtype == "bf16";
 }
 
 class Walk {

@@ -1,7 +1,7 @@
 // The built-in cases: every operator as a Tile IR v1 document (JSON text), by name.
 // Each builder takes the sizes R (rows) and C (columns); `buildCase` uses the defaults.
 
-import { rowSum, rowMinMax, softmax, layerNorm, layerNormAffine, rmsNorm } from "./reductions";
+import { rowSum, rowMinMax, softmax, layerNorm, layerNormAffine, rmsNorm, softmaxT, layerNormT, rmsNormT } from "./reductions";
 import { sigmoidPair, geluPair, geluExactPair, add, geluAdd } from "./elementwise";
 
 export { rowSum, rowMinMax, softmax, layerNorm, layerNormAffine, rmsNorm } from "./reductions";
@@ -15,8 +15,9 @@ export const DEFAULT_COLS: i32 = 1537;
 /** The names of all cases, sorted by code unit. */
 export function caseNames(): Array<string> {
   const names: Array<string> = [
-    "add", "gelu_add", "gelu_exact_pair", "gelu_pair", "layernorm", "layernorm_affine", "minmax", "rmsnorm",
-    "sigmoid_pair", "softmax", "sum",
+    "add", "gelu_add", "gelu_exact_pair", "gelu_pair", "layernorm", "layernorm_affine", "layernorm_bf16",
+    "layernorm_f16", "minmax", "rmsnorm", "rmsnorm_bf16", "rmsnorm_f16", "sigmoid_pair", "softmax",
+    "softmax_bf16", "softmax_f16", "sum",
   ];
   return names;
 }
@@ -34,6 +35,12 @@ export function buildCaseSized(name: string, rows: i32, cols: i32): string {
   if (name == "sigmoid_pair") return sigmoidPair(rows, cols);
   if (name == "softmax") return softmax(rows, cols);
   if (name == "sum") return rowSum(rows, cols);
+  if (name == "softmax_f16") return softmaxT(rows, cols, "f16");
+  if (name == "softmax_bf16") return softmaxT(rows, cols, "bf16");
+  if (name == "layernorm_f16") return layerNormT(rows, cols, "f16");
+  if (name == "layernorm_bf16") return layerNormT(rows, cols, "bf16");
+  if (name == "rmsnorm_f16") return rmsNormT(rows, cols, "f16");
+  if (name == "rmsnorm_bf16") return rmsNormT(rows, cols, "bf16");
   return "";
 }
 

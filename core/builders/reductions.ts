@@ -66,7 +66,20 @@ export function rowMinMax(rows: i32, columns: i32): string {
 
 /** `softmax`, exactly the example of tile-ir.md. Reads X [R, C]; writes Y [R, C]. */
 export function softmax(rows: i32, columns: i32): string {
-  const params: Array<string> = [param2("X", "f32", "R", "C"), param2("Y", "f32", "R", "C")];
+  return softmaxOf(rows, columns, "f32", "softmax");
+}
+
+/** The case name of a 16-bit variant: `softmax_f16`, `rmsnorm_bf16`. */
+function variantName(base: string, dtype: string): string {
+  return dtype == "f32" ? base : base + "_" + dtype;
+}
+
+/**
+ * softmax with X and Y of `dtype` (f32, f16 or bf16): loads convert to f32, the reductions
+ * accumulate in f32 and the store rounds to the dtype, as MLX's softmax does.
+ */
+export function softmaxOf(rows: i32, columns: i32, dtype: string, name: string): string {
+  const params: Array<string> = [param2("X", dtype, "R", "C"), param2("Y", dtype, "R", "C")];
   const shifted = op1("exp", op2("sub", x(), q("m")));
   const inner: Array<string> = [
     overCols("m", "max", x()),
@@ -74,7 +87,12 @@ export function softmax(rows: i32, columns: i32): string {
     colLoop(store2("Y", q("r"), q("c"), op2("div", shifted, q("s")))),
   ];
   const body: Array<string> = [rowLoop(inner)];
-  return tileDocument("softmax", rows, columns, params, body);
+  return tileDocument(name, rows, columns, params, body);
+}
+
+/** `softmax_f16`, `softmax_bf16`. */
+export function softmaxT(rows: i32, columns: i32, dtype: string): string {
+  return softmaxOf(rows, columns, dtype, variantName("softmax", dtype));
 }
 
 /**
@@ -92,13 +110,18 @@ function normalizeRow(out: Array<string>): void {
 
 /** `layernorm` without affine: Y = (x - mean) * rsqrt(var + 1e-5). Reads X; writes Y [R, C]. */
 export function layerNorm(rows: i32, columns: i32): string {
-  const params: Array<string> = [param2("X", "f32", "R", "C"), param2("Y", "f32", "R", "C")];
+  return layerNormT(rows, columns, "f32");
+}
+
+/** `layernorm` with X and Y of `dtype` (`layernorm_f16`, `layernorm_bf16`); f32 inside. */
+export function layerNormT(rows: i32, columns: i32, dtype: string): string {
+  const params: Array<string> = [param2("X", dtype, "R", "C"), param2("Y", dtype, "R", "C")];
   const inner: Array<string> = [];
   normalizeRow(inner);
   const y = op2("mul", op2("sub", x(), q("mean")), q("inv"));
   inner.push(colLoop(store2("Y", q("r"), q("c"), y)));
   const body: Array<string> = [rowLoop(inner)];
-  return tileDocument("layernorm", rows, columns, params, body);
+  return tileDocument(variantName("layernorm", dtype), rows, columns, params, body);
 }
 
 /**
@@ -124,8 +147,13 @@ export function layerNormAffine(rows: i32, columns: i32): string {
  * Reads X [R, C], G [C]; writes Y [R, C].
  */
 export function rmsNorm(rows: i32, columns: i32): string {
+  return rmsNormT(rows, columns, "f32");
+}
+
+/** `rmsnorm` with X, G and Y of `dtype` (`rmsnorm_f16`, `rmsnorm_bf16`); f32 inside. */
+export function rmsNormT(rows: i32, columns: i32, dtype: string): string {
   const params: Array<string> = [
-    param2("X", "f32", "R", "C"), param1("G", "f32", "C"), param2("Y", "f32", "R", "C"),
+    param2("X", dtype, "R", "C"), param1("G", dtype, "C"), param2("Y", dtype, "R", "C"),
   ];
   const y = op2("mul", op2("mul", x(), q("inv")), load1("G", q("c")));
   const inner: Array<string> = [
@@ -135,5 +163,5 @@ export function rmsNorm(rows: i32, columns: i32): string {
     colLoop(store2("Y", q("r"), q("c"), y)),
   ];
   const body: Array<string> = [rowLoop(inner)];
-  return tileDocument("rmsnorm", rows, columns, params, body);
+  return tileDocument(variantName("rmsnorm", dtype), rows, columns, params, body);
 }

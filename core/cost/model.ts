@@ -129,15 +129,15 @@ function programReadBytes(w: Work, cacheBuffers: Array<string>): f64 {
   let bytes: f64 = 0.0;
   for (let i: i32 = 0; i < w.stages.length; i++) {
     const st = w.stages[i];
-    let loads: f64 = st.loads;
+    let loadBytes: f64 = st.loadBytes;
     for (let b: i32 = 0; b < st.buffers.length; b++) {
       if (cacheBuffers.indexOf(st.buffers[b]) >= 0) {
-        if (seen.indexOf(st.buffers[b]) >= 0) loads -= 1.0;
+        if (seen.indexOf(st.buffers[b]) >= 0) loadBytes -= st.bufferBytes[b];
         else seen.push(st.buffers[b]);
       }
     }
-    if (loads < 0.0) loads = 0.0;
-    bytes += loads * <f64>st.extent * 4.0;
+    if (loadBytes < 0.0) loadBytes = 0.0;
+    bytes += loadBytes * <f64>st.extent;
   }
   w.readKeys.push(cacheBuffers);
   w.readValues.push(bytes);
@@ -228,8 +228,8 @@ export function costElement(d: Device, w: Work, m: Mapping): Cost {
   s.T = m.T;
   const elements: f64 = <f64>m.domainRows * <f64>m.domainCols;
   const st = w.stages[0];
-  s.bytesRead = st.loads * elements * 4.0;
-  s.bytesWritten = st.stores * elements * 4.0;
+  s.bytesRead = st.loadBytes * elements;
+  s.bytesWritten = st.storeBytes * elements;
   const V: f64 = <f64>(m.V > 1 ? m.V : 1);
   s.ops = (st.ops * V + d.cost.threadSetupCycles) * <f64>m.groups * <f64>m.T;
   s.pathCycles = d.cost.threadSetupCycles + V * st.ops + elementIssues(st, m.V > 1 ? m.V : 1) * d.cost.loadIssueCycles;
@@ -243,8 +243,8 @@ export function costSerial(d: Device, w: Work, m: Mapping): Cost {
   s.T = m.T;
   const st = w.stages[0];
   const programs: f64 = <f64>(m.programs > 0 ? m.programs : 1);
-  s.bytesRead = st.loads * programs * 4.0;
-  s.bytesWritten = st.stores * programs * 4.0;
+  s.bytesRead = st.loadBytes * programs;
+  s.bytesWritten = st.storeBytes * programs;
   s.ops = st.ops * programs;
   // one thread per program, or (T = 1, one group) one thread running every program in order
   const perThread: f64 = m.T == 1 && m.groups == 1 ? programs : 1.0;

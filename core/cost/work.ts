@@ -1,7 +1,7 @@
 // What one logical program (or one element) does, counted from the IR: the stages, their
 // extents, arithmetic, and the loads and stores per element. The cost model reads only this.
 
-import { Doc, Expr, Stmt } from "../ir/ast";
+import { Doc, Expr, Stmt, dtypeBytes } from "../ir/ast";
 import { Affine, AffineEnv, affineOf } from "../ir/affine";
 import { VectorAccesses, vectorAccessesOfList, vectorAccessesOfReduce } from "../analysis/vectors";
 
@@ -23,19 +23,25 @@ export class Stage {
   ops: f64 = 0.0;
   loads: f64 = 0.0;
   stores: f64 = 0.0;
+  /** Bytes loaded and stored per element of the stage (each access at its buffer's dtype size). */
+  loadBytes: f64 = 0.0;
+  storeBytes: f64 = 0.0;
   /** Buffers loaded in this stage (each once), with their loads per element. */
   buffers: Array<string> = new Array<string>();
   bufferLoads: Array<f64> = new Array<f64>();
+  /** Element size in bytes of each of `buffers`. */
+  bufferBytes: Array<f64> = new Array<f64>();
   /** Of those loads, the ones read Q-wide as packed vectors (core/analysis/vectors.ts). */
   bufferPacked: Array<f64> = new Array<f64>();
   /** Stores per element written Q-wide as packed vectors. */
   packedStores: f64 = 0.0;
 
   /** Index of `b` in `buffers`, added when absent. */
-  slot(b: string): i32 {
+  slot(b: string, bytes: f64): i32 {
     let i = this.buffers.indexOf(b);
     if (i < 0) {
       this.buffers.push(b);
+      this.bufferBytes.push(bytes);
       this.bufferLoads.push(0.0);
       this.bufferPacked.push(0.0);
       i = this.buffers.length - 1;
@@ -58,7 +64,7 @@ export class Work {
 
   writeBytesPerProgram(): f64 {
     let b: f64 = 0.0;
-    for (let i: i32 = 0; i < this.stages.length; i++) b += this.stages[i].stores * <f64>this.stages[i].extent * 4.0;
+    for (let i: i32 = 0; i < this.stages.length; i++) b += this.stages[i].storeBytes * <f64>this.stages[i].extent;
     return b;
   }
 
@@ -69,14 +75,21 @@ export class Work {
   }
 }
 
-function countExpr(e: Expr, st: Stage, times: f64): void {
+/** Element size of buffer `name` (4 when it is not a parameter: an invalid document). */
+function elementBytes(doc: Doc, name: string): f64 {
+  const pi = doc.paramIndex(name);
+  return pi < 0 ? 4.0 : <f64>dtypeBytes(doc.params[pi].dtype);
+}
+
+function countExpr(doc: Doc, e: Expr, st: Stage, times: f64): void {
   st.ops += opWeight(e.op) * times;
   if (e.op == "load") {
     st.loads += times;
-    const b = st.slot(e.name);
+    st.loadBytes += times * elementBytes(doc, e.name);
+    const b = st.slot(e.name, elementBytes(doc, e.name));
     st.bufferLoads[b] = st.bufferLoads[b] + times;
   }
-  for (let i: i32 = 0; i < e.args.length; i++) countExpr(e.args[i], st, times);
+  for (let i: i32 = 0; i < e.args.length; i++) countExpr(doc, e.args[i], st, times);
 }
 
 /** The constant value of an integer expression of sizes, or -1 when it is not constant. */
@@ -104,22 +117,23 @@ function countBody(doc: Doc, list: Array<Stmt>, st: Stage, times: f64, domain: b
   for (let i: i32 = 0; i < list.length; i++) {
     const s = list[i];
     if (s.kind == "let") {
-      countExpr(s.value, st, times);
+      countExpr(doc, s.value, st, times);
     } else if (s.kind == "store") {
-      countExpr(s.value, st, times);
-      for (let k: i32 = 0; k < s.at.length; k++) countExpr(s.at[k], st, times);
+      countExpr(doc, s.value, st, times);
+      for (let k: i32 = 0; k < s.at.length; k++) countExpr(doc, s.at[k], st, times);
       st.stores += times;
+      st.storeBytes += times * elementBytes(doc, s.name);
     } else if (s.kind == "if") {
-      countExpr(s.cond, st, times);
+      countExpr(doc, s.cond, st, times);
       countBody(doc, s.body, st, times, domain);
       countBody(doc, s.orelse, st, times, domain);
     } else if (s.kind == "for") {
       const n: f64 = (domain && s.parallel) ? 1.0 : <f64>extentOf(doc, s.extent, 1);
       countBody(doc, s.body, st, times * n, domain);
       // the grid's innermost loop: a thread's vector of columns
-      if (domain && s.parallel && !holdsParallel(s.body)) addPacked(vectorAccessesOfList(doc, s.name, s.body), st, times);
+      if (domain && s.parallel && !holdsParallel(s.body)) addPacked(doc, vectorAccessesOfList(doc, s.name, s.body), st, times);
     } else if (s.kind == "reduce") {
-      countExpr(s.value, st, times * <f64>extentOf(doc, s.extent, 1));
+      countExpr(doc, s.value, st, times * <f64>extentOf(doc, s.extent, 1));
     }
   }
 }
@@ -134,9 +148,9 @@ function holdsParallel(list: Array<Stmt>): bool {
 }
 
 /** Counts the packed accesses of one vector site (each runs once per element). */
-function addPacked(acc: VectorAccesses, st: Stage, times: f64): void {
+function addPacked(doc: Doc, acc: VectorAccesses, st: Stage, times: f64): void {
   for (let i: i32 = 0; i < acc.loads.length; i++) {
-    const b = st.slot(acc.loads[i].name);
+    const b = st.slot(acc.loads[i].name, elementBytes(doc, acc.loads[i].name));
     st.bufferPacked[b] = st.bufferPacked[b] + times;
   }
   st.packedStores += <f64>acc.stores.length * times;
@@ -154,14 +168,14 @@ function addProgramStages(doc: Doc, body: Array<Stmt>, w: Work): void {
     const s = body[i];
     if (s.kind == "reduce") {
       const st = new Stage("reduce", extentOf(doc, s.extent, 1));
-      countExpr(s.value, st, 1.0);
-      addPacked(vectorAccessesOfReduce(doc, s), st, 1.0);
+      countExpr(doc, s.value, st, 1.0);
+      addPacked(doc, vectorAccessesOfReduce(doc, s), st, 1.0);
       w.stages.push(st);
       w.reduces++;
     } else if (s.kind == "for" && s.parallel) {
       const st = new Stage("loop", extentOf(doc, s.extent, 1));
       countBody(doc, s.body, st, 1.0, false);
-      addPacked(vectorAccessesOfList(doc, s.name, s.body), st, 1.0);
+      addPacked(doc, vectorAccessesOfList(doc, s.name, s.body), st, 1.0);
       w.stages.push(st);
     } else if (s.kind == "for") {
       // a serial wrapper: its body is more of the program (legality admits unit extents only)

@@ -17,7 +17,7 @@ export const CODES: Array<string> = [
   "TIR011", "error", "unknown-size", "A shape refers to a size that is not declared.",
   "TIR012", "error", "unknown-buffer", "A load or store names a buffer that is not a parameter.",
   "TIR013", "error", "unknown-combiner", "A reduce combiner other than sum, max, min.",
-  "TIR014", "error", "unknown-dtype", "A dtype other than f32 or i32.",
+  "TIR014", "error", "unknown-dtype", "A dtype other than f32, f16, bf16 or i32.",
   "TIR015", "error", "unknown-operator", "An expression operator the format does not define.",
   "TIR016", "error", "name-bound-twice", "A binding shadows a name in scope, or a scalar name repeats.",
   "TIR017", "error", "type-mismatch", "An operand or value has the wrong type.",

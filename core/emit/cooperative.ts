@@ -10,7 +10,8 @@ import { Expr, Stmt } from "../ir/ast";
 import { RUN_DISTRIBUTED, RUN_EVERY, distribute, isWrapper } from "../analysis/distribution";
 import { ceilDiv, idiv } from "../util/text";
 import { Ctx } from "./context";
-import { Val, emitExpr, emitLoad, indexText, intText, mentions, mslType, packedType } from "./expr";
+import { Val, elementRef, emitExpr, emitLoad, indexText, intText, isNarrowFloat, mentions, mslType, packedType, storeText } from "./expr";
+import { valueType } from "../ir/ast";
 import { VectorAccesses, packWidth, packs, vectorAccessesOfList, vectorAccessesOfReduce } from "../analysis/vectors";
 import { emitPackedVector, packedIn } from "./vector";
 import { storedBuffers, threadgroupDecls } from "./abi";
@@ -115,7 +116,7 @@ function declareCaches(s: Stmt, cx: Ctx): void {
   for (let i: i32 = 0; i < cx.cacheBufs.length; i++) {
     if (cx.cacheDeclared[i] || !holdsSite(s, cx.cacheSite[i])) continue;
     const pi = cx.doc.paramIndex(cx.cacheBufs[i]);
-    const t = mslType(cx.doc.params[pi].dtype);
+    const t = mslType(valueType(cx.doc.params[pi].dtype));
     cx.line("// stage 0: this worker's stripe of " + cx.names.buf(cx.cacheBufs[i]) + " in registers");
     cx.line(t + " cache_" + cx.names.buf(cx.cacheBufs[i]) + "[" + num(cx.cacheSize[i]) + "];");
     cx.cacheDeclared[i] = true;
@@ -177,12 +178,17 @@ function fillChunk(i: i32, load: Expr, v: string, minV: Val, extV: Val, allWhole
       const vec = packedType(cx.doc.params[pi].dtype);
       cx.overrideName = v;
       cx.overrideText = "tile_v0";
-      const addr = emitLoad(load, cx);
+      const addr = elementRef(load, cx);
+      const narrow = isNarrowFloat(cx.doc.params[pi].dtype);
       cx.overrideName = "";
       cx.overrideText = "";
       if (!allWhole) cx.open("if (tile_v0 + " + num(Q) + " <= " + end + ") {");
       cx.line("const " + vec + " w0 = *((device const " + vec + "*)(&" + addr + "));");
-      for (let l: i32 = 0; l < Q; l++) cx.line("cache_" + id + "[" + base + " + " + num(l) + "] = w0[" + num(l) + "];");
+      for (let l: i32 = 0; l < Q; l++) {
+        // a 16-bit lane converts to float (exactly)
+        const lane = "w0[" + num(l) + "]";
+        cx.line("cache_" + id + "[" + base + " + " + num(l) + "] = " + (narrow ? "float(" + lane + ")" : lane) + ";");
+      }
       if (!allWhole) {
         cx.ind = cx.ind - 1;
         cx.open("} else {");
@@ -476,7 +482,7 @@ function emitProgramList(list: Array<Stmt>, top: bool, cx: Ctx): void {
       cx.close("}");
     } else if (s.kind == "store") {
       const v = emitExpr(s.value, cx);
-      cx.line("if (live && worker == 0) { " + cx.names.buf(s.name) + "[" + indexText(s.name, s.at, cx) + "] = " + v.inner + "; }");
+      cx.line("if (live && worker == 0) { " + storeText(s.name, s.at, v.inner, cx) + " }");
     } else {
       cx.open("if (worker == 0) {");
       emitStmt(s, cx);

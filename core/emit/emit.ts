@@ -121,6 +121,8 @@ function emitSerial(cx: Ctx): void {
 export class KernelText {
   /** The header comment with the plan's parameters (one line). */
   comment: string = "";
+  /** The Metal Shading Language version the kernel needs beyond the default ("" or "3.1"). */
+  language: string = "";
   /** Helper functions the body calls, each ending with a newline ("" when none). */
   helpers: string = "";
   name: string = "";
@@ -144,12 +146,19 @@ export function emitKernel(doc: Doc, plan: Plan): KernelText {
   else emitSerial(cx);
   const k = new KernelText();
   k.comment = headerComment(doc, plan);
+  k.language = languageVersion(doc);
   k.helpers = helperPrelude(cx.helpers);
   k.name = kernelName(doc, plan.realization);
   k.args = signatureArgs(doc, plan, names);
   k.body = cx.out.toString();
   k.names = names;
   return k;
+}
+
+/** The language version a document's kernel needs: bfloat buffers need MSL 3.1. */
+export function languageVersion(doc: Doc): string {
+  for (let i: i32 = 0; i < doc.params.length; i++) if (doc.params[i].dtype == "bf16") return "3.1";
+  return "";
 }
 
 /** The MSL source of `plan`'s kernel for `doc`. */
@@ -164,6 +173,8 @@ export function mslOf(k: KernelText): string {
   out.line("using namespace metal;");
   out.line("");
   out.line(k.comment);
+  // read by the Metal library (shell-native/metal/tile_metal.m), which asks for this version
+  if (k.language != "") out.line("// tile: language " + k.language + " (bfloat buffers)");
   out.line("");
   out.add(k.helpers);
   out.line("kernel void " + k.name + "(");

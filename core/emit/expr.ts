@@ -56,7 +56,26 @@ const I32_MAX: f64 = 2147483647.0;
 export function mslType(ty: string): string {
   if (ty == "f32") return "float";
   if (ty == "i32") return "int";
+  if (ty == "f16") return "half";
+  if (ty == "bf16") return "bfloat";
   return "bool";
+}
+
+/** True for the 16-bit float dtypes: stored as half or bfloat, computed on as float. */
+export function isNarrowFloat(dtype: string): bool {
+  return dtype == "f16" || dtype == "bf16";
+}
+
+/** The element `buffer[index]` itself (an lvalue, in the buffer's own type). */
+export function elementRef(e: Expr, cx: Ctx): string {
+  return cx.names.buf(e.name) + "[" + indexText(e.name, e.args, cx) + "]";
+}
+
+/** `buffer[at] = value;` with the value rounded to a 16-bit float buffer's type (nearest even). */
+export function storeText(buffer: string, at: Array<Expr>, value: string, cx: Ctx): string {
+  const dtype = cx.doc.params[cx.doc.paramIndex(buffer)].dtype;
+  const v = isNarrowFloat(dtype) ? mslType(dtype) + "(" + value + ")" : value;
+  return cx.names.buf(buffer) + "[" + indexText(buffer, at, cx) + "] = " + v + ";";
 }
 
 /** An i32 as an MSL integer literal (negative values parenthesized). */
@@ -193,7 +212,10 @@ export function mentions(e: Expr, n: string): bool {
 
 /** The packed vector type of a buffer's element type (4 elements, the element's alignment). */
 export function packedType(dtype: string): string {
-  return dtype == "i32" ? "packed_int4" : "packed_float4";
+  if (dtype == "i32") return "packed_int4";
+  if (dtype == "f16") return "packed_half4";
+  if (dtype == "bf16") return "packed_bfloat4";
+  return "packed_float4";
 }
 
 /** The register-cache slot text for a load, or "" when the load is not served from a cache. */
@@ -208,8 +230,10 @@ export function cacheSlot(e: Expr, cx: Ctx): string {
   return "cache_" + cx.names.buf(e.name) + "[" + cx.cacheIndex + "]";
 }
 
+/** A load's value: a 16-bit float element converts to float (exactly). */
 export function emitLoad(e: Expr, cx: Ctx): string {
-  return cx.names.buf(e.name) + "[" + indexText(e.name, e.args, cx) + "]";
+  if (isNarrowFloat(cx.doc.params[cx.doc.paramIndex(e.name)].dtype)) return "float(" + elementRef(e, cx) + ")";
+  return elementRef(e, cx);
 }
 
 /**
@@ -254,7 +278,11 @@ export function emitExpr(e: Expr, cx: Ctx): Val {
     const slot = cacheSlot(e, cx);
     if (slot != "") return plain(slot);
     const pk = cx.packLoads.indexOf(e);
-    if (pk >= 0) return plain(cx.packLoadVars[pk] + "[j]");
+    if (pk >= 0) {
+      // a lane of a packed load; a 16-bit float lane converts to float (exactly)
+      const lane = cx.packLoadVars[pk] + "[j]";
+      return plain(isNarrowFloat(cx.doc.params[cx.doc.paramIndex(e.name)].dtype) ? "float(" + lane + ")" : lane);
+    }
     return plain(emitLoad(e, cx));
   }
   if (op == "select") {

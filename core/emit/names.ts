@@ -28,7 +28,7 @@ const RESERVED: Array<string> = [
   "tid", "group", "lane", "sg", "program_in_group", "worker", "partial_base", "logical", "live",
   "k", "j", "i", "row", "col", "col0", "main", "wide", "w0", "w1",
   // packed vector types of V-wide loads
-  "packed_float4", "packed_int4",
+  "packed_float4", "packed_int4", "packed_half4", "packed_bfloat4",
   // Metal address spaces, qualifiers and attributes not listed above
   "ray_data", "object_data", "threadgroup_imageblock", "imageblock", "visible", "stitchable",
   "intersection", "mesh", "object", "patch", "vertex_id", "instance_id", "sampler", "texture",

@@ -6,7 +6,7 @@
 import { Stmt } from "../ir/ast";
 import { formatI32 } from "../util/num";
 import { Ctx } from "./context";
-import { Val, emitExpr, indexText, intText, mslType } from "./expr";
+import { Val, emitExpr, indexText, intText, isNarrowFloat, mslType, storeText } from "./expr";
 import { emitGridVector } from "./vector";
 
 /** Identity of a combiner for a type, as MSL text. */
@@ -64,10 +64,11 @@ export function emitStore(s: Stmt, cx: Ctx): void {
   const pk = cx.packStores.indexOf(s);
   if (pk >= 0) {
     // a packed store: element j of the vector, written Q-wide after the loop (core/emit/vector.ts)
-    cx.line(cx.packStoreVars[pk] + "[j] = " + v.inner + ";");
+    const dtype = cx.doc.params[cx.doc.paramIndex(s.name)].dtype;
+    cx.line(cx.packStoreVars[pk] + "[j] = " + (isNarrowFloat(dtype) ? mslType(dtype) + "(" + v.inner + ")" : v.inner) + ";");
     return;
   }
-  const st = cx.names.buf(s.name) + "[" + indexText(s.name, s.at, cx) + "] = " + v.inner + ";";
+  const st = storeText(s.name, s.at, v.inner, cx);
   if (cx.liveStores) cx.line("if (live) { " + st + " }");
   else cx.line(st);
 }

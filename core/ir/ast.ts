@@ -66,6 +66,18 @@ export class Stmt {
   }
 }
 
+/** The type of the values a buffer of `dtype` holds in expressions: f16 and bf16 load as f32
+ *  (exactly) and store from f32 (rounded to nearest even); f32 and i32 are themselves. */
+export function valueType(dtype: string): string {
+  if (dtype == "f16" || dtype == "bf16") return "f32";
+  return dtype;
+}
+
+/** Bytes of one element of a buffer of `dtype`. */
+export function dtypeBytes(dtype: string): i32 {
+  return dtype == "f16" || dtype == "bf16" ? 2 : 4;
+}
+
 export class Param {
   name: string;
   dtype: string;

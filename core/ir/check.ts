@@ -4,7 +4,7 @@
 
 import { didYouMean } from "../util/suggest";
 import { Diagnostic, diag, diagRelated } from "../diag/diagnostic";
-import { Doc, Expr, Stmt } from "./ast";
+import { Doc, Expr, Stmt, valueType } from "./ast";
 import { isBinary } from "./read";
 import { Affine, AffineEnv, affineOf } from "./affine";
 import { formatF64Fixed } from "../util/num";
@@ -244,7 +244,7 @@ class Checker {
       }
       this.access(pi, s.at, s.ptr + "/at", s.ptr);
       const t = this.expr(s.value);
-      const want = this.doc.params[pi].dtype;
+      const want = valueType(this.doc.params[pi].dtype);
       if (t != "" && want != "" && t != want) {
         this.err("TIR017", s.value.ptr, "The buffer \"" + s.name + "\" holds " + want + " but the stored value is " + t + "; add a cast.");
       }
@@ -317,7 +317,7 @@ class Checker {
         return "";
       }
       this.access(pi, e.args, e.ptr + "/2", e.ptr);
-      const t = this.doc.params[pi].dtype;
+      const t = valueType(this.doc.params[pi].dtype);
       e.ty = t == "f32" || t == "i32" ? t : "";
       return e.ty;
     }

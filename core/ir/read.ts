@@ -23,6 +23,7 @@ export function isUnary(op: string): bool {
 }
 
 const DTYPES: Array<string> = ["f32", "i32"];
+const PARAM_DTYPES: Array<string> = ["f32", "f16", "bf16", "i32"];
 const COMBINERS: Array<string> = ["sum", "max", "min"];
 
 /** Every expression operator of Tile IR v1 (for suggestions). */
@@ -154,8 +155,8 @@ class IrReader {
     const n = this.field(v, "name", J_STR, ptr, "the parameter");
     const t = this.field(v, "dtype", J_STR, ptr, "the parameter");
     const p = new Param(n === null ? "" : changetype<JsonValue>(n).text, t === null ? "" : changetype<JsonValue>(t).text, ptr);
-    if (t !== null && p.dtype != "f32" && p.dtype != "i32") {
-      this.err("TIR014", ptr + "/dtype", "Use dtype \"f32\" or \"i32\" (found \"" + p.dtype + "\")." + didYouMean(p.dtype, DTYPES));
+    if (t !== null && p.dtype != "f32" && p.dtype != "i32" && p.dtype != "f16" && p.dtype != "bf16") {
+      this.err("TIR014", ptr + "/dtype", "Use dtype \"f32\", \"f16\", \"bf16\" or \"i32\" (found \"" + p.dtype + "\")." + didYouMean(p.dtype, PARAM_DTYPES));
     }
     const s = this.field(v, "shape", J_ARR, ptr, "the parameter");
     if (s !== null) {

@@ -6,7 +6,8 @@
 //     (`constant` to `const`); `threadgroup` too, except that a `threadgroup T a[N];` declared
 //     in a kernel body becomes `__shared__` (same lengths, so columns hold);
 //   - `uint`, `ushort`, `uchar`; `packed_float4` / `packed_int4` are 16 bytes with 4-byte
-//     alignment and indexable, like Metal's packed vectors;
+//     alignment and indexable, like Metal's packed vectors; `half` and `bfloat` are 16-bit
+//     storage types with exact conversions to and from float (packed_half4, packed_bfloat4);
 //   - math: unqualified names and metal::precise:: are the IEEE functions of CUDA's math
 //     library (the runtime compiles without fast math, as the Metal runtime does);
 //     metal::fast:: uses the hardware approximations;
@@ -92,6 +93,59 @@ template <class T> struct tile_packed4 {
 typedef tile_packed4<float> packed_float4;
 typedef tile_packed4<int> packed_int4;
 typedef tile_packed4<unsigned> packed_uint4;
+
+// ---- 16-bit floats: `half` (IEEE binary16) and `bfloat` (the top half of a binary32) as storage
+// types, bit for bit as the host shim (shell-native/host/metal_shim.h) and Metal define them: a
+// value converts to float exactly; a float converts rounding to nearest, ties to even; overflow
+// gives infinity; NaN stays a quiet NaN of the same sign. Written out in integer arithmetic (no
+// cuda_fp16.h / cuda_bf16.h: the prelude includes nothing). Kernels compute in float.
+TILE_F float tile_f16_to_f32(unsigned short h) {
+  const unsigned sign = unsigned(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+  if (e == 0) {                                        // +-0 and subnormals: m * 2^-24, exact
+    const float f = float(m) * 5.9604644775390625e-8f;
+    return sign ? -f : f;
+  }
+  if (e == 31) return __int_as_float(int(sign | 0x7f800000u | (m << 13)));  // inf, NaN (payload kept)
+  return __int_as_float(int(sign | ((e + 112u) << 23) | (m << 13)));         // normal: rebias 15 -> 127
+}
+TILE_F unsigned short tile_f32_to_f16(float f) {
+  const unsigned x = __float_as_uint(f);
+  const unsigned short sign = (unsigned short)((x >> 16) & 0x8000u);
+  const unsigned a = x & 0x7fffffffu;
+  if (a > 0x7f800000u) return (unsigned short)(sign | 0x7e00u | ((a >> 13) & 0x1ffu)); // quiet NaN
+  if (a >= 0x477ff000u) return (unsigned short)(sign | 0x7c00u);  // rounds to >= 2^16: infinity
+  if (a < 0x38800000u) {                                           // below 2^-14: subnormal or 0
+    if (a < 0x33000000u) return sign;                              // at most 2^-25: rounds to 0
+    const unsigned e = a >> 23, m = (a & 0x7fffffu) | 0x800000u;
+    const unsigned shift = 126u - e;                               // value = m * 2^(e-150); unit 2^-24
+    const unsigned q = m >> shift, rem = m & ((1u << shift) - 1u), halfway = 1u << (shift - 1u);
+    return (unsigned short)(sign | (q + ((rem > halfway || (rem == halfway && (q & 1u))) ? 1u : 0u)));
+  }
+  const unsigned rebased = a - 0x38000000u;                        // exponent 127 -> 15
+  const unsigned q = rebased >> 13, rem = rebased & 0x1fffu;
+  return (unsigned short)(sign | (q + ((rem > 0x1000u || (rem == 0x1000u && (q & 1u))) ? 1u : 0u)));
+}
+TILE_F float tile_bf16_to_f32(unsigned short b) { return __int_as_float(int(unsigned(b) << 16)); }
+TILE_F unsigned short tile_f32_to_bf16(float f) {
+  const unsigned x = __float_as_uint(f);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((x >> 16) | 0x40u); // quiet NaN
+  const unsigned rem = x & 0xffffu, q = x >> 16;
+  return (unsigned short)(q + ((rem > 0x8000u || (rem == 0x8000u && (q & 1u))) ? 1u : 0u));
+}
+struct half {
+  unsigned short bits;
+  half() = default;
+  TILE_F half(float f) : bits(tile_f32_to_f16(f)) {}
+  TILE_F operator float() const { return tile_f16_to_f32(bits); }
+};
+struct bfloat {
+  unsigned short bits;
+  bfloat() = default;
+  TILE_F bfloat(float f) : bits(tile_f32_to_bf16(f)) {}
+  TILE_F operator float() const { return tile_bf16_to_f32(bits); }
+};
+typedef tile_packed4<half> packed_half4;
+typedef tile_packed4<bfloat> packed_bfloat4;
 
 // ---- MSL names that CUDA's headers also declare become tile_msl_* (see the header comment)
 #undef exp

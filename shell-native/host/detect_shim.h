@@ -25,6 +25,12 @@ template <class T> T __tile_zero<T>::value;
 template <class T> struct __tile_ref;
 template <class T> struct __tile_ptr;
 
+// The float a 16-bit element widens to: a __tile_ref<half> converts to float directly (through
+// half would be two user-defined conversions, which C++ does not chain: `float(X[i])`).
+template <class T> struct __tile_widen { struct none {}; typedef none type; };
+template <> struct __tile_widen<half> { typedef float type; };
+template <> struct __tile_widen<bfloat> { typedef float type; };
+
 static inline int __tile_check(const tile_region *r, const void *p, unsigned n, int write, int line) {
   return r ? __tile_rt->access(r, p, n, write, line) : 1;
 }
@@ -57,6 +63,7 @@ template <class T> struct __tile_ref {
   __tile_ref(T *q, const tile_region *rr, int l) : p(q), r(rr), line(l) {}
   __tile_ref(const __tile_ref &) = default;
   operator V() const { return __tile_check(r, p, sizeof(T), 0, line) ? V(*p) : V(); }
+  operator typename __tile_widen<V>::type() const { const V v = *this; return v; }
   __tile_ref &operator=(const V &v) {
     if (__tile_check(r, p, sizeof(T), 1, line)) *p = v;
     return *this;

@@ -3,7 +3,9 @@
 // Instrumented kernel units (instrument.cpp, detect_shim.h) report every access to device,
 // constant and threadgroup memory through a binding: tile_rt_table.access(region, addr, bytes,
 // write, line). Each access is checked against the binding's range, then against shadow state
-// kept per 4-byte word of the memory.
+// kept per granule of the memory: a 4-byte word, or the element where a binding's elements are
+// smaller (2 bytes for half/bfloat, 1 for char): neighbouring 16-bit elements written by two
+// threads are no race on a GPU, whose stores are byte-granular.
 //
 // Ordering. Within one dispatch, two accesses by different threads are ordered only when both
 // threads belong to one threadgroup and a threadgroup_barrier whose mem_flags cover the memory
@@ -18,7 +20,7 @@
 // (Threadgroup memory belongs to one group: there rs is gs.) Fibers run in a fixed order, but
 // this test depends only on the segments, so a race is found whatever order the fibers took.
 //
-// Shadow per word: the last write (W), the last read (R), and one more read (A) that is
+// Shadow per granule: the last write (W), the last read (R), and one more read (A) that is
 // unordered with the rest of the current interval and made by another thread than R's: a read
 // from an earlier group of the dispatch when there is one, else another thread's read in the
 // current interval. A write checks W, R and A; a read checks W. Two unordered writes are found
@@ -50,6 +52,7 @@ struct tile_region {
   uintptr_t lo = 0, hi = 0; // the bound range [lo, hi)
   uintptr_t base = 0;       // address of shadow cell 0 (buffer data start; the tg allocation)
   Cell *shadow = nullptr;
+  unsigned shift = 2;       // a shadow cell covers 1 << shift bytes
   int cls = 0; // 0: device/constant memory, 1: threadgroup memory
   int index = -1;
   unsigned elem = 4; // bytes per element of the declared type
@@ -83,8 +86,13 @@ thread_local Detector *g_det = nullptr;
 // Shadow memory one dispatch may use (the cells are touched as the kernel touches its data).
 constexpr size_t kMaxShadowBytes = (size_t)3 << 30;
 
-size_t shadow_size(const tile_buffer *b) {
-  size_t bytes = ((b->size + 3) / 4) * sizeof(Cell);
+// The granule (log2 bytes) for elements of `elem` bytes: 4-byte words unless elements are smaller.
+unsigned shift_for(unsigned elem) { return elem >= 4 ? 2u : elem >= 2 ? 1u : 0u; }
+
+size_t shadow_cells(size_t bytes, unsigned shift) { return ((bytes + ((size_t)1 << shift) - 1) >> shift) + 1; }
+
+size_t shadow_size(const tile_buffer *b, unsigned shift) {
+  size_t bytes = shadow_cells(b->size, shift) * sizeof(Cell);
   return (bytes + 4095) & ~(size_t)4095;
 }
 
@@ -137,7 +145,7 @@ void report_oob(Detector *d, const tile_region *r, uintptr_t a, unsigned bytes, 
 void report_race(Detector *d, const tile_region *r, size_t word, int write, int line, uint32_t other_seg,
                  uint32_t other_tid, int other_line, bool other_write) {
   if (d->status != TILE_OK) return;
-  uintptr_t a = r->base + word * 4;
+  uintptr_t a = r->base + (word << r->shift);
   long long e = r->elem ? (long long)(a - r->lo) / (long long)r->elem : (long long)(a - r->lo);
   const bool same_group = other_tid / d->n == d->tid / d->n;
   const char *flag = r->cls == 1 ? "mem_flags::mem_threadgroup" : "mem_flags::mem_device";
@@ -162,7 +170,8 @@ int rt_access(const tile_region *r, const void *addr, unsigned bytes, int write,
   const uint32_t t = d->tid, s = d->seg, gs = d->gs, fence = d->fence[r->cls];
   const uint32_t rs = r->cls == 1 ? gs : d->rs;
   const uint16_t ln = line > 0 && line < 65535 ? (uint16_t)line : 0;
-  size_t w0 = (a - r->base) >> 2, w1 = (a - r->base + bytes + 3) >> 2;
+  const unsigned sh = r->shift;
+  size_t w0 = (a - r->base) >> sh, w1 = (a - r->base + bytes + ((size_t)1 << sh) - 1) >> sh;
 #define TILE_UNORDERED(sg, td) ((sg) >= rs && (td) != t && ((sg) < gs || (sg) >= fence))
   for (size_t w = w0; w < w1; ++w) {
     Cell &c = r->shadow[w];
@@ -212,13 +221,15 @@ const tile_region *rt_tg_region(void *p, unsigned long bytes, unsigned elem, con
   const uintptr_t a = (uintptr_t)p;
   for (const tile_region &r : d->locals)
     if (r.lo == a) return &r;
-  d->local_shadow.emplace_back((bytes + 3) / 4 + 1, Cell());
+  const unsigned shift = shift_for(elem ? elem : 4);
+  d->local_shadow.emplace_back(shadow_cells(bytes, shift), Cell());
   d->locals.emplace_back();
   tile_region &r = d->locals.back();
   r.det = d;
   r.lo = r.base = a;
   r.hi = a + bytes;
   r.shadow = d->local_shadow.back().data();
+  r.shift = shift;
   r.cls = 1;
   r.index = -1;
   r.elem = elem ? elem : 4;
@@ -261,13 +272,22 @@ int detector_begin(Detector *d, const KernelSig &k, const unsigned *elem_sizes, 
     d->regions[i].det = d;
     d->ptrs[i] = nullptr;
   }
-  // the shadow of every bound buffer (32 bytes per 4-byte word), within kMaxShadowBytes
+  // each bound buffer's granule: the smallest element any binding of this dispatch gives it
+  std::vector<unsigned> shift(n_buffers > 0 ? (size_t)n_buffers : 0, 2u);
+  for (size_t p = 0; p < k.params.size(); ++p) {
+    const KernelParam &prm = k.params[p];
+    if (prm.kind != KernelParam::Buffer || prm.index >= n_buffers || !bufs[prm.index]) continue;
+    const unsigned s = shift_for(elem_sizes && elem_sizes[p] ? elem_sizes[p] : 4);
+    for (int j = 0; j < n_buffers; ++j)
+      if (bufs[j] == bufs[prm.index] && s < shift[j]) shift[j] = s;
+  }
+  // the shadow of every bound buffer (32 bytes per granule), within kMaxShadowBytes
   size_t total = 0;
   for (int i = 0; i < n_buffers; ++i) {
     tile_buffer *b = bufs[i];
     bool seen = false;
     for (int j = 0; j < i; ++j) seen = seen || bufs[j] == b;
-    if (b && !seen) total += shadow_size(b);
+    if (b && !seen) total += shadow_size(b, shift[i]);
   }
   if (total > kMaxShadowBytes) {
     *msg = "kernel '" + k.name + "': the race and bounds detector would need " + std::to_string(total >> 20) +
@@ -282,8 +302,11 @@ int detector_begin(Detector *d, const KernelSig &k, const unsigned *elem_sizes, 
     if (prm.kind == KernelParam::Buffer) {
       if (prm.index >= n_buffers || !bufs[prm.index]) continue;
       tile_buffer *b = bufs[prm.index];
+      // a shadow of another granule holds nothing this dispatch needs (earlier dispatches are
+      // ordered before it): make it anew
+      if (b->shadow && b->shadow_shift != shift[prm.index]) buffer_shadow_free(b);
       if (!b->shadow) {
-        size_t bytes = shadow_size(b);
+        size_t bytes = shadow_size(b, shift[prm.index]);
         void *m = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
         if (m == MAP_FAILED) {
           *msg = "out of memory for the detector's shadow of [[buffer(" + std::to_string(prm.index) + ")]] (" +
@@ -292,6 +315,7 @@ int detector_begin(Detector *d, const KernelSig &k, const unsigned *elem_sizes, 
         }
         b->shadow = m;
         b->shadow_bytes = bytes;
+        b->shadow_shift = shift[prm.index];
       }
       d->buffers.push_back(b);
       tile_region &r = d->regions[prm.index];
@@ -299,6 +323,7 @@ int detector_begin(Detector *d, const KernelSig &k, const unsigned *elem_sizes, 
       r.hi = (uintptr_t)(b->data + b->size);
       r.base = (uintptr_t)b->data;
       r.shadow = (Cell *)b->shadow;
+      r.shift = b->shadow_shift;
       r.cls = 0;
       r.index = prm.index;
       r.elem = elem;
@@ -308,12 +333,14 @@ int detector_begin(Detector *d, const KernelSig &k, const unsigned *elem_sizes, 
     } else {
       if (prm.index >= (int)tg_bytes.size()) continue;
       std::vector<Cell> &sh = d->tg_shadow[prm.index];
-      sh.assign((tg_bytes[prm.index] + 3) / 4 + 1, Cell());
+      const unsigned tshift = shift_for(elem);
+      sh.assign(shadow_cells(tg_bytes[prm.index], tshift), Cell());
       tile_region &r = d->regions[TILE_REGION_TG + prm.index];
       r.lo = (uintptr_t)tg[prm.index];
       r.hi = r.lo + tg_bytes[prm.index];
       r.base = r.lo;
       r.shadow = sh.data();
+      r.shift = tshift;
       r.cls = 1;
       r.index = prm.index;
       r.elem = elem;

@@ -63,8 +63,9 @@ struct tile_buffer {
   unsigned char *data = nullptr;
   size_t size = 0;
   size_t bind_offset = 0;
-  void *shadow = nullptr; // detector: one 32-byte cell per 4-byte word (mmap), made on first use
+  void *shadow = nullptr; // detector: one 32-byte cell per granule (mmap), made on first use
   size_t shadow_bytes = 0;
+  unsigned shadow_shift = 2; // granule of the shadow: 1 << shadow_shift bytes (4, or 2 / 1 for 16- / 8-bit elements)
 };
 
 namespace tile_host {

@@ -107,6 +107,74 @@ template <class T> struct __tile_packed4 {
 };
 typedef __tile_packed4<float> packed_float4;
 typedef __tile_packed4<int> packed_int4;
+
+// ---- 16-bit floats: half (IEEE binary16) and bfloat (the top half of a binary32). Storage types:
+// a value converts to float exactly, and a float converts to them rounding to nearest, ties to
+// even (Metal's default rounding for these conversions); NaN stays NaN (quiet), overflow gives
+// infinity. Only conversions are defined: Tile's kernels compute in float.
+struct half {
+  unsigned short bits;
+  half() = default;
+  half(float f) : bits(from_float(f)) {}
+  operator float() const { return to_float(bits); }
+  static float to_float(unsigned short h) {
+    const unsigned sign = unsigned(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+    unsigned bits;
+    if (e == 31) bits = sign | 0x7f800000u | (m << 13);               // inf, NaN (payload kept)
+    else if (e != 0) bits = sign | ((e + 112) << 23) | (m << 13);      // normal: rebias 15 -> 127
+    else if (m == 0) bits = sign;                                      // +-0
+    else {                                                             // subnormal: m * 2^-24
+      int shift = 0;
+      unsigned mm = m;
+      while (!(mm & 0x400u)) { mm <<= 1; ++shift; }
+      bits = sign | (unsigned(113 - shift) << 23) | ((mm & 0x3ffu) << 13);
+    }
+    float f;
+    __builtin_memcpy(&f, &bits, 4);
+    return f;
+  }
+  static unsigned short from_float(float f) {
+    unsigned x;
+    __builtin_memcpy(&x, &f, 4);
+    const unsigned short sign = (unsigned short)((x >> 16) & 0x8000u);
+    const unsigned a = x & 0x7fffffffu;
+    if (a > 0x7f800000u) return (unsigned short)(sign | 0x7e00u | ((a >> 13) & 0x1ffu)); // quiet NaN
+    if (a >= 0x477ff000u) return (unsigned short)(sign | 0x7c00u);   // rounds to >= 2^16: infinity
+    if (a < 0x38800000u) {                                            // below 2^-14: subnormal or 0
+      if (a < 0x33000000u) return sign;                               // below 2^-25: rounds to 0
+      const unsigned e = a >> 23, m = (a & 0x7fffffu) | 0x800000u;
+      const unsigned shift = 126 - e;                                 // value = m * 2^(e-150); unit 2^-24
+      const unsigned q = m >> shift, rem = m & ((1u << shift) - 1), halfway = 1u << (shift - 1);
+      const unsigned r = q + ((rem > halfway || (rem == halfway && (q & 1u))) ? 1u : 0u);
+      return (unsigned short)(sign | r);
+    }
+    const unsigned rebased = a - 0x38000000u;                         // exponent 127 -> 15
+    const unsigned q = rebased >> 13, rem = rebased & 0x1fffu;
+    const unsigned r = q + ((rem > 0x1000u || (rem == 0x1000u && (q & 1u))) ? 1u : 0u);
+    return (unsigned short)(sign | r);
+  }
+};
+struct bfloat {
+  unsigned short bits;
+  bfloat() = default;
+  bfloat(float f) : bits(from_float(f)) {}
+  operator float() const { return to_float(bits); }
+  static float to_float(unsigned short b) {
+    const unsigned x = unsigned(b) << 16;
+    float f;
+    __builtin_memcpy(&f, &x, 4);
+    return f;
+  }
+  static unsigned short from_float(float f) {
+    unsigned x;
+    __builtin_memcpy(&x, &f, 4);
+    if ((x & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((x >> 16) | 0x40u); // quiet NaN
+    const unsigned rem = x & 0xffffu, q = x >> 16;
+    return (unsigned short)(q + ((rem > 0x8000u || (rem == 0x8000u && (q & 1u))) ? 1u : 0u));
+  }
+};
+typedef __tile_packed4<half> packed_half4;
+typedef __tile_packed4<bfloat> packed_bfloat4;
 typedef __tile_vec<int, 2> int2;
 typedef __tile_vec<int, 3> int3;
 typedef __tile_vec<int, 4> int4;

@@ -151,6 +151,12 @@ int tile_compile(tile_device *dev, const char *src, tile_library **out) {
     if (!text) return fail(dev, TILE_E_ARG, @"tile_compile: source is not UTF-8");
     MTLCompileOptions *options = [MTLCompileOptions new];
     set_ieee_math(options);
+    // a kernel that needs a newer language version says so in its header (the emitter writes
+    // "// tile: language 3.1" for bfloat buffers); otherwise the compiler's default
+    if ([text rangeOfString:@"\n// tile: language 3.1"].location != NSNotFound) {
+      if (@available(macOS 14.0, *)) options.languageVersion = MTLLanguageVersion3_1;
+      else return fail(dev, TILE_E_COMPILE, @"this kernel has bfloat buffers: it needs Metal Shading Language 3.1 (macOS 14)");
+    }
     NSError *error = nil;
     dev->compiler_invocations++;
     id<MTLLibrary> library = [dev->device newLibraryWithSource:text options:options error:&error];

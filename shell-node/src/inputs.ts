@@ -13,6 +13,8 @@
 
 import { ownRecord, setOwn } from "./io";
 
+import { roundBf16, roundF16 } from "./f16";
+
 export type InputBuffer = Float64Array | Int32Array;
 
 /** The sizes of a document, name to value. */
@@ -126,6 +128,9 @@ export function makeInputs(doc: any, seed: number, range: InputRange = DEFAULT_I
       const data = new Float64Array(length);
       // lo + (hi - lo) * k / 2^24: for the default [-2, 2) this is exactly -2 + k * 2^-22
       for (let i = 0; i < length; i++) data[i] = Math.fround(lo + (hi - lo) * ((next() >>> 8) * 2 ** -24));
+      // f16 and bf16 buffers: the same draw rounded to the dtype (nearest even)
+      if (p.dtype === "f16") for (let i = 0; i < length; i++) data[i] = roundF16(data[i]);
+      if (p.dtype === "bf16") for (let i = 0; i < length; i++) data[i] = roundBf16(data[i]);
       out.set(p.name, data);
     }
   });

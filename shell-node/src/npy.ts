@@ -7,7 +7,8 @@
 // cannot hold (big-endian data, Fortran order, object arrays) with a sentence that says so.
 
 /** The .npy element type of each Tile dtype (numpy's `descr`), and its size in bytes. */
-export const NPY_DESCR: Record<string, string> = { f32: "<f4", i32: "<i4" };
+/** bf16, which NumPy lacks, is written and read as float32 holding bf16 values (exact). */
+export const NPY_DESCR: Record<string, string> = { f32: "<f4", i32: "<i4", f16: "<f2", bf16: "<f4" };
 
 /** The file of an array: a header, then `bytes` (little-endian elements, row-major). */
 export function encodeNpy(descr: string, shape: number[], bytes: Uint8Array): Buffer {

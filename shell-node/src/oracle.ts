@@ -8,7 +8,9 @@
 // runs. Values are JS numbers:
 //   - f32 values are held as doubles: an f32 literal is Math.fround(x) then exact; arithmetic,
 //     exp, log, tanh, sqrt and rsqrt (1 / Math.sqrt) run in double precision, erf with Cody's
-//     rational approximations (./erf64.ts); a stored f32 is not rounded back to f32.
+//     rational approximations (./erf64.ts); a stored f32 is not rounded back to f32. f16 and
+//     bf16 buffers hold f32 values: a load is exact, a store rounds the double to the buffer's
+//     dtype (nearest, ties to even; ./f16.ts), as the kernel rounds its f32 result.
 //   - i32 values have i32 semantics: add, sub, mul, neg and abs wrap ((a + b) | 0, Math.imul,
 //     abs(-2^31) = -2^31); div truncates toward zero; mod is floor modulo (the result has the
 //     sign of b); x div 0 = 0, x mod 0 = 0, -2^31 div -1 = -2^31, -2^31 mod -1 = 0. Nothing
@@ -28,6 +30,7 @@
 // OracleError whose message starts with the JSON pointer of the offending node.
 
 import { erf64 } from "./erf64";
+import { roundBf16, roundF16 } from "./f16";
 
 export type OracleBuffer = Float64Array | Int32Array;
 
@@ -63,7 +66,10 @@ interface Binding {
 
 interface Buf {
   name: string;
+  /** The type of its values in expressions (f16 and bf16 buffers hold f32 values). */
   dtype: "f32" | "i32";
+  /** The storage dtype: a store rounds to it (f16, bf16: nearest, ties to even). */
+  storage: string;
   dims: number[];
   data: OracleBuffer;
   written: Uint8Array;
@@ -254,6 +260,14 @@ class Compiler {
     }
     const offset = this.offset(buf, s.at, scope, path + "/at", "store");
     const data = buf.data, written = buf.written, f = value.fn;
+    if (buf.storage === "f16" || buf.storage === "bf16") {
+      const round = buf.storage === "f16" ? roundF16 : roundBf16;
+      return () => {
+        const o = offset();
+        data[o] = round(f());
+        written[o] = 1;
+      };
+    }
     return () => {
       const o = offset();
       data[o] = f();
@@ -557,7 +571,7 @@ export function evaluate(doc: any, inputs: Map<string, Float64Array | Int32Array
   doc.params.forEach((p: any, i: number) => {
     const path = "/params/" + i;
     if (!isObject(p) || typeof p.name !== "string") fail(path, "a param needs a name");
-    if (p.dtype !== "f32" && p.dtype !== "i32") fail(path + "/dtype", "dtype must be f32 or i32");
+    if (p.dtype !== "f32" && p.dtype !== "i32" && p.dtype !== "f16" && p.dtype !== "bf16") fail(path + "/dtype", "dtype must be f32, f16, bf16 or i32");
     if (!Array.isArray(p.shape)) fail(path + "/shape", "shape must be an array");
     if (compiler.buffers.has(p.name)) fail(path + "/name", "buffer " + p.name + " is declared twice");
     const dims = p.shape.map((d: unknown, k: number) => extentOf(d, sizes, path + "/shape/" + k));
@@ -568,14 +582,14 @@ export function evaluate(doc: any, inputs: Map<string, Float64Array | Int32Array
       fail(path, "input for " + p.name + " has " + given.length + " elements, its shape needs " + length);
     }
     let data: OracleBuffer;
-    if (p.dtype === "f32") {
-      if (given instanceof Int32Array) fail(path, "f32 param " + p.name + " needs Float64Array input");
+    if (p.dtype !== "i32") {
+      if (given instanceof Int32Array) fail(path, p.dtype + " param " + p.name + " needs Float64Array input");
       data = Float64Array.from(given);
     } else {
       if (!(given instanceof Int32Array)) fail(path, "i32 param " + p.name + " needs Int32Array input");
       data = Int32Array.from(given);
     }
-    compiler.buffers.set(p.name, { name: p.name, dtype: p.dtype, dims, data, written: new Uint8Array(length) });
+    compiler.buffers.set(p.name, { name: p.name, dtype: p.dtype === "i32" ? "i32" : "f32", storage: p.dtype, dims, data, written: new Uint8Array(length) });
   });
   const run = compiler.block(doc.body, compiler.rootScope(), "/body");
   run();

@@ -6,6 +6,7 @@ import fs from "node:fs";
 import { bufferAccess } from "./access";
 import { InputBuffer, shapeOf } from "./inputs";
 import { NPY_DESCR, decodeNpy } from "./npy";
+import { f16ToNumber } from "./f16";
 
 export interface UserInputs {
   inputs: Map<string, InputBuffer>;
@@ -37,13 +38,20 @@ export function loadUserInputs(doc: any, specs: string[]): UserInputs | string {
     const arr = decodeNpy(bytes);
     if (typeof arr === "string") return `--input ${name}: ${file}: ${arr}`;
     const want = NPY_DESCR[param.dtype];
-    if (arr.descr !== want) return `--input ${name}: ${file} holds ${arr.descr} elements; ${name} is ${param.dtype}, which needs ${want} (numpy: a.astype(numpy.${param.dtype === "i32" ? "int32" : "float32"}))`;
+    if (arr.descr !== want) return `--input ${name}: ${file} holds ${arr.descr} elements; ${name} is ${param.dtype}, which needs ${want} (numpy: a.astype(numpy.${param.dtype === "i32" ? "int32" : param.dtype === "f16" ? "float16" : "float32"}))`;
     const shape = shapeOf(doc, name);
     if (arr.shape.length !== shape.length || arr.shape.some((d, i) => d !== shape[i])) {
       return `--input ${name}: ${file} has shape (${arr.shape.join(", ")}); ${name} has shape (${shape.join(", ")}) with these sizes`;
     }
     const buf = arr.data.buffer.slice(arr.data.byteOffset, arr.data.byteOffset + arr.data.byteLength);
-    out.inputs.set(name, param.dtype === "i32" ? new Int32Array(buf) : Float64Array.from(new Float32Array(buf)));
+    if (param.dtype === "bf16") {
+      const bits = new Uint32Array(buf);
+      const at = bits.findIndex((b) => (b & 0xffff) !== 0 && (b & 0x7fffffff) <= 0x7f800000);
+      if (at >= 0) return `--input ${name}: ${file}: element ${at} (${new Float32Array(buf)[at]}) is not a bf16 value; round the array to bfloat16 first`;
+    }
+    out.inputs.set(name, param.dtype === "i32" ? new Int32Array(buf)
+      : param.dtype === "f16" ? Float64Array.from(new Uint16Array(buf), f16ToNumber)
+      : Float64Array.from(new Float32Array(buf)));
     out.files.set(name, file);
   }
   return out;

@@ -10,9 +10,33 @@ import { InputRange, describeInputs, makeInputs, shapeOf } from "./inputs";
 import { bufferAccess } from "./access";
 import { NPY_DESCR, encodeNpy } from "./npy";
 import { ensureDir } from "./io";
+import { bf16ToNumber, f16ToNumber, numberToBf16, numberToF16 } from "./f16";
+
+/** Bytes per element of a buffer of `dtype`. */
+function elementSize(dtype: string): number {
+  return dtype === "f16" || dtype === "bf16" ? 2 : 4;
+}
 
 export const ABS_TOL = 2e-6;
 export const REL_TOL = 2e-5;
+/**
+ * Tolerances of outputs stored in a 16-bit float buffer, |got - ref| <= abs + rel * |ref|, where
+ * ref is the FP64 result rounded to the buffer's dtype: PyTorch's defaults for these dtypes
+ * (torch.testing.assert_close, torch/testing/_comparison.py: float16 rtol 1e-3 atol 1e-5,
+ * bfloat16 rtol 1.6e-2 atol 1e-5). One unit in the last place is at most 2^-10 (f16) and 2^-7
+ * (bf16) relative, so a kernel that rounds its f32 result once agrees within one ulp.
+ */
+export const TOLERANCE: Record<string, { abs: number; rel: number }> = {
+  f32: { abs: ABS_TOL, rel: REL_TOL }, i32: { abs: ABS_TOL, rel: REL_TOL },
+  f16: { abs: 1e-5, rel: 1e-3 }, bf16: { abs: 1e-5, rel: 1.6e-2 },
+};
+
+/** A 16-bit sentinel: a quiet NaN of the dtype with a position-dependent payload (never 0). */
+function sentinelBits16(buffer: number, position: number, dtype: string): number {
+  const h = sentinelBits(buffer, position, true);
+  if (dtype === "f16") return 0x7e00 | ((h & 0x1ff) || 1);
+  return 0x7fc0 | ((h & 0x3f) || 1);
+}
 /** Dispatches per validation run (into the same buffers). */
 export const DISPATCHES = 3;
 /** Guard rows before and after each buffer (a row = the buffer's last dimension, at least 16 elements). */
@@ -94,7 +118,8 @@ export interface RunResult {
  * REL_TOL * |ref|; i32: exactly equal. An element the reference never writes must keep its
  * initial bits.
  */
-export function compare(name: string, dtype: string, got: Float32Array | Int32Array, ref: Float64Array | Int32Array, mask: Uint8Array, initialBits: Uint32Array | null, gotBits: Uint32Array, startsAsSentinels: boolean): OutputCheck {
+export function compare(name: string, dtype: string, got: ArrayLike<number>, ref: Float64Array | Int32Array, mask: Uint8Array, initialBits: ArrayLike<number> | null, gotBits: ArrayLike<number>, startsAsSentinels: boolean): OutputCheck {
+  const tol = TOLERANCE[dtype] ?? TOLERANCE.f32;
   const c: OutputCheck = { name, elements: got.length, written: 0, maxAbsError: 0, maxRelError: 0, mismatches: 0, nonFinite: 0, examples: [], worst: null, nonFiniteRefs: 0 };
   const consider = (i: number, g: number, r: number, ratio: number): void => {
     if (c.worst === null || ratio > c.worst.ratio) c.worst = { index: i, got: g, ref: r, ratio };
@@ -141,7 +166,7 @@ export function compare(name: string, dtype: string, got: Float32Array | Int32Ar
     const rel = r !== 0 ? abs / Math.abs(r) : abs;
     if (abs > c.maxAbsError) c.maxAbsError = abs;
     if (rel > c.maxRelError) c.maxRelError = rel;
-    const ratio = abs / (ABS_TOL + REL_TOL * Math.abs(r));
+    const ratio = abs / (tol.abs + tol.rel * Math.abs(r));
     if (ratio > 1) miss(i, g, r, "outside the tolerance");
     if (c.worst === null || ratio > c.worst.ratio) c.worst = { index: i, got: g, ref: r, ratio };
   }
@@ -244,7 +269,7 @@ function validateOnce(req: RunRequest, mayReplan: boolean): RunResult {
     }
   })();
   if (lib instanceof Error) return { ...base, error: "compile failed: " + lib.message };
-  const buffers: { name: string; dtype: string; n: number; guard: number; buf: any; initial: Float32Array | Int32Array }[] = [];
+  const buffers: { name: string; dtype: string; n: number; guard: number; buf: any; initial: Float32Array | Int32Array | Uint16Array }[] = [];
   try {
     const pipe = runtime.pipeline(lib, req.precompiled ? req.precompiled.entry : plan.kernel);
     if (plan.dispatch.threads > pipe.maxThreads && !req.precompiled) {
@@ -268,16 +293,27 @@ function validateOnce(req: RunRequest, mayReplan: boolean): RunResult {
         const rowLen = Math.max(16, shape.length ? shape[shape.length - 1] : 1);
         const guard = GUARD_ROWS * rowLen;
         const total = n + 2 * guard;
-        const isF32 = param.dtype === "f32";
-        const data = isF32 ? new Float32Array(total) : new Int32Array(total);
-        const bits = new Uint32Array(data.buffer);
-        for (let i = 0; i < total; i++) bits[i] = sentinelBits(bufferIndex, i, isF32);
+        const size = elementSize(param.dtype);
         const src = inputs.get(b.name)!;
         // write-only outputs start as sentinels, so elements never written are detectable
-        if (read.has(b.name) || !written.has(b.name)) for (let i = 0; i < n; i++) data[guard + i] = src[i];
-        const buf = runtime.buffer(total * 4);
-        runtime.write(buf, data);
-        runtime.bindOffset(buf, guard * 4);
+        const fill = read.has(b.name) || !written.has(b.name);
+        let data: Float32Array | Int32Array | Uint16Array;
+        if (size === 2) {
+          // f16 / bf16: the bits of each (already representable) value
+          const encode = param.dtype === "f16" ? numberToF16 : numberToBf16;
+          data = new Uint16Array(total);
+          for (let i = 0; i < total; i++) data[i] = sentinelBits16(bufferIndex, i, param.dtype);
+          if (fill) for (let i = 0; i < n; i++) data[guard + i] = encode(src[i]);
+        } else {
+          const isF32 = param.dtype === "f32";
+          data = isF32 ? new Float32Array(total) : new Int32Array(total);
+          const bits = new Uint32Array(data.buffer);
+          for (let i = 0; i < total; i++) bits[i] = sentinelBits(bufferIndex, i, isF32);
+          if (fill) for (let i = 0; i < n; i++) data[guard + i] = src[i];
+        }
+        const buf = runtime.buffer(total * size);
+        runtime.write(buf, new Uint8Array(data.buffer));
+        runtime.bindOffset(buf, guard * size);
         buffers.push({ name: b.name, dtype: param.dtype, n, guard, buf, initial: data });
       }
       runtime.dispatch(pipe, buffers.map((b) => b.buf), plan.dispatch.threadgroupBytes, [plan.dispatch.groups, 1, 1], [plan.dispatch.threads, 1, 1], DISPATCHES);
@@ -290,10 +326,13 @@ function validateOnce(req: RunRequest, mayReplan: boolean): RunResult {
     const guardFindings: string[] = [];
     const dumps: any[] = [];
     for (const b of buffers) {
-      const raw = runtime.read(b.buf, (b.n + 2 * b.guard) * 4);
-      const all = b.dtype === "f32" ? new Float32Array(raw) : new Int32Array(raw);
-      const bits = new Uint32Array(raw);
-      const initBits = new Uint32Array(b.initial.buffer);
+      const size = elementSize(b.dtype);
+      const raw = runtime.read(b.buf, (b.n + 2 * b.guard) * size);
+      const bits = size === 2 ? new Uint16Array(raw) : new Uint32Array(raw);
+      const initBits = size === 2 ? new Uint16Array(b.initial.buffer) : new Uint32Array(b.initial.buffer);
+      const all: Float32Array | Int32Array | Float64Array = b.dtype === "f32" ? new Float32Array(raw)
+        : b.dtype === "i32" ? new Int32Array(raw)
+        : Float64Array.from(bits, b.dtype === "f16" ? f16ToNumber : bf16ToNumber);
       let changed = 0;
       for (let i = 0; i < b.guard; i++) {
         if (bits[i] !== initBits[i]) changed++;
@@ -304,14 +343,14 @@ function validateOnce(req: RunRequest, mayReplan: boolean): RunResult {
       if (written.has(b.name)) {
         const viewBits = bits.subarray(b.guard, b.guard + b.n);
         const init = initBits.subarray(b.guard, b.guard + b.n);
-        outputs.push(compare(b.name, b.dtype, view as any, oracle.buffers.get(b.name)!, oracle.written.get(b.name)!, init, viewBits, !read.has(b.name)));
+        outputs.push(compare(b.name, b.dtype, view, oracle.buffers.get(b.name)!, oracle.written.get(b.name)!, init, viewBits, !read.has(b.name)));
       } else {
         // inputs must come back unchanged
         let diff = 0;
         for (let i = b.guard; i < b.guard + b.n; i++) if (bits[i] !== initBits[i]) diff++;
         if (diff) guardFindings.push(`${b.name}: input changed in ${diff} element(s)`);
       }
-      if (req.dumpDir) dumps.push({ name: b.name, dtype: b.dtype, shape: shapeOf(doc, b.name), initial: b.initial.subarray(b.guard, b.guard + b.n), final: view });
+      if (req.dumpDir) dumps.push({ name: b.name, dtype: b.dtype, shape: shapeOf(doc, b.name), initial: b.initial.subarray(b.guard, b.guard + b.n), final: size === 2 ? bits.subarray(b.guard, b.guard + b.n) : view });
       runtime.freeBuffer(b.buf);
     }
     runtime.freePipeline(pipe);
@@ -340,7 +379,9 @@ function writeDump(dir: string, doc: any, plan: any, msl: string, req: RunReques
       initialFrom: req.inputFiles?.get(d.name) ?? (written.has(d.name) && !read.has(d.name) ? "sentinels" : `seed ${req.seed}`) };
     for (const which of ["initial", "final"]) {
       const file = `${d.name}.${which}.npy`;
-      const arr = d[which] as Float32Array | Int32Array;
+      let arr = d[which] as Float32Array | Int32Array | Uint16Array;
+      // bf16 has no NumPy dtype: its values are written as float32 (exact)
+      if (d.dtype === "bf16") arr = new Float32Array(Uint32Array.from(arr as Uint16Array, (h) => h << 16).buffer);
       fs.writeFileSync(path.join(dir, file), encodeNpy(NPY_DESCR[d.dtype], d.shape, new Uint8Array(arr.buffer, arr.byteOffset, arr.byteLength)));
       entry[which] = file;
       files.push({ buffer: d.name, which, dtype: d.dtype, shape: d.shape, file });

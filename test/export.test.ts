@@ -100,7 +100,8 @@ describe.skipIf(!python)("emit --target mlx | torch-mps: every built-in case and
         expect(x.pad).toBe(Math.max(0, 8 - n));
       }
       expect(c.output_shapes).toEqual(outputs.map((b: any) => shapeOf(e.doc, b.name)));
-      expect(c.output_dtypes).toEqual(outputs.map((b: any) => (e.doc.params[b.index].dtype === "i32" ? "int32" : "float32")));
+      const names: Record<string, string> = { i32: "int32", f32: "float32", f16: "float16", bf16: "bfloat16" };
+      expect(c.output_dtypes).toEqual(outputs.map((b: any) => names[e.doc.params[b.index].dtype]));
       expect(rec.returned).toEqual(outputs.map((_: any, i: number) => "out" + i));
       // the body is the metal kernel's body after the preamble
       const body = e.metal.msl.slice(e.metal.msl.indexOf(")\n{\n") + 4, e.metal.msl.lastIndexOf("}\n"));

@@ -35,8 +35,16 @@ const PREAMBLE: Array<string> = [
   "  const uint sg = simdgroup_index_in_threadgroup;",
 ];
 
+/** The framework's name of a Tile dtype (MLX's and NumPy's: int32, float32, float16, bfloat16). */
+export function dtypeName(dtype: string): string {
+  if (dtype == "i32") return "int32";
+  if (dtype == "f16") return "float16";
+  if (dtype == "bf16") return "bfloat16";
+  return "float32";
+}
+
 export function mxDtype(dtype: string): string {
-  return dtype == "i32" ? "mx.int32" : "mx.float32";
+  return "mx." + dtypeName(dtype);
 }
 
 /** The body MLX receives: the kernel's body after a preamble that binds Tile's thread arguments. */
@@ -66,7 +74,7 @@ export function mlxModule(doc: Doc, plan: Plan, k: KernelText, version: string):
   for (let p: i32 = 0; p < doc.params.length; p++) {
     const prm = doc.params[p];
     const v = pyIdent(prm.name, taken);
-    const line = "  " + pyPlain(prm.name) + "  " + (prm.dtype == "i32" ? "int32" : "float32") + "  shape " + pyShape(doc, p);
+    const line = "  " + pyPlain(prm.name) + "  " + dtypeName(prm.dtype) + "  shape " + pyShape(doc, p);
     if (accessOf(doc, p) == ACCESS_READ) {
       args.push(v);
       inNames.push(pyStr(k.names.buf(prm.name)));

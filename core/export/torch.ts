@@ -17,7 +17,10 @@ import { ACCESS_READ, ACCESS_WRITE, accessOf, threadgroupMemoryBytes } from "../
 import { pyBlock, pyIdent, pyPlain, pyShape, pyStr, sizesText } from "./python";
 
 function torchDtype(dtype: string): string {
-  return dtype == "i32" ? "torch.int32" : "torch.float32";
+  if (dtype == "i32") return "torch.int32";
+  if (dtype == "f16") return "torch.float16";
+  if (dtype == "bf16") return "torch.bfloat16";
+  return "torch.float32";
 }
 
 export function torchModule(doc: Doc, plan: Plan, k: KernelText, version: string, msl: string): string {

@@ -8,6 +8,7 @@ import type { Engine } from "../../shell-node/src/engine";
 import type { MatrixEntry } from "../../shell-node/src/matrix";
 import { makeInputs, shapeOf } from "../../shell-node/src/inputs";
 import type { DeviceBuffer, Runtime } from "../../shell-node/src/native";
+import { numberToBf16, numberToF16 } from "../../shell-node/src/f16";
 
 export // MLX's rule for the signature of mx.fast.metal_kernel (mlx/backend/common/metal_kernel.cpp,
 // docs/src/dev/custom_metal_kernels.rst): the attributes it declares when the source contains
@@ -23,7 +24,10 @@ const MLX_ATTRIBUTES: [string, string][] = [
   ["threadgroup_position_in_grid", "uint3"], ["threadgroups_per_grid", "uint3"],
   ["threads_per_grid", "uint3"], ["threads_per_simdgroup", "uint"], ["threads_per_threadgroup", "uint3"],
 ];
-const MLX_TYPE: Record<string, string> = { float32: "float", int32: "int32_t" };
+const MLX_TYPE: Record<string, string> = { float32: "float", int32: "int32_t", float16: "float16_t", bfloat16: "bfloat16_t" };
+// What MLX's kernels/utils.h, compiled before every custom kernel, gives the signature's 16-bit types.
+const MLX_UTILS = "#include <metal_stdlib>\nusing namespace metal;\ntypedef half float16_t;\ntypedef bfloat bfloat16_t;\n";
+const DTYPE_OF: Record<string, string> = { float32: "f32", int32: "i32", float16: "f16", bfloat16: "bf16" };
 
 /** The source MLX compiles for a recorded metal_kernel call (templates unused): the header, then
  *  `[[kernel]] void custom_kernel_<name>_<input types><c for a constant input>_<output types>(`
@@ -48,7 +52,7 @@ export function mlxSignature(call: any): { source: string; entry: string } {
   });
   call.output_dtypes.forEach((d: string, i: number) => lines.push(`  device ${MLX_TYPE[d]}* ${k.output_names[i]} [[buffer(${index++})]]`));
   for (const [attr, type] of MLX_ATTRIBUTES) if (k.source.includes(attr)) lines.push(`  ${type} ${attr} [[${attr}]]`);
-  return { source: k.header + "[[kernel]] void " + entry + "(\n" + lines.join(",\n") + ") {\n" + k.source + "\n}\n", entry };
+  return { source: MLX_UTILS + k.header + "[[kernel]] void " + entry + "(\n" + lines.join(",\n") + ") {\n" + k.source + "\n}\n", entry };
 }
 
 export const elements = (shape: number[]): number => shape.reduce((a, b) => a * b, 1);
@@ -92,19 +96,25 @@ export function fakeRun(fakes: string, manifest: any[], dir: string): { records:
   return { records, stderr: r.stderr, status: r.status };
 }
 
-/** Runs `source`'s `entry` on `rt`: buffers in order, as `fill` says; returns their bytes. */
-export function runKernel(rt: Runtime, source: string, entry: string, fill: { data: Float64Array | Int32Array | null; dtype: string; n: number }[], groups: number, threads: number): Uint32Array[] {
+/** Runs `source`'s `entry` on `rt`: buffers in order, as `fill` says (`dtype` f32, i32, f16 or
+ *  bf16: 4 or 2 bytes an element); returns their bytes. */
+export function runKernel(rt: Runtime, source: string, entry: string, fill: { data: Float64Array | Int32Array | null; dtype: string; n: number }[], groups: number, threads: number): Uint8Array[] {
   const lib = rt.compile(source);
   const pipe = rt.pipeline(lib, entry);
   const bufs: DeviceBuffer[] = fill.map((f) => {
-    const b = rt.buffer(Math.max(f.n, 1) * 4);
-    const a = f.dtype === "i32" ? new Int32Array(f.n) : new Float32Array(f.n);
-    if (f.data) a.set(f.data.subarray(0, Math.min(f.data.length, f.n)));
+    const wide = f.dtype === "f32" || f.dtype === "i32";
+    const b = rt.buffer(Math.max(f.n, 1) * (wide ? 4 : 2));
+    const a = f.dtype === "i32" ? new Int32Array(f.n) : f.dtype === "f32" ? new Float32Array(f.n) : new Uint16Array(f.n);
+    if (f.data) {
+      const d = f.data.subarray(0, Math.min(f.data.length, f.n));
+      if (wide) a.set(d);
+      else d.forEach((x, i) => (a[i] = f.dtype === "f16" ? numberToF16(x) : numberToBf16(x)));
+    }
     rt.write(b, a);
     return b;
   });
   rt.dispatch(pipe, bufs, [], [groups, 1, 1], [threads, 1, 1], 1);
-  const out = bufs.map((b) => new Uint32Array(rt.read(b)));
+  const out = bufs.map((b) => new Uint8Array(rt.read(b)));
   bufs.forEach((b) => rt.freeBuffer(b));
   rt.freePipeline(pipe);
   rt.freeLibrary(lib);
@@ -120,13 +130,13 @@ export function exportRunProblems(rt: Runtime, e: Emitted, records: Map<string, 
   const inputs = makeInputs(e.doc, 11);
   const fill = (name: string, n: number, zero: boolean) => ({ data: zero ? null : inputs.get(name)!, dtype: e.doc.params.find((p: any) => p.name === name).dtype, n });
   const bindings = plan.bindings;
-  const ref = runKernel(rt, e.metal.msl, plan.kernel, bindings.map((b: any) => fill(b.name, b.bytes / 4, b.access === "write")), plan.dispatch.groups, plan.dispatch.threads);
+  const ref = runKernel(rt, e.metal.msl, plan.kernel, bindings.map((b: any) => fill(b.name, elements(shapeOf(e.doc, b.name)), b.access === "write")), plan.dispatch.groups, plan.dispatch.threads);
 
   const m = records.get(e.entry.id + "|mlx").calls[0];
   const { source, entry } = mlxSignature(m);
   const mlxFill = [
     ...m.inputs.map((x: any) => fill(x.tag, x.shape[0], false)),
-    ...m.output_shapes.map((s: number[], i: number) => ({ data: null, dtype: m.output_dtypes[i] === "int32" ? "i32" : "f32", n: elements(s) })),
+    ...m.output_shapes.map((s: number[], i: number) => ({ data: null, dtype: DTYPE_OF[m.output_dtypes[i]], n: elements(s) })),
   ];
   const got = runKernel(rt, source, entry, mlxFill, m.grid[0] / m.threadgroup[0], m.threadgroup[0]);
   const outputs = bindings.filter((b: any) => b.access !== "read");

@@ -5,7 +5,7 @@ what a module would hand to the framework.
     python3 fake_frameworks.py MANIFEST.json   ->  prints one JSON record per module
 
 MANIFEST: [{"path": module file, "target": "mlx" | "torch-mps",
-            "args": [{"tag": parameter name, "dtype": "f32" | "i32", "shape": [...]}]}]
+            "args": [{"tag": parameter name, "dtype": "f32" | "i32" | "f16" | "bf16", "shape": [...]}]}]
 Arrays and tensors carry a tag (the document parameter they hold) instead of data; the records
 say which tag went to which argument, flattened or padded how.
 """
@@ -26,6 +26,7 @@ class Dtype:
 # ---- mlx.core: array, dtypes, zeros, concatenate, fast.metal_kernel
 mx = types.ModuleType("mlx.core")
 mx.float32, mx.int32 = Dtype("mlx.core.", "float32"), Dtype("mlx.core.", "int32")
+mx.float16, mx.bfloat16 = Dtype("mlx.core.", "float16"), Dtype("mlx.core.", "bfloat16")
 MLX_LOG = []
 
 
@@ -83,6 +84,7 @@ sys.modules["mlx"], sys.modules["mlx.core"] = mlx, mx
 # ---- torch: Tensor, dtypes, zeros, mps.compile_shader
 torch = types.ModuleType("torch")
 torch.float32, torch.int32 = Dtype("torch.", "float32"), Dtype("torch.", "int32")
+torch.float16, torch.bfloat16 = Dtype("torch.", "float16"), Dtype("torch.", "bfloat16")
 TORCH_LOG = []
 
 
@@ -154,7 +156,8 @@ def main():
         mlx_target = m["target"] == "mlx"
         args = []
         for a in m["args"]:
-            dtype = (mx if mlx_target else torch).int32 if a["dtype"] == "i32" else (mx if mlx_target else torch).float32
+            names = {"i32": "int32", "f32": "float32", "f16": "float16", "bf16": "bfloat16"}
+            dtype = getattr(mx if mlx_target else torch, names[a["dtype"]])
             # torch inputs arrive on the CPU unless they are updated in place
             args.append(MxArray(a["tag"], a["shape"], dtype) if mlx_target else
                         Tensor(a["tag"], a["shape"], dtype, "mps" if a.get("inPlace") else "cpu"))

@@ -110,7 +110,7 @@ export function runKernel(rt: Runtime, source: string, entry: string, fill: { da
       if (wide) a.set(d);
       else d.forEach((x, i) => (a[i] = f.dtype === "f16" ? numberToF16(x) : numberToBf16(x)));
     }
-    rt.write(b, a);
+    rt.write(b, new Uint8Array(a.buffer));
     return b;
   });
   rt.dispatch(pipe, bufs, [], [groups, 1, 1], [threads, 1, 1], 1);

@@ -1,7 +1,11 @@
 // npm run bench:core — times the core in both engines (a benchmark, not a test).
-// For every built-in case (and a set of plan option variants) it measures, per engine, the
-// median time of one warm `validate` and one warm `plan` request, and prints the WASM/JS ratio
-// of the medians measured in the same run. Arguments: --rounds N (default 30).
+// For every built-in case (and a set of plan option variants, and the validation matrix's
+// reductions) it measures, per engine, the median time of one warm `validate`, `plan` and `emit`
+// request (emit = plan, MSL and audit) through the public interfaces (the WebAssembly module by
+// its bytes-in/bytes-out export, the JS module by `call`), and prints per kind: the median over
+// kernels of each engine, the slowest kernel of each, the median WASM/JS ratio of the same
+// requests in the same run, and both WebAssembly sizes. Arguments: --rounds N (default 30),
+// --json (one JSON object on stdout instead of the table).
 import { loadEngine } from "../../dist/tile-shell.mjs";
 import fs from "node:fs";
 import path from "node:path";
@@ -24,6 +28,7 @@ for (const c of cases) {
   requests.push({ label: c.name, kind: "validate", req: JSON.stringify({ command: "validate", document: c.text }) });
   for (const options of variants) {
     requests.push({ label: c.name + " " + JSON.stringify(options), kind: "plan", req: JSON.stringify({ command: "plan", document: c.text, options }) });
+    requests.push({ label: c.name + " " + JSON.stringify(options), kind: "emit", req: JSON.stringify({ command: "emit", document: c.text, options }) });
   }
 }
 if (fs.existsSync(matrixFile)) {
@@ -31,6 +36,7 @@ if (fs.existsSync(matrixFile)) {
   for (const m of matrix.reductions ?? []) {
     const c = cases.find((x) => x.name === m.case);
     if (c) requests.push({ label: m.id, kind: "plan", req: JSON.stringify({ command: "plan", document: c.text, options: m.options }) });
+    if (c) requests.push({ label: m.id, kind: "emit", req: JSON.stringify({ command: "emit", document: c.text, options: m.options }) });
   }
 }
 
@@ -62,7 +68,7 @@ for (let pass = 0; pass < 10; pass++) for (const r of requests) { wasm.callText(
 
 // alternate the engine order per kind so neither always runs first
 const out = [];
-for (const [kind, order] of [["validate", [wasm, js]], ["plan", [js, wasm]]]) {
+for (const [kind, order] of [["validate", [wasm, js]], ["plan", [js, wasm]], ["emit", [wasm, js]]]) {
   const res = {};
   for (const e of order) res[e.name] = timeAll(e, kind);
   const ratios = res.wasm.map((w, i) => w / res.js[i]);
@@ -73,7 +79,12 @@ for (const [kind, order] of [["validate", [wasm, js]], ["plan", [js, wasm]]]) {
 }
 const wasmBytes = fs.statSync(new URL("../../dist/tile-core.wasm", import.meta.url)).size;
 const smallBytes = fs.statSync(new URL("../../dist/tile-core.small.wasm", import.meta.url)).size;
-console.log(`core sizes: release ${wasmBytes} bytes, small ${smallBytes} bytes; rounds ${rounds}`);
-for (const o of out) {
-  console.log(`${o.kind.padEnd(8)} ${String(o.requests).padStart(4)} kernels  median per kernel: wasm ${o.wasmMedianMs.toFixed(4)} ms, js ${o.jsMedianMs.toFixed(4)} ms; median wasm/js ratio ${o.wasmOverJsMedianRatio.toFixed(3)}; slowest: wasm ${o.wasmMaxMs.toFixed(4)} ms (${o.slowestLabel}), js ${o.jsMaxMs.toFixed(4)} ms (${o.slowestJsLabel}); all ${o.requests} (sum of medians): wasm ${o.totalWasmMs.toFixed(3)} ms, js ${o.totalJsMs.toFixed(3)} ms`);
+if (process.argv.includes("--json")) {
+  console.log(JSON.stringify({ rounds, wasmBytes, smallBytes, kinds: out }, null, 1));
+} else {
+  console.log(`core sizes: release ${wasmBytes} bytes (${(wasmBytes / 1024).toFixed(1)} KiB), small ${smallBytes} bytes (${(smallBytes / 1024).toFixed(1)} KiB); rounds ${rounds}`);
+  for (const o of out) {
+    console.log(`${o.kind.padEnd(8)} ${String(o.requests).padStart(4)} kernels  median per kernel: wasm ${o.wasmMedianMs.toFixed(4)} ms, js ${o.jsMedianMs.toFixed(4)} ms; median wasm/js ratio ${o.wasmOverJsMedianRatio.toFixed(3)}`);
+    console.log(`${"".padEnd(14)}slowest: wasm ${o.wasmMaxMs.toFixed(4)} ms (${o.slowestLabel}), js ${o.jsMaxMs.toFixed(4)} ms (${o.slowestJsLabel}); sum of medians: wasm ${o.totalWasmMs.toFixed(3)} ms, js ${o.totalJsMs.toFixed(3)} ms`);
+  }
 }

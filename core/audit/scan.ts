@@ -25,12 +25,29 @@ function isDigit(c: i32): bool {
   return c >= 48 && c <= 57;
 }
 
-/** Two- and three-character operators, longest first. */
-const PUNCT3: Array<string> = ["<<=", ">>=", "..."];
-const PUNCT2: Array<string> = [
-  "&&", "||", "==", "!=", "<=", ">=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "++", "--",
-  "->", "::", "<<", ">>",
-];
+/** Whether c d e is a three-character operator: <<= >>= ... (tried before two characters). */
+function isPunct3(c: i32, d: i32, e: i32): bool {
+  if (c == 46) return d == 46 && e == 46; // ...
+  return (c == 60 || c == 62) && d == c && e == 61; // <<= >>=
+}
+
+/** Whether c d is a two-character operator. */
+function isPunct2(c: i32, d: i32): bool {
+  // == != <= >= += -= *= /= %= &= |= ^=
+  if (d == 61) return c == 61 || c == 33 || c == 60 || c == 62 || c == 43 || c == 45 || c == 42 || c == 47 || c == 37 || c == 38 || c == 124 || c == 94;
+  // && || ++ -- << >> ::
+  if (d == c) return c == 38 || c == 124 || c == 43 || c == 45 || c == 60 || c == 62 || c == 58;
+  return c == 45 && d == 62; // ->
+}
+
+/** The one-character strings of ASCII, made once (a punctuation token without an allocation). */
+const ONE_CHAR: Array<string> = oneChars();
+
+function oneChars(): Array<string> {
+  const out = new Array<string>();
+  for (let c: i32 = 0; c < 128; c++) out.push(String.fromCharCode(c));
+  return out;
+}
 
 export function tokenize(src: string): Array<Token> {
   const out = new Array<Token>();
@@ -103,9 +120,11 @@ export function tokenize(src: string): Array<Token> {
       out.push(new Token(TK_NUMBER, src.substring(s, i), line));
       continue;
     }
-    let p: string = src.substring(i, i + 1);
-    if (i + 3 <= n && PUNCT3.indexOf(src.substring(i, i + 3)) >= 0) p = src.substring(i, i + 3);
-    else if (i + 2 <= n && PUNCT2.indexOf(src.substring(i, i + 2)) >= 0) p = src.substring(i, i + 2);
+    // the operator's length from the character codes (no substring until the token is known)
+    const d: i32 = i + 1 < n ? src.charCodeAt(i + 1) : 0;
+    const e: i32 = i + 2 < n ? src.charCodeAt(i + 2) : 0;
+    const len: i32 = isPunct3(c, d, e) ? 3 : isPunct2(c, d) ? 2 : 1;
+    const p: string = len == 1 && c < 128 ? ONE_CHAR[c] : src.substring(i, i + len);
     out.push(new Token(TK_PUNCT, p, line));
     i = i + p.length;
   }

@@ -411,24 +411,31 @@ export function quote(s: string): string {
     }
   }
   if (!needs) return "\"" + s + "\"";
+  // runs of characters that need no escape go in as one substring each
   const parts = new Array<string>();
   parts.push("\"");
+  let run: i32 = 0;
   for (let i: i32 = 0; i < s.length; i++) {
     const c: i32 = s.charCodeAt(i);
-    if (c == 34) parts.push("\\\"");
-    else if (c == 92) parts.push("\\\\");
-    else if (c == 10) parts.push("\\n");
-    else if (c == 13) parts.push("\\r");
-    else if (c == 9) parts.push("\\t");
-    else if (c < 32) parts.push("\\u" + hex4(c).toLowerCase());
+    let esc: string = "";
+    if (c == 34) esc = "\\\"";
+    else if (c == 92) esc = "\\\\";
+    else if (c == 10) esc = "\\n";
+    else if (c == 13) esc = "\\r";
+    else if (c == 9) esc = "\\t";
+    else if (c < 32) esc = "\\u" + hex4(c).toLowerCase();
     else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) == 0xdc00) {
-      parts.push(s.substring(i, i + 2)); // a surrogate pair: one character, kept as is
-      i++;
+      i++; // a surrogate pair: one character, kept as is (part of the run)
+      continue;
     } else if (c >= 0xd800 && c <= 0xdfff) {
       // A lone surrogate has no UTF-8 form: escape it, so the response is valid UTF-8 in both builds.
-      parts.push("\\u" + hex4(c).toLowerCase());
-    } else parts.push(String.fromCharCode(c));
+      esc = "\\u" + hex4(c).toLowerCase();
+    } else continue;
+    if (i > run) parts.push(s.substring(run, i));
+    parts.push(esc);
+    run = i + 1;
   }
+  if (s.length > run) parts.push(s.substring(run, s.length));
   parts.push("\"");
   return parts.join("");
 }

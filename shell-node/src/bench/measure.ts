@@ -30,11 +30,11 @@ export interface CaseText {
   sizes: Record<string, number>;
 }
 
-type Dispatch = (repeat: number) => void;
+export type Dispatch = (repeat: number) => void;
 
 const GPU_METRICS: Metric[] = ["gpuBatch", "gpuSingle"];
 
-function nowUs(): number {
+export function nowUs(): number {
   return Number(process.hrtime.bigint()) / 1000;
 }
 
@@ -140,22 +140,22 @@ function allocate(runtime: Runtime, text: string, plan: any, engine: Engine, siz
   return out;
 }
 
-function gpuUs(runtime: Runtime): number {
+export function gpuUs(runtime: Runtime): number {
   const t = runtime.lastTimes();
   if (!t.gpu) throw new Error("the runtime reported non-GPU times in a GPU phase");
   return (t.end - t.start) * 1e6;
 }
 
-function wallUs(dispatch: Dispatch, repeat: number): number {
+export function wallUs(dispatch: Dispatch, repeat: number): number {
   const t0 = nowUs();
   dispatch(repeat);
   return nowUs() - t0;
 }
 
-/** Doubles `repeat` until a call fills the window (or reaches maxBatch). */
-function calibrate(ctx: RunContext, dispatch: Dispatch, clock: "gpu" | "wall"): Calibration {
-  const { protocol, runtime } = ctx;
-  const windowUs = protocol.batchWindowMs * 1000;
+/** Doubles `repeat` until a call fills the window (or reaches maxBatch): the documented rule of
+ *  `tile bench` (bench/README.md), also used by `tile sweep` and `tile time`. */
+export function calibrateBatch(runtime: Runtime, dispatch: Dispatch, window: { batchWindowMs: number; maxBatch: number }, clock: "gpu" | "wall"): Calibration {
+  const windowUs = window.batchWindowMs * 1000;
   const trials: { repeat: number; us: number }[] = [];
   let repeat = 1;
   for (;;) {
@@ -163,10 +163,10 @@ function calibrate(ctx: RunContext, dispatch: Dispatch, clock: "gpu" | "wall"): 
     const once = (): number => (clock === "gpu" ? (dispatch(repeat), gpuUs(runtime)) : wallUs(dispatch, repeat));
     const us = Math.min(once(), once());
     trials.push({ repeat, us });
-    if (us >= windowUs || repeat >= protocol.maxBatch) break;
-    repeat = Math.min(repeat * 2, protocol.maxBatch);
+    if (us >= windowUs || repeat >= window.maxBatch) break;
+    repeat = Math.min(repeat * 2, window.maxBatch);
   }
-  return { windowMs: protocol.batchWindowMs, clock, trials, batch: repeat };
+  return { windowMs: window.batchWindowMs, clock, trials, batch: repeat };
 }
 
 function timePhases(run: Run, ctx: RunContext, dispatch: Dispatch): void {
@@ -175,7 +175,7 @@ function timePhases(run: Run, ctx: RunContext, dispatch: Dispatch): void {
   for (let i = 0; i < protocol.warmup; i++) dispatch(1);
   const wants = (m: Metric): boolean => protocol.metrics.includes(m) && run.unavailable[m] === undefined;
   const needsBatch = wants("gpuBatch") || wants("hostBatch");
-  const cal = needsBatch ? calibrate(ctx, dispatch, gpu && wants("gpuBatch") ? "gpu" : "wall") : null;
+  const cal = needsBatch ? calibrateBatch(runtime, dispatch, ctx.protocol, gpu && wants("gpuBatch") ? "gpu" : "wall") : null;
   run.calibration = cal;
   const phase = (m: Metric, repeat: number, take: () => number): void => {
     if (!wants(m)) return;

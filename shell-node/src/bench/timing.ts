@@ -17,7 +17,7 @@ import { DeviceBuffer, Pipeline, Runtime } from "../native";
 import { makeInputs, shapeOf } from "../inputs";
 import { runAndValidate } from "../validate-run";
 import { sha256 } from "./fingerprint";
-import { validationOf } from "./measure";
+import { calibrateBatch, gpuUs, nowUs, validationOf, wallUs, type Dispatch } from "./measure";
 import { Calibration, Validation } from "./results";
 import { median } from "./stats";
 
@@ -69,10 +69,6 @@ export interface TimingOutcome {
   order: string[][];
   entries: EntryTiming[];
   sources: Record<string, string>;
-}
-
-function nowUs(): number {
-  return Number(process.hrtime.bigint()) / 1000;
 }
 
 /** The round schedule of `n` entries: rounds come in pairs; pair k runs the list rotated by k,
@@ -158,7 +154,7 @@ export function timeEntries(engine: Engine, runtime: Runtime, entries: TimingEnt
       progress?.(`calibrating ${t.id}`);
       const d = dispatcher(runtime, l);
       for (let k = 0; k < s.warmup; k++) d(1);
-      t.calibration = calibrate(runtime, d, s, gpu ? "gpu" : "wall");
+      t.calibration = calibrateBatch(runtime, d, s, gpu ? "gpu" : "wall");
       t.dispatchesPerSample = t.calibration.batch;
     }
     for (let r = 0; r < s.rounds; r++) {
@@ -191,38 +187,9 @@ export function timeEntries(engine: Engine, runtime: Runtime, entries: TimingEnt
   return out;
 }
 
-type Dispatch = (repeat: number) => void;
-
 function dispatcher(runtime: Runtime, l: Live): Dispatch {
   const d = l.plan.dispatch;
   return (repeat) => runtime.dispatch(l.pipe, l.buffers, d.threadgroupBytes, [d.groups, 1, 1], [d.threads, 1, 1], repeat);
-}
-
-function gpuUs(runtime: Runtime): number {
-  const t = runtime.lastTimes();
-  if (!t.gpu) throw new Error("the runtime reported non-GPU times in a GPU phase");
-  return (t.end - t.start) * 1e6;
-}
-
-function wallUs(dispatch: Dispatch, repeat: number): number {
-  const t0 = nowUs();
-  dispatch(repeat);
-  return nowUs() - t0;
-}
-
-/** The documented rule of `tile bench` (bench/README.md): double until the window is filled. */
-function calibrate(runtime: Runtime, dispatch: Dispatch, s: TimingSettings, clock: "gpu" | "wall"): Calibration {
-  const windowUs = s.batchWindowMs * 1000;
-  const trials: { repeat: number; us: number }[] = [];
-  let repeat = 1;
-  for (;;) {
-    const once = (): number => (clock === "gpu" ? (dispatch(repeat), gpuUs(runtime)) : wallUs(dispatch, repeat));
-    const us = Math.min(once(), once());
-    trials.push({ repeat, us });
-    if (us >= windowUs || repeat >= s.maxBatch) break;
-    repeat = Math.min(repeat * 2, s.maxBatch);
-  }
-  return { windowMs: s.batchWindowMs, clock, trials, batch: repeat };
 }
 
 /** The plan's buffers with the seeded inputs the validation used (outputs too: overwritten). */

@@ -41,7 +41,7 @@ export const CODES: Array<string> = [
   "TPL005", "error", "bad-device", "The device description is incomplete or invalid.",
   "TPL006", "error", "empty-program-loop", "The top-level parallel loop has no iteration (extent below 1) or a range that is not constant.",
   "TPL007", "error", "too-many-arguments", "The kernel needs more buffer or threadgroup-memory arguments than the device accepts.",
-  "TPL008", "warning", "serial-fallback", "The kernel falls back to the serial program (one thread per logical program); the message names the cause and the change that avoids it.",
+  "TPL008", "warning", "serial-fallback", "The kernel falls back to the serial program (one thread per logical program, or one thread running them all in order when they are not proven independent); the message names the cause and the change that avoids it.",
   "TPL009", "error", "request-not-honoured", "A width request (programs per group, threads, vector, unroll) cannot be honoured by any proven realization; nothing is silently replaced.",
   "TPL010", "error", "serial-refused", "The plan would fall back to the serial program and --no-serial (options.serial = false) forbids it.",
   "TPL011", "warning", "option-ignored", "A plan option has no meaning for the realization used (e.g. --programs-per-group on an element grid); it is ignored, and said so.",

@@ -12,7 +12,7 @@ OUT="$(mktemp -d "${TMPDIR:-/tmp}/tile-leaks-XXXXXX")"
 export TILE_CACHE_DIR="$OUT/cache"
 CXX="${CXX:-g++}"
 [ -f build/native/gen/shim_text.inc ] || node shell-native/build.mjs >/dev/null || exit 1   # the embedded shim text
-SRC=(shell-native/host/*.cpp scripts/host-driver.cpp)
+SRC=(shell-native/common/*.cpp shell-native/host/*.cpp scripts/host-driver.cpp)
 status=0
 
 echo "== AddressSanitizer + LeakSanitizer + UBSan ($ROUNDS rounds)"

@@ -63,6 +63,18 @@ function msArg(v: string): number {
   return Number(v);
 }
 
+/** The timing options `tile sweep` and `tile time` share (bench's rule: batches calibrated by
+ *  doubling until they fill the window; rounds in forward/backward pairs). */
+function timingOptions(cmd: Command, what: "candidate" | "entry"): Command {
+  return cmd
+    .option("--rounds <n>", `rounds (even): every round times every ${what}`, intArg("--rounds"), 2)
+    .option("--samples <n>", `samples per ${what} and round`, intArg("--samples"), 5)
+    .option("--batch-window-ms <ms>", "a batch holds as many dispatches as fill this window (calibrated by doubling)", msArg, 2)
+    .option("--max-batch <n>", "largest calibrated batch", intArg("--max-batch"), 1024)
+    .option("--warmup <n>", `dispatches before each ${what}'s samples`, intArg("--warmup"), 3)
+    .option("--seed <n>", "input seed (0 to 4294967295)", seedArg, 1);
+}
+
 function inputRangeArg(v: string): InputRange {
   const r = parseInputRange(v);
   if (!r) throw new UsageError(`--input-range expects LO,HI with finite LO < HI, got "${v}"`);
@@ -206,20 +218,17 @@ export function buildProgram(setExit: (code: number) => void): Command {
       setExit(await benchCommand(protocol, o.runtime, o.out, argv, !!o.json, overrides));
     });
 
-  program
-    .command("sweep")
-    .description("time every admissible candidate the solver scores for one case and shape; report whether the model's pick is the measured best, its regret and the rank correlation (sweep.json, sweep.md)")
-    .argument("<case>", "a built-in case name or a Tile IR document")
-    .addOption(sizeOption())
-    .addOption(new Option("--runtime <runtime>", "metal, cuda or host (default auto: Metal where present, else CUDA, else host)").choices([...RUNTIME_CHOICES]).default("auto"))
-    .option("--device <file|preset>", "device description of the predictions (see tile device; default: Apple M1 Max)")
-    .option("--max-candidates <n>", "time at most N candidates (the model's pick always; the rest spread over the predicted ranking; 0 = all)", intArg("--max-candidates"), 40)
-    .option("--rounds <n>", "rounds (even): every round times every candidate", intArg("--rounds"), 2)
-    .option("--samples <n>", "samples per candidate and round", intArg("--samples"), 5)
-    .option("--batch-window-ms <ms>", "a batch holds as many dispatches as fill this window (calibrated by doubling)", msArg, 2)
-    .option("--max-batch <n>", "largest calibrated batch", intArg("--max-batch"), 1024)
-    .option("--warmup <n>", "dispatches before each candidate's samples", intArg("--warmup"), 3)
-    .option("--seed <n>", "input seed (0 to 4294967295)", seedArg, 1)
+  timingOptions(
+    program
+      .command("sweep")
+      .description("time every admissible candidate the solver scores for one case and shape; report whether the model's pick is the measured best, its regret and the rank correlation (sweep.json, sweep.md)")
+      .argument("<case>", "a built-in case name or a Tile IR document")
+      .addOption(sizeOption())
+      .addOption(new Option("--runtime <runtime>", "metal, cuda or host (default auto: Metal where present, else CUDA, else host)").choices([...RUNTIME_CHOICES]).default("auto"))
+      .option("--device <file|preset>", "device description of the predictions (see tile device; default: Apple M1 Max)")
+      .option("--max-candidates <n>", "time at most N candidates (the model's pick always; the rest spread over the predicted ranking; 0 = all)", intArg("--max-candidates"), 40),
+    "candidate",
+  )
     .option("-o, --out <dir>", "output folder (default: bench/results/sweep-<case>-<sizes>-<runtime>-<time>)")
     .option("--json", "print {ok, dir, json, markdown, summary} as JSON")
     .action(async (kase: string, o, cmd: Command) => {
@@ -228,19 +237,16 @@ export function buildProgram(setExit: (code: number) => void): Command {
       setExit(await sweepCommand(await loadEngine("wasm"), kase, { sizes: parseSizes(o.size), runtime: o.runtime, out: o.out, device: o.device, maxCandidates: o.maxCandidates, settings, json: !!o.json }, argv));
     });
 
-  addPlanOptions(
-    program
-      .command("time")
-      .description("validated GPU times of plans (one case with plan options, or a tile-time-list/1 file); JSON for comparisons outside Node")
-      .argument("<case-or-list>", "a built-in case, a Tile IR document, or a tile-time-list/1 JSON file"),
+  timingOptions(
+    addPlanOptions(
+      program
+        .command("time")
+        .description("validated GPU times of plans (one case with plan options, or a tile-time-list/1 file); JSON for comparisons outside Node")
+        .argument("<case-or-list>", "a built-in case, a Tile IR document, or a tile-time-list/1 JSON file"),
+    )
+      .addOption(new Option("--runtime <runtime>", "metal, cuda or host (default auto: Metal where present, else CUDA, else host)").choices([...RUNTIME_CHOICES]).default("auto")),
+    "entry",
   )
-    .addOption(new Option("--runtime <runtime>", "metal, cuda or host (default auto: Metal where present, else CUDA, else host)").choices([...RUNTIME_CHOICES]).default("auto"))
-    .option("--rounds <n>", "rounds (even): every round times every entry", intArg("--rounds"), 2)
-    .option("--samples <n>", "samples per entry and round", intArg("--samples"), 5)
-    .option("--batch-window-ms <ms>", "a batch holds as many dispatches as fill this window", msArg, 2)
-    .option("--max-batch <n>", "largest calibrated batch", intArg("--max-batch"), 1024)
-    .option("--warmup <n>", "dispatches before each entry's samples", intArg("--warmup"), 3)
-    .option("--seed <n>", "input seed (0 to 4294967295)", seedArg, 1)
     .option("-o, --out <file>", "write the tile-times/1 JSON here")
     .option("--json", "print the tile-times/1 JSON")
     .action(async (arg: string, o, cmd: Command) => {

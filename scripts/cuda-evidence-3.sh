@@ -17,6 +17,7 @@
 # SKIP="suite bench audit" skips the steps whose name starts with one of those words (setup,
 # smoke, suite, bench, audit, torch, sweep). For testing this script elsewhere: RUNTIME=host
 # SHAPES="8x512" BUDGET=120 (host times are CPU wall clock and are labelled so in every file).
+# EXTRA_SWEEPS="layernorm_affine:16384x32" adds single sweeps (case:RxC) after the shapes.
 set -u
 out=${1:?usage: cuda-evidence-3.sh OUTDIR [--quick]}
 quick=${2:-}
@@ -102,6 +103,14 @@ for s in $shapes; do
     step "sweep $c $s" "$T_SWEEP" "$d/sweep.txt" "$tile" sweep "$c" --size "R=$r" --size "C=$k" --runtime "$rt" --device nvidia-h200 \
       --max-candidates "${MAX_CANDIDATES:-32}" --rounds 2 --samples 5 --batch-window-ms 2 -o "$d"
   done
+done
+
+# EXTRA_SWEEPS="case:RxC ...": further sweeps after the shapes above (odd corners, other operators)
+for cs in ${EXTRA_SWEEPS:-}; do
+  c=${cs%%:*}; s=${cs#*:}; r=${s%x*}; k=${s#*x}
+  d="$out/sweeps/$c-$s"
+  step "sweep $c $s" "$T_SWEEP" "$d/sweep.txt" "$tile" sweep "$c" --size "R=$r" --size "C=$k" --runtime "$rt" --device nvidia-h200 \
+    --max-candidates "${MAX_CANDIDATES:-32}" --rounds 2 --samples 5 --batch-window-ms 2 -o "$d"
 done
 
 echo "total $(( $(date +%s) - start )) s" | tee -a "$out/steps.txt"

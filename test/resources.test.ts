@@ -51,3 +51,45 @@ describe("the WebAssembly engine's memory", () => {
     expect(wasm.memoryBytes()).toBeGreaterThan(before);
   });
 });
+
+// The WebAssembly build runs on AssemblyScript's `stub` runtime as an arena (core/index-wasm.ts):
+// each request's blocks are dropped when the next one begins. That is only sound if no request
+// writes into memory allocated before the arena (the core's module-level tables and objects): a
+// global array a request grows, or a global object a request stores a pointer in, would dangle.
+// This checks the bytes below the arena are the same after every kind of request as before any.
+describe("the WebAssembly arena", () => {
+  test("no request writes below the arena (module-level data is never mutated)", async () => {
+    const bytes = fs.readFileSync(path.join(path.dirname(new URL(import.meta.url).pathname), "..", "dist", "tile-core.wasm"));
+    const { instance } = await WebAssembly.instantiate(bytes, {});
+    const e = instance.exports as any;
+    const encoder = new TextEncoder();
+    const call = (request: string): string => {
+      const input = encoder.encode(request);
+      const ptr = e.tile_alloc(input.length) >>> 0;
+      new Uint8Array(e.memory.buffer, ptr, input.length).set(input);
+      const n = e.tile_call(input.length);
+      return new TextDecoder().decode(new Uint8Array(e.memory.buffer, e.tile_result() >>> 0, n));
+    };
+    // The first request's buffer lies a few blocks (< 128 bytes) above the arena's start.
+    const first = e.tile_alloc(0) >>> 0;
+    const below = first - 128;
+    const before = new Uint8Array(e.memory.buffer, 0, below).slice();
+    const cases = JSON.parse(call('{"command":"cases"}')).cases as { name: string; text: string }[];
+    const all: string[] = ['{"command":"version"}', '{"command":"device"}', "{", '{"command":"nope"}'];
+    const variants = [{}, { programsPerGroup: 2, threads: 512, vector: 4 }, { cacheInput: false, unroll: 3 }, { target: "mlx" }, { target: "torch", candidates: true }];
+    for (const c of cases) {
+      for (const cmd of ["validate", "canonical"]) all.push(JSON.stringify({ command: cmd, document: c.text }));
+      for (const options of variants) for (const cmd of ["plan", "emit"]) all.push(JSON.stringify({ command: cmd, document: c.text, options }));
+    }
+    all.push(...requests, ...requests.map((r) => r.replace('{"command":"plan"', '{"command":"emit"')));
+    const msl = JSON.parse(call(JSON.stringify({ command: "emit", document: cases[0].text }))).msl;
+    all.push(JSON.stringify({ command: "audit-msl", msl }), JSON.stringify({ command: "audit-msl", msl: msl.replace(/barrier/g, "x") }));
+    const firstAnswers = all.map(call);
+    const after = new Uint8Array(e.memory.buffer, 0, below);
+    let changed = -1;
+    for (let i = 0; i < below && changed < 0; i++) if (after[i] !== before[i]) changed = i;
+    expect(changed).toBe(-1);
+    // and the same requests again answer the same bytes
+    expect(all.map(call)).toEqual(firstAnswers);
+  }, 120_000);
+});

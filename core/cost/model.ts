@@ -69,14 +69,10 @@ class Shape {
   memoryFactor: f64 = 1.0;
 }
 
-/** Cached buffers already filled by an earlier stage, reset for every score. */
-const FILLED: Array<string> = new Array<string>();
-
-/** One scratch record, reset for every score (scoring allocates only the Cost it returns). */
-const SCRATCH: Shape = new Shape();
-
+/** A fresh record per score: module-level scratch would be data a request mutates, which the
+ *  WebAssembly arena forbids (core/index-wasm.ts). */
 function freshShape(): Shape {
-  const s = SCRATCH;
+  const s = new Shape();
   s.groups = 0.0;
   s.T = 0;
   s.tgBytes = 0;
@@ -198,8 +194,7 @@ export function costCooperativeInto(d: Device, w: Work, m: Mapping, cacheBuffers
   let path: f64 = 0.0;
   let stageNs: f64 = 0.0;
   const clockGhz: f64 = <f64>d.clockMhz / 1000.0;
-  const filled = FILLED;
-  filled.length = 0;
+  const filled = new Array<string>(); // cached buffers already filled by an earlier stage
   for (let i: i32 = 0; i < w.stages.length; i++) {
     const st = w.stages[i];
     if (st.kind == "scalar") {

@@ -25,9 +25,8 @@ import { checkProgramsIndependent } from "../legality/programs";
 
 /** Placeholder verdicts of a candidate not yet checked (never mutated). */
 const NO_RULES: Array<RuleResult> = new Array<RuleResult>();
-/** Placeholder cost of a candidate whose terms were not kept, and the search's scratch record. */
+/** Placeholder cost of a candidate whose terms were not kept (never mutated). */
 const PENDING_COST: Cost = new Cost();
-const SCRATCH_COST: Cost = new Cost();
 
 /** Threads per group of the serial realization (one thread per logical program). */
 export const SERIAL_THREADS: i32 = 64;
@@ -200,7 +199,7 @@ class Search {
     }
     // scored now; checked by the rules only when the search needs its verdict (ensureChecked)
     // ranked by total now; the full cost record is kept only for candidates that are reported
-    const total: f64 = costCooperativeInto(this.device, this.work, m, m.cacheBuffers, SCRATCH_COST).total;
+    const total: f64 = costCooperativeInto(this.device, this.work, m, m.cacheBuffers, new Cost()).total;
     const cand = new Candidate(m, PENDING_COST, NO_BUFFERS, note);
     cand.total = total;
     this.all.push(cand);

@@ -184,7 +184,8 @@ describe("the host runtime's test-only pipeline limit", () => {
     for (const run of runs) {
       expect(run.timed).toBe(true);
       expect(run.error).toBeNull();
-      expect(run.replanned).toBe("re-planned: the pipeline allows 256 threads per group, the plan had 1024");
+      // the automatic T at 8 x 512: 512 for P = 1 (one worker per element), 1024 for P = 2
+      expect(run.replanned).toBe(`re-planned: the pipeline allows 256 threads per group, the plan had ${run.variant === "A" ? 512 : 1024}`);
       // the recorded plan and MSL are the validated ones, and they are the re-planned kernel
       expect(run.validation.planSha256).toBe(run.planSha256);
       expect(run.validation.mslSha256).toBe(run.mslSha256);

@@ -171,6 +171,84 @@ describe("the cost model", () => {
   });
 });
 
+describe("the cost model's odd corners (issue 17 item 5)", () => {
+  const H200 = JSON.parse(fs.readFileSync(path.join(ROOT, "devices", "nvidia-h200.json"), "utf8"));
+  const ln = caseText("layernorm");
+  const at = (text: string, options: object): any => {
+    const p = plan(text, options);
+    expect(p.ok, JSON.stringify(p.diagnostics)).toBe(true);
+    return p;
+  };
+
+  it("threads that hold no element of a row earn no concurrency: a 32-element row gets the same term at T = 32 and T = 1024", () => {
+    for (const device of [undefined, H200]) {
+      const sizes = { R: 8, C: 32 }; // every group resident at once on both devices
+      const t32 = at(ln, { device, sizes, programsPerGroup: 1, threads: 32, vector: 1 });
+      const t1024 = at(ln, { device, sizes, programsPerGroup: 1, threads: 1024, vector: 1 });
+      expect(t32.cost.terms.concurrency).toBeGreaterThan(0);
+      // 32 workers hold the 32 elements either way: the idle 992 threads of T = 1024 add nothing
+      expect(t1024.cost.terms.concurrency).toBeCloseTo(t32.cost.terms.concurrency, 3);
+      // V = 4: 8 workers of 32 hold elements, so less work is resident than with V = 1
+      const v4 = at(ln, { device, sizes, programsPerGroup: 1, threads: 32, vector: 4 });
+      expect(v4.cost.terms.concurrency).toBeGreaterThan(t32.cost.terms.concurrency);
+      // replayed tail slots repeat a program: 8 rows in one group of 32 slots are 8 rows of work
+      const p32 = at(ln, { device, sizes, programsPerGroup: 32, threads: 1024, vector: 1 });
+      // (the term is the memory time times the missing fill; the replays' reads raise the memory time)
+      const underfill = (p: any): number => p.cost.terms.concurrency / p.cost.terms.memory;
+      expect(p32.cost.terms.memory).toBeGreaterThan(t32.cost.terms.memory);
+      expect(Math.abs(underfill(p32) / underfill(t32) - 1)).toBeLessThan(2e-3); // terms are printed to 0.001 ns
+      // and the automatic plan no longer takes wide groups of idle threads
+      for (const R of [1, 8, 37, 256]) expect(at(ln, { device, sizes: { R, C: 32 } }).mapping.T, `R=${R}`).toBeLessThanOrEqual(64);
+    }
+  });
+
+  it("a long row keeps every thread busy: more threads per row fill the GPU better", () => {
+    const sizes = { R: 37, C: 4096 };
+    const t32 = at(ln, { device: H200, sizes, programsPerGroup: 1, threads: 32, vector: 4 });
+    const t1024 = at(ln, { device: H200, sizes, programsPerGroup: 1, threads: 1024, vector: 4 });
+    expect(t1024.cost.terms.concurrency).toBeLessThan(t32.cost.terms.concurrency);
+  });
+
+  const bytes = (text: string, R: number, C: number): number =>
+    at(text, { sizes: { R, C }, programsPerGroup: 1, threads: 256, vector: 4 }).cost.terms.bytesRead;
+
+  it("a weight vector read by every row is charged once per launch, not once per row", () => {
+    for (const [name, vectors] of [["layernorm_affine", 2], ["rmsnorm", 1], ["softmax", 0]] as const) {
+      const text = caseText(name);
+      const one = bytes(text, 1, 1024);
+      const two = bytes(text, 2, 1024);
+      const many = bytes(text, 100, 1024);
+      // every row adds the same bytes; what is left is the broadcast vectors, once (1024 f32 each)
+      expect(many - two, name).toBeCloseTo(98 * (two - one), 3);
+      expect(2 * one - two, name).toBeCloseTo(vectors * 1024 * 4, 3);
+    }
+  });
+
+  it("a vector whose index depends on the row (directly, through a let, or through a loaded value) is charged per row", () => {
+    const doc = (gIndex: unknown, lets: unknown[] = [], gShape = ["C"]): string => JSON.stringify({
+      tile: 1, name: "t", attrs: { noalias: true }, sizes: { R: 4, C: 1024 },
+      params: [
+        { name: "X", dtype: "f32", shape: ["R", "C"] },
+        { name: "I", dtype: "i32", shape: ["R"] },
+        { name: "G", dtype: "f32", shape: gShape },
+        { name: "Y", dtype: "f32", shape: ["R", "C"] },
+      ],
+      body: [{ for: "r", in: [0, "R"], kind: "parallel", body: [
+        ...lets,
+        { reduce: "s", combiner: "sum", over: ["c", 0, "C"], value: ["load", "X", ["r", "c"]] },
+        { for: "c", in: [0, "C"], kind: "parallel", body: [
+          { store: "Y", at: ["r", "c"], value: ["mul", ["mul", ["load", "X", ["r", "c"]], "s"], ["load", "G", gIndex]] },
+        ] },
+      ] }],
+    });
+    const broadcastOf = (text: string): number => 2 * bytes(text, 1, 1024) - bytes(text, 2, 1024);
+    expect(broadcastOf(doc(["c"]))).toBeCloseTo(4096, 3);
+    expect(broadcastOf(doc(["r", "c"], [], ["R", "C"]))).toBeCloseTo(0, 3);
+    expect(broadcastOf(doc(["k", "c"], [{ let: "k", value: ["sub", ["add", "r", 1], 1] }], ["R", "C"]))).toBeCloseTo(0, 3);
+    expect(broadcastOf(doc(["k", "c"], [{ let: "k", value: ["load", "I", ["r"]] }], ["R", "C"]))).toBeCloseTo(0, 3);
+  });
+});
+
 describe("determinism across engines", () => {
   it("byte-identical plans with candidates for every matrix entry and built-in case", () => {
     const entries = loadMatrix(wasm, false);

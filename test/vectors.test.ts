@@ -130,7 +130,7 @@ describe("which accesses are packed (core/analysis/vectors.ts)", () => {
 
 describe("the cost model counts the memory instructions that are emitted", () => {
   const softmax = load(caseText("softmax"));
-  const w = reductionWork(softmax, programBody(softmax));
+  const w = reductionWork(softmax, programBody(softmax), "r");
   const none: string[] = [];
 
   it("a packed access is one instruction per 4 elements; a scalar one per element", () => {
@@ -150,8 +150,20 @@ describe("the cost model counts the memory instructions that are emitted", () =>
   it("an access that cannot be packed costs V instructions per chunk", () => {
     // X[r, C-1-c] is consecutive in memory but walks backwards: not packed
     const rev = load(rowDoc([sumOver(["load", "X", ["r", ["sub", ["sub", "C", 1], "c"]]])]));
-    const st = reductionWork(rev, programBody(rev)).stages[0];
+    const st = reductionWork(rev, programBody(rev), "r").stages[0];
     expect([1, 4, 8].map((V) => chunkIssues(st, V, none, []))).toEqual([1, 4, 8]);
+  });
+
+  it("packed loads of one address share one instruction and one read, as emitted", () => {
+    // layernorm: sum (X), q = sum (X - mean) * (X - mean) (X twice, one address), loop (X and Y)
+    const ln = load(caseText("layernorm"));
+    const lw = reductionWork(ln, programBody(ln), "r");
+    expect(lw.stages.filter((s) => s.kind !== "scalar").map((s) => chunkIssues(s, 4, none, []))).toEqual([1, 1, 2]);
+    expect(lw.stages.filter((s) => s.kind !== "scalar").map((s) => chunkIssues(s, 8, none, []))).toEqual([2, 2, 4]);
+    // the scalar form (V = 1) loads X twice in the source
+    expect(lw.stages.filter((s) => s.kind !== "scalar").map((s) => chunkIssues(s, 1, none, []))).toEqual([1, 2, 2]);
+    // bytes: each stage reads X once per element
+    expect(lw.stages.filter((s) => s.kind !== "scalar").map((s) => s.loadBytes)).toEqual([4, 4, 4]);
   });
 
   it("the element grid: packed loads and stores per thread vector", () => {
@@ -184,6 +196,12 @@ describe("emitted access shapes", () => {
     expect(msl).not.toMatch(/[XGBY]\[[^\]]*\bc\]/);
     expect(msl).not.toContain("< 4096");
     expect(msl).not.toContain("<= 4096");
+  });
+
+  it("a stage that reads one address twice emits one packed read (what the cost model charges)", () => {
+    const msl = emit("layernorm", { programsPerGroup: 1, threads: 256, vector: 8, sizes: { R: 8, C: 1024 }, cacheInput: false });
+    // three stages (sum, the variance's (X - mean) * (X - mean), the output loop): one packed read of X each
+    expect(msl.match(/packed_float4\*\)\(&X\[/g)?.length).toBe(3);
   });
 
   it("V = 8: a worker's two vectors of 4 lie W vectors apart (neighbouring workers, neighbouring vectors)", () => {

@@ -107,6 +107,13 @@ function constantOffset(e: Expr): bool {
   return false;
 }
 
+/** Structurally equal expressions (same operators, literals, names and operands). */
+export function sameExpr(a: Expr, b: Expr): bool {
+  if (a.op != b.op || a.ival != b.ival || a.fval != b.fval || a.name != b.name || a.args.length != b.args.length) return false;
+  for (let i: i32 = 0; i < a.args.length; i++) if (!sameExpr(a.args[i], b.args[i])) return false;
+  return true;
+}
+
 function isVar(e: Expr, v: string): bool {
   return e.op == "name" && e.name == v && e.ref != "size";
 }

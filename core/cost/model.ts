@@ -58,6 +58,10 @@ export function groupsPerCore(d: Device, T: i32, tgBytes: i32): i32 {
 class Shape {
   groups: f64 = 0.0;
   T: i32 = 0;
+  /** Threads of a group that hold at least one element of a distinct program (T unless a row is
+   *  shorter than the workers' vectors, or tail slots replay a program; a mean over groups): only
+   *  these count as resident work in the concurrency term. 0: T. */
+  activeT: f64 = 0.0;
   tgBytes: i32 = 0;
   bytesRead: f64 = 0.0;
   bytesWritten: f64 = 0.0;
@@ -75,6 +79,7 @@ function freshShape(): Shape {
   const s = new Shape();
   s.groups = 0.0;
   s.T = 0;
+  s.activeT = 0.0;
   s.tgBytes = 0;
   s.bytesRead = 0.0;
   s.bytesWritten = 0.0;
@@ -96,7 +101,9 @@ function finish(d: Device, s: Shape, cost: Cost): Cost {
   const latency: f64 = waves * s.pathCycles / clockGhz;
   const sync: f64 = waves * s.syncNsPerGroup;
   const setup: f64 = d.cost.setupNs * s.groups / slots;
-  const resident: f64 = (s.groups < slots ? s.groups : slots) * <f64>s.T;
+  // threads that hold no element occupy their slot (groupsPerCore counts T) but do no work
+  const active: f64 = s.activeT > 0.0 && s.activeT < <f64>s.T ? s.activeT : <f64>s.T;
+  const resident: f64 = (s.groups < slots ? s.groups : slots) * active;
   const capacity: f64 = <f64>d.gpuCores * <f64>d.maxThreadsPerCore;
   const fill: f64 = resident >= capacity ? 1.0 : resident / capacity;
   const concurrency: f64 = fill >= 1.0 ? 0.0 : d.cost.underfillWeight * memory * (1.0 / fill - 1.0);
@@ -116,7 +123,9 @@ function finish(d: Device, s: Shape, cost: Cost): Cost {
   return cost;
 }
 
-/** Bytes one program reads: cached buffers come from memory once, later stages read registers. */
+/** Bytes one program reads: cached buffers come from memory once, later stages read registers;
+ *  broadcast buffers (Work.broadcast: the same elements in every program) are not counted here but
+ *  once for the whole launch (Work.broadcastBytes), later programs finding them in the cache. */
 function programReadBytes(w: Work, cacheBuffers: Array<string>): f64 {
   // keyed by the list itself: the solver shares one list among all its cached candidates
   const at = w.readKeys.indexOf(cacheBuffers);
@@ -127,6 +136,10 @@ function programReadBytes(w: Work, cacheBuffers: Array<string>): f64 {
     const st = w.stages[i];
     let loadBytes: f64 = st.loadBytes;
     for (let b: i32 = 0; b < st.buffers.length; b++) {
+      if (w.broadcast.indexOf(st.buffers[b]) >= 0) {
+        loadBytes -= (st.bufferLoads[b] - st.bufferShared[b]) * st.bufferBytes[b];
+        continue;
+      }
       if (cacheBuffers.indexOf(st.buffers[b]) >= 0) {
         if (seen.indexOf(st.buffers[b]) >= 0) loadBytes -= st.bufferBytes[b];
         else seen.push(st.buffers[b]);
@@ -142,8 +155,8 @@ function programReadBytes(w: Work, cacheBuffers: Array<string>): f64 {
 
 /**
  * Memory instructions one worker issues per chunk of V elements of a stage, as emitted: a packed
- * access (core/analysis/vectors.ts) is one instruction per Q = 4 elements, any other access one
- * per element; a cached buffer is read from registers, except in the stage that fills the cache
+ * access (core/analysis/vectors.ts) is one instruction per Q = 4 elements, shared by the packed
+ * loads of one address, any other access one per element; a cached buffer is read from registers, except in the stage that fills the cache
  * (one packed read per vector, or V scalar reads). `filled` collects the cached buffers already
  * filled by earlier stages.
  */
@@ -161,7 +174,8 @@ export function chunkIssues(st: Stage, V: i32, cacheBuffers: Array<string>, fill
       continue;
     }
     const packed: f64 = packs(V) ? st.bufferPacked[b] : 0.0;
-    n += packed * perVector + (st.bufferLoads[b] - packed) * v;
+    const shared: f64 = packs(V) ? st.bufferShared[b] : 0.0;
+    n += (packed - shared) * perVector + (st.bufferLoads[b] - packed) * v;
   }
   const packedStores: f64 = packs(V) ? st.packedStores : 0.0;
   n += packedStores * perVector + (st.stores - packedStores) * v;
@@ -173,9 +187,32 @@ export function elementIssues(st: Stage, V: i32): f64 {
   const v: f64 = <f64>V;
   const perVector: f64 = packs(V) ? v / <f64>packWidth(V) : v;
   let packed: f64 = 0.0;
-  if (packs(V)) for (let b: i32 = 0; b < st.buffers.length; b++) packed += st.bufferPacked[b];
+  let shared: f64 = 0.0;
+  if (packs(V)) {
+    for (let b: i32 = 0; b < st.buffers.length; b++) {
+      packed += st.bufferPacked[b];
+      shared += st.bufferShared[b];
+    }
+  }
   const packedStores: f64 = packs(V) ? st.packedStores : 0.0;
-  return packed * perVector + (st.loads - packed) * v + packedStores * perVector + (st.stores - packedStores) * v;
+  return (packed - shared) * perVector + (st.loads - packed) * v + packedStores * perVector + (st.stores - packedStores) * v;
+}
+
+/** Workers of one program that hold at least one element: a stage of extent E gives worker w the
+ *  V-wide chunks w, w + W, ...; ceil(E / V) chunks keep at most that many workers busy. The most
+ *  over the program's distributed stages (a program with none: every worker). */
+export function activeWorkers(w: Work, W: i32, V: i32): i32 {
+  let most: i32 = 0;
+  let distributed = false;
+  for (let i: i32 = 0; i < w.stages.length; i++) {
+    const st = w.stages[i];
+    if (st.kind == "scalar") continue;
+    distributed = true;
+    const n: i32 = ceilDiv(st.extent, V > 1 ? V : 1);
+    if (n > most) most = n;
+  }
+  if (!distributed || most > W) return W;
+  return most;
 }
 
 /** Cost of the cooperative reduction realization with mapping `m`. */
@@ -189,6 +226,10 @@ export function costCooperativeInto(d: Device, w: Work, m: Mapping, cacheBuffers
   s.groups = <f64>m.groups;
   s.T = m.T;
   s.tgBytes = w.reduces * m.P * m.S * 4;
+  // busy threads per group: the workers holding elements, times the distinct programs a group
+  // runs on average (replayed tail slots repeat a program: they add reads, not parallel work)
+  const perGroup: f64 = m.groups > 0 ? <f64>m.programs / <f64>m.groups : <f64>m.P;
+  s.activeT = (perGroup < <f64>m.P ? perGroup : <f64>m.P) * <f64>activeWorkers(w, m.W, m.V);
   const slotsRun: f64 = <f64>m.groups * <f64>m.P; // programs run, including replayed tail slots
   const readPerProgram: f64 = programReadBytes(w, cacheBuffers);
   let path: f64 = 0.0;
@@ -207,7 +248,7 @@ export function costCooperativeInto(d: Device, w: Work, m: Mapping, cacheBuffers
     path += cyc;
     if (st.kind == "reduce") stageNs += cyc / clockGhz;
   }
-  s.bytesRead = readPerProgram * slotsRun;
+  s.bytesRead = readPerProgram * slotsRun + w.broadcastBytes;
   s.bytesWritten = w.writeBytesPerProgram() * <f64>m.programs;
   s.ops = w.opsPerProgram() * slotsRun;
   s.pathCycles = path;

@@ -3,7 +3,7 @@
 
 import { Doc, Expr, Stmt, dtypeBytes } from "../ir/ast";
 import { Affine, AffineEnv, affineOf } from "../ir/affine";
-import { VectorAccesses, vectorAccessesOfList, vectorAccessesOfReduce } from "../analysis/vectors";
+import { VectorAccesses, sameExpr, vectorAccessesOfList, vectorAccessesOfReduce } from "../analysis/vectors";
 
 /** Arithmetic weight of one operation, in issue slots (transcendentals cost more). */
 export function opWeight(op: string): f64 {
@@ -33,6 +33,10 @@ export class Stage {
   bufferBytes: Array<f64> = new Array<f64>();
   /** Of those loads, the ones read Q-wide as packed vectors (core/analysis/vectors.ts). */
   bufferPacked: Array<f64> = new Array<f64>();
+  /** Of the packed loads, those at an address another packed load of the site already reads
+   *  (`(X[c] - m) * (X[c] - m)`): the emitter reads it once, so they cost no instruction and no
+   *  bytes (core/emit/vector.ts: one packed load per distinct address). */
+  bufferShared: Array<f64> = new Array<f64>();
   /** Stores per element written Q-wide as packed vectors. */
   packedStores: f64 = 0.0;
 
@@ -44,6 +48,7 @@ export class Stage {
       this.bufferBytes.push(bytes);
       this.bufferLoads.push(0.0);
       this.bufferPacked.push(0.0);
+      this.bufferShared.push(0.0);
       i = this.buffers.length - 1;
     }
     return i;
@@ -61,6 +66,27 @@ export class Work {
   /** Bytes read per program, memoized per set of cached buffers (see cost/model.ts). */
   readKeys: Array<Array<string>> = new Array<Array<string>>();
   readValues: Array<f64> = new Array<f64>();
+  /** Broadcast buffers: read by every program at the same elements (no index of any of their
+   *  loads depends on the program variable) and never stored; their bytes are charged once per
+   *  launch (`broadcastBytes`), not once per program. */
+  broadcast: Array<string> = new Array<string>();
+  /** Bytes of the broadcast buffers, each read once for the whole launch (set by reductionWork). */
+  broadcastBytes: f64 = 0.0;
+
+  /** Per broadcast buffer, its element size times the largest extent of a stage that loads it. */
+  sumBroadcastBytes(): f64 {
+    let total: f64 = 0.0;
+    for (let k: i32 = 0; k < this.broadcast.length; k++) {
+      let most: f64 = 0.0;
+      for (let i: i32 = 0; i < this.stages.length; i++) {
+        const st = this.stages[i];
+        const b = st.buffers.indexOf(this.broadcast[k]);
+        if (b >= 0 && st.bufferBytes[b] * <f64>st.extent > most) most = st.bufferBytes[b] * <f64>st.extent;
+      }
+      total += most;
+    }
+    return total;
+  }
 
   writeBytesPerProgram(): f64 {
     let b: f64 = 0.0;
@@ -147,20 +173,111 @@ function holdsParallel(list: Array<Stmt>): bool {
   return false;
 }
 
-/** Counts the packed accesses of one vector site (each runs once per element). */
+/** Counts the packed accesses of one vector site (each runs once per element); a packed load at
+ *  the address of an earlier one of the site is shared (read once: no bytes, no instruction). */
 function addPacked(doc: Doc, acc: VectorAccesses, st: Stage, times: f64): void {
   for (let i: i32 = 0; i < acc.loads.length; i++) {
-    const b = st.slot(acc.loads[i].name, elementBytes(doc, acc.loads[i].name));
+    const e = acc.loads[i];
+    const b = st.slot(e.name, elementBytes(doc, e.name));
     st.bufferPacked[b] = st.bufferPacked[b] + times;
+    let shared = false;
+    for (let k: i32 = 0; k < i && !shared; k++) if (sameExpr(acc.loads[k], e)) shared = true;
+    if (shared) {
+      st.bufferShared[b] = st.bufferShared[b] + times;
+      st.loadBytes -= times * elementBytes(doc, e.name);
+    }
   }
   st.packedStores += <f64>acc.stores.length * times;
 }
 
-/** Stages of one logical program of the reduction family (the program loop's body). */
-export function reductionWork(doc: Doc, body: Array<Stmt>): Work {
+/** Stages of one logical program of the reduction family (the program loop's body, `v` its
+ *  variable). */
+export function reductionWork(doc: Doc, body: Array<Stmt>, v: string): Work {
   const w = new Work();
   addProgramStages(doc, body, w);
+  findBroadcast(doc, body, v, w.broadcast);
+  w.broadcastBytes = w.sumBroadcastBytes();
   return w;
+}
+
+// ------------------------------------------------------------------------------ broadcast buffers
+// A buffer is broadcast when every load of it in the program body has indices that are the same
+// in every program: no index mentions the program variable, a name bound from it (a let, a loop
+// or reduce bound, a reduce's value), or a loaded value (a gather is data-dependent), and the
+// kernel never stores it. Derived from the IR's index structure alone.
+
+/** True when `e` mentions a name of `deps` or holds a load. */
+function programVarying(e: Expr, deps: Array<string>): bool {
+  if (e.op == "load") return true;
+  if (e.op == "name" && e.ref != "size" && deps.indexOf(e.name) >= 0) return true;
+  for (let i: i32 = 0; i < e.args.length; i++) if (programVarying(e.args[i], deps)) return true;
+  return false;
+}
+
+/** Adds to `deps` the names bound in `list` whose value can differ between programs. */
+function collectVarying(list: Array<Stmt>, deps: Array<string>): void {
+  for (let i: i32 = 0; i < list.length; i++) {
+    const s = list[i];
+    if (s.kind == "let" && programVarying(s.value, deps)) deps.push(s.name);
+    if (s.kind == "for" && (programVarying(s.min, deps) || programVarying(s.extent, deps) || programVarying(s.step, deps))) deps.push(s.name);
+    if (s.kind == "reduce") {
+      if (programVarying(s.min, deps) || programVarying(s.extent, deps) || programVarying(s.step, deps)) deps.push(s.axis);
+      if (programVarying(s.value, deps) || deps.indexOf(s.axis) >= 0) deps.push(s.name);
+    }
+    collectVarying(s.body, deps);
+    collectVarying(s.orelse, deps);
+  }
+}
+
+/** Buffers of loads in `e`: `all` every loaded buffer, `varying` those with a program-varying index. */
+function collectLoads(e: Expr, deps: Array<string>, all: Array<string>, varying: Array<string>): void {
+  if (e.op == "load") {
+    if (all.indexOf(e.name) < 0) all.push(e.name);
+    for (let k: i32 = 0; k < e.args.length; k++) {
+      if (programVarying(e.args[k], deps) && varying.indexOf(e.name) < 0) varying.push(e.name);
+    }
+  }
+  for (let i: i32 = 0; i < e.args.length; i++) collectLoads(e.args[i], deps, all, varying);
+}
+
+function collectListLoads(list: Array<Stmt>, deps: Array<string>, all: Array<string>, varying: Array<string>, stored: Array<string>): void {
+  for (let i: i32 = 0; i < list.length; i++) {
+    const s = list[i];
+    collectLoads(s.min, deps, all, varying);
+    collectLoads(s.extent, deps, all, varying);
+    collectLoads(s.step, deps, all, varying);
+    collectLoads(s.value, deps, all, varying);
+    collectLoads(s.cond, deps, all, varying);
+    for (let k: i32 = 0; k < s.at.length; k++) collectLoads(s.at[k], deps, all, varying);
+    if (s.kind == "store" && stored.indexOf(s.name) < 0) stored.push(s.name);
+    collectListLoads(s.body, deps, all, varying, stored);
+    collectListLoads(s.orelse, deps, all, varying, stored);
+  }
+}
+
+function findBroadcast(doc: Doc, body: Array<Stmt>, v: string, out: Array<string>): void {
+  const deps = new Array<string>();
+  deps.push(v);
+  // names bound from other varying names: repeat until nothing is added (a later let can feed an
+  // earlier loop's bound only through a name already collected, so a few passes suffice)
+  let before: i32 = -1;
+  while (before != deps.length) {
+    before = deps.length;
+    collectVarying(body, deps);
+    // drop duplicates added by a repeated pass
+    const seen = new Array<string>();
+    for (let i: i32 = 0; i < deps.length; i++) if (seen.indexOf(deps[i]) < 0) seen.push(deps[i]);
+    deps.length = 0;
+    for (let i: i32 = 0; i < seen.length; i++) deps.push(seen[i]);
+  }
+  const all = new Array<string>();
+  const varying = new Array<string>();
+  const stored = new Array<string>();
+  collectListLoads(doc.body, deps, new Array<string>(), new Array<string>(), stored);
+  collectListLoads(body, deps, all, varying, stored);
+  for (let i: i32 = 0; i < all.length; i++) {
+    if (varying.indexOf(all[i]) < 0 && stored.indexOf(all[i]) < 0 && doc.paramIndex(all[i]) >= 0) out.push(all[i]);
+  }
 }
 
 function addProgramStages(doc: Doc, body: Array<Stmt>, w: Work): void {

@@ -122,7 +122,7 @@ class Search {
     this.o = o;
     this.plan = plan;
     const loop = changetype<Stmt>(st.programLoop);
-    this.work = reductionWork(doc, loop.body);
+    this.work = reductionWork(doc, loop.body, loop.name);
     this.programs = programExtent(doc, loop);
     this.programMin = programStart(doc, loop);
     this.cacheable = new Array<string>();

@@ -9,7 +9,7 @@ import path from "node:path";
 import { ROOT } from "./helpers/files";
 import { Engine, loadEngine } from "../shell-node/src/engine";
 import { candidateKey } from "../shell-node/src/bench/sweep";
-import { calibrate, DEFAULTS, nnls, predict, readShape } from "../shell-node/src/bench/calibrate";
+import { calibrate, chooseLambda, DEFAULTS, fitRegularised, leaveShapesOut, nnls, predict, readShape, ridgeObjective, Shape } from "../shell-node/src/bench/calibrate";
 
 const BIN = path.join(ROOT, "shell-node", "bin", "tile.mjs");
 const H200 = JSON.parse(fs.readFileSync(path.join(ROOT, "devices", "nvidia-h200.json"), "utf8"));
@@ -148,6 +148,66 @@ describe("tile calibrate on sweeps made of the model itself", () => {
     expect(r.summary.met).toEqual({ medianRegret: true, worstRegret: true, spearman: true });
   });
 
+  /** The shapes with every time replaced by the model's under `c` (per shape: cs[i], else c). */
+  const synthetic = (shapes: Shape[], c: object, cs: Record<number, object> = {}): Shape[] =>
+    shapes.map((s, i) => ({ ...s, candidates: s.candidates.map((f) => ({ ...f, measuredNs: predict(f, { ...DEFAULTS, ...(cs[i] ?? c) } as any) })) }));
+
+  it("leaves every sweep of one size out together (a repeat never informs its twin's fit)", () => {
+    const shapes = dirs.map((d) => readShape(wasm, d, H200));
+    expect(shapes.map((s) => s.group)).toEqual(["R=6 C=512", "R=4 C=768", "R=9 C=1024"]);
+    // a repeat of the first size, its times off by a factor per candidate
+    const twin: Shape = { ...shapes[0], id: shapes[0].id + " (repeat)", candidates: shapes[0].candidates.map((f, i) => ({ ...f, measuredNs: f.measuredNs * (1 + 0.3 * Math.sin(i)) })) };
+    const all = [...shapes, twin];
+    for (const lambda of [0, 0.01]) {
+      const loo = leaveShapesOut(all, { ...DEFAULTS }, lambda);
+      expect(loo[0].trainedOn).toBe(2);
+      expect(loo[3].trainedOn).toBe(2);
+      expect(loo[0].coefficients).toEqual(loo[3].coefficients);
+      // the fit that judged the first size is the fit of the other two sizes alone
+      const other = fitRegularised([shapes[1], shapes[2]], { ...DEFAULTS }, lambda);
+      for (const [k, v] of Object.entries(other)) expect((loo[0].coefficients as any)[k], k).toBeCloseTo(Math.fround(v), 4);
+      expect(loo[1].trainedOn).toBe(3);
+    }
+  });
+
+  it("the ridge pulls toward the prior: λ = ∞ is the prior, a large λ stays near it, a small λ fits the data", () => {
+    const shapes = synthetic(dirs.map((d) => readShape(wasm, d, H200)), truth);
+    const prior = { ...DEFAULTS };
+    expect(fitRegularised(shapes, prior, Infinity)).toEqual(prior);
+    const near = fitRegularised(shapes, prior, 1e4);
+    const far = fitRegularised(shapes, prior, 1e-7);
+    const dist = (c: any): number => ["memoryFactor", "underfillWeight", "setupNs", "loadIssueCycles", "loopOverheadCycles", "couplingFraction", "barrierNs"]
+      .reduce((a, k) => a + Math.log(c[k] / (prior as any)[k]) ** 2, 0);
+    expect(dist(near)).toBeLessThan(1e-3);
+    expect(dist(far)).toBeGreaterThan(dist(near));
+    // the fit minimises its objective: better than the prior and than the truth at that λ
+    for (const l of [1e-4, 0.1]) {
+      const c = fitRegularised(shapes, prior, l);
+      expect(ridgeObjective(shapes, c, prior, l)).toBeLessThan(ridgeObjective(shapes, prior, prior, l));
+      expect(ridgeObjective(shapes, c, prior, l)).toBeLessThanOrEqual(ridgeObjective(shapes, { ...DEFAULTS, ...truth } as any, prior, l) + 1e-12);
+    }
+    // nearly unregularised, the fit reproduces the times
+    for (const s of shapes) for (const f of s.candidates) expect(Math.abs(predict(f, far) / f.measuredNs - 1)).toBeLessThan(0.02);
+  });
+
+  it("chooses λ by leaving sizes out, never worse than the prior by that measure", () => {
+    // the prior is exact on two sizes and the third follows other coefficients: fitting it can mislead
+    const shapes = synthetic(dirs.map((d) => readShape(wasm, d, H200)), DEFAULTS, { 2: truth });
+    const chosen = chooseLambda(shapes, { ...DEFAULTS });
+    const prior = chosen.scores[chosen.scores.length - 1];
+    expect(prior.lambda).toBeNull(); // ∞
+    const r = calibrate(shapes, { ...DEFAULTS });
+    const best = r.lambdas.find((x) => x.lambda === r.lambda)!;
+    expect(best.meanRegret).toBeLessThanOrEqual(prior.meanRegret);
+    if (best.meanRegret === prior.meanRegret) expect(best.error).toBeLessThanOrEqual(prior.error);
+    // the ∞ row is the base record's own figures
+    expect(prior.medianRegret).toBe(r.summary.baselineMedianRegret);
+    expect(prior.worstRegret).toBe(r.summary.baselineWorstRegret);
+    // three sizes: a nested estimate (λ chosen without the left-out size) is reported
+    expect(r.nested).not.toBeNull();
+    expect(r.nested!.every((x) => x.trainedOn === 2)).toBe(true);
+  });
+
   it("writes a device record that --device reads, with the report beside it", () => {
     const out = path.join(tmp, "calibrated.json");
     const x = spawnSync(process.execPath, [BIN, "calibrate", ...dirs, "-o", out, "--device", "nvidia-h200"], { cwd: ROOT, encoding: "utf8" });
@@ -155,17 +215,21 @@ describe("tile calibrate on sweeps made of the model itself", () => {
     const rec = JSON.parse(fs.readFileSync(out, "utf8"));
     expect(rec.gpuCores).toBe(H200.gpuCores);
     expect(rec.costModel.source).toMatch(/tile calibrate/);
-    expect(fs.readFileSync(path.join(tmp, "calibrated.calibration.md"), "utf8")).toMatch(/shape left out/);
+    expect(fs.readFileSync(path.join(tmp, "calibrated.calibration.md"), "utf8")).toMatch(/size left out/);
     const p = spawnSync(process.execPath, [BIN, "plan", "cases/softmax.json", "--size", "R=6", "--size", "C=512", "--device", out, "--json"], { cwd: ROOT, encoding: "utf8" });
     expect(p.status).toBe(0);
     const again = spawnSync(process.execPath, [BIN, "device", "--device", out, "--json"], { cwd: ROOT, encoding: "utf8" });
     expect(JSON.parse(again.stdout).device.costModel.memoryFactor).toBeCloseTo(rec.costModel.memoryFactor, 5);
   });
 
-  it("needs two sweeps and -o (exit 2)", () => {
+  it("needs sweeps of two sizes and -o (exit 2)", () => {
     const one = spawnSync(process.execPath, [BIN, "calibrate", dirs[0], "-o", path.join(tmp, "x.json")], { cwd: ROOT, encoding: "utf8" });
     expect(one.status).toBe(2);
-    expect(one.stderr).toMatch(/at least two sweeps/);
+    expect(one.stderr).toMatch(/at least two sizes/);
+    // two sweeps of one size are one size: nothing can be left out
+    const same = spawnSync(process.execPath, [BIN, "calibrate", dirs[0], dirs[0], "-o", path.join(tmp, "x.json")], { cwd: ROOT, encoding: "utf8" });
+    expect(same.status).toBe(2);
+    expect(same.stderr).toMatch(/at least two sizes/);
     expect(spawnSync(process.execPath, [BIN, "calibrate", dirs[0], dirs[1]], { cwd: ROOT, encoding: "utf8" }).status).toBe(2);
   });
 });

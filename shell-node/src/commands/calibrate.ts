@@ -1,13 +1,13 @@
 // tile calibrate SWEEP_DIR... -o device.json [--device base.json|preset] : fits the cost model's
 // coefficients to sweeps (bench/calibrate.ts documents the method), writes the device record
 // (the base record with a fitted "costModel", which --device reads) and beside it
-// <out>.calibration.md / .calibration.json (or --report STEM: STEM.calibration.md/.json): the fit reported by leaving one shape out at a time.
+// <out>.calibration.md / .calibration.json (or --report STEM: STEM.calibration.md/.json): the fit reported by leaving one size (R x C) out at a time.
 // Exit 0 when written (whether or not the targets are met: the report says), 2 for bad usage.
 import fs from "node:fs";
 import path from "node:path";
 import { Engine } from "../engine";
 import { EXIT_OK, printJson, UsageError } from "../io";
-import { calibrate, CALIBRATION_FORMAT, Coefficients, DEFAULTS, predict, readShape, renderCalibration } from "../bench/calibrate";
+import { calibrate, CALIBRATION_FORMAT, Coefficients, DEFAULTS, lambdaText, predict, readShape, renderCalibration } from "../bench/calibrate";
 import { candidateKey } from "../bench/sweep";
 import { readDeviceArg } from "./device";
 
@@ -33,7 +33,7 @@ export function calibrateCommand(engine: Engine, dirs: string[], out: string, de
     costModel: {
       ...r.coefficients,
       error: r.error,
-      source: `tile calibrate, ${new Date().toISOString().slice(0, 10)}: fitted to ${shapes.length} sweeps (${shapes.map((s) => s.id).join("; ")}) by non-negative least squares of relative errors on the model's terms; error = median relative error between candidates of a left-out shape. Command: ${command}`,
+      source: `tile calibrate, ${new Date().toISOString().slice(0, 10)}: fitted to ${shapes.length} sweeps (${shapes.map((s) => s.id).join("; ")}) on the model's terms, relative errors, ridge on the log-coefficients toward the base record's with λ = ${lambdaText(r.lambda)} chosen by leaving one size out at a time; error = median relative error between candidates of a left-out sweep. Command: ${command}`,
     },
   };
   fs.mkdirSync(path.dirname(path.resolve(out)), { recursive: true });

@@ -137,6 +137,19 @@ describe("negative controls: the host runtime models Metal's real built-ins", ()
     expect(mx.nonFinite).toBe(8);
   });
 
+  it("the per-worker partial's deferred NaN flag is what carries a NaN element: without it the run fails", () => {
+    for (const unroll of [1, 3]) {
+      const r = run(reductionDoc(true), { programsPerGroup: 2, vector: 4, unroll }, (m) => {
+        const flagged = m.replace(/if \(tile_nan_mx(_\d)? > 0x7f800000u\) \{ acc_mx(_\d)? = NAN; \}/g, "");
+        expect(flagged).not.toBe(m); // the stripe defers the NaN test (three operations per element)
+        if (unroll === 3) expect(m).toContain("uint tile_nan_mx_2 = 0u;"); // one flag per unrolled partial
+        return flagged;
+      });
+      expect(r.passed).toBe(false);
+      expect(r.outputs.find((o) => o.name === "MX")!.mismatches).toBe(8);
+    }
+  });
+
   it("only the SIMD level made plain (simd_max) is caught too", () => {
     const r = run(reductionDoc(true), { programsPerGroup: 1, vector: 1 },
       (m) => m.replace(/tile_simd_max\(acc_mx\)/, "simd_max(acc_mx)"));

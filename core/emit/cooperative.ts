@@ -15,7 +15,7 @@ import { valueType } from "../ir/ast";
 import { VectorAccesses, packWidth, packs, vectorAccessesOfList, vectorAccessesOfReduce } from "../analysis/vectors";
 import { emitPackedVector, packedIn } from "./vector";
 import { storedBuffers, threadgroupDecls } from "./abi";
-import { combineText, emitList, emitStmt, freshName, identityText, num, simdText } from "./stmt";
+import { combineText, defersNan, emitList, emitStmt, freshName, identityText, nanFlagName, num, simdText, stripeCombine } from "./stmt";
 import { formatF64Fixed } from "../util/num";
 
 // ---------------------------------------------------------------------------------------------
@@ -407,7 +407,7 @@ function emitChunks(t: StripeText, allWhole: bool, cx: Ctx): void {
 /** One element of a stripe, scalar: the reduce's combine, or the loop body. */
 function stripeElement(s: Stmt, reduce: Stmt | null, accName: string, cx: Ctx): void {
   if (reduce !== null) {
-    cx.line(accName + " = " + combineText(s.combiner, s.value.ty, accName, emitExpr(s.value, cx), cx) + ";");
+    stripeCombine(s, accName, emitExpr(s.value, cx), cx);
   } else {
     emitList(s.body, cx);
   }
@@ -431,7 +431,17 @@ function emitReduce(s: Stmt, cx: Ctx): void {
     for (let u: i32 = 0; u < m.U; u++) accs.push(acc + "_" + num(u));
   }
   for (let u: i32 = 0; u < accs.length; u++) cx.line(t + " " + accs[u] + " = " + id + ";");
+  const defer = defersNan(s.combiner, ty);
+  if (defer) {
+    cx.line("// NaN noted on the bits per element (the largest |bits|), applied once after the stripe");
+    for (let u: i32 = 0; u < accs.length; u++) cx.line("uint " + nanFlagName(accs[u]) + " = 0u;");
+  }
   emitStripe(s, true, accs, cx);
+  if (defer) {
+    for (let u: i32 = 0; u < accs.length; u++) {
+      cx.line("if (" + nanFlagName(accs[u]) + " > 0x7f800000u) { " + accs[u] + " = NAN; }");
+    }
+  }
   if (m.U > 1) {
     let c: string = accs[0];
     for (let u: i32 = 1; u < accs.length; u++) {

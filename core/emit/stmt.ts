@@ -39,6 +39,39 @@ export function combineText(combiner: string, ty: string, a: string, b: Val, cx:
   return a + " + " + b.text;
 }
 
+/**
+ * An f32 max/min reduce whose per-worker partial defers the NaN test: each element is combined
+ * with Metal's max/min (which returns the other operand of a NaN), and the largest
+ * `bits & 0x7fffffff` seen is kept beside it; once after the stripe, a flag above 0x7f800000 (some
+ * element was NaN) makes the partial NaN. The result is the one tile_max/tile_min gives (the SIMD
+ * step turns any NaN partial into NAN), at three operations per element instead of seven
+ * (measured on an H200: evidence/h200/README.md, run 12).
+ */
+export function defersNan(combiner: string, ty: string): bool {
+  return (combiner == "max" || combiner == "min") && ty == "f32";
+}
+
+/** The flag beside accumulator `acc` ("acc_m" -> "tile_nan_m"; "tile_" names are never IR names). */
+export function nanFlagName(acc: string): string {
+  return "tile_nan" + acc.substring(3);
+}
+
+/** One element `b` into a per-worker partial `acc` of reduce `r`, as statements. */
+export function stripeCombine(r: Stmt, acc: string, b: Val, cx: Ctx): void {
+  const ty = r.value.ty;
+  if (!defersNan(r.combiner, ty)) {
+    cx.line(acc + " = " + combineText(r.combiner, ty, acc, b, cx) + ";");
+    return;
+  }
+  const e = freshName("e", cx);
+  const flag = nanFlagName(acc);
+  cx.open("{");
+  cx.line("const float " + e + " = " + b.inner + ";");
+  cx.line(acc + " = " + r.combiner + "(" + acc + ", " + e + ");");
+  cx.line(flag + " = max(" + flag + ", as_type<uint>(" + e + ") & 0x7fffffffu);");
+  cx.close("}");
+}
+
 /** The SIMD collective for a combiner (f32 max/min: the NaN-propagating helpers). */
 export function simdText(combiner: string, ty: string, cx: Ctx): string {
   if (combiner == "sum") return "simd_sum";

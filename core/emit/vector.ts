@@ -17,7 +17,7 @@ import { Expr, Stmt } from "../ir/ast";
 import { VectorAccesses, packs, vectorAccessesOfList } from "../analysis/vectors";
 import { Ctx } from "./context";
 import { cacheSlot, emitLoad, indexText, packedType } from "./expr";
-import { combineText, emitList, freshName, num } from "./stmt";
+import { emitList, freshName, num, stripeCombine } from "./stmt";
 import { emitExpr } from "./expr";
 
 /** The accesses of `acc` that this vector packs: loads not already served by a register cache. */
@@ -98,7 +98,7 @@ export function emitPackedVector(p: Packed, v: string, start: string, Q: i32, re
   cx.line("const int " + cx.names.of(v) + " = " + start + " + j;");
   if (reduce !== null) {
     const r = changetype<Stmt>(reduce);
-    cx.line(accName + " = " + combineText(r.combiner, r.value.ty, accName, emitExpr(r.value, cx), cx) + ";");
+    stripeCombine(r, accName, emitExpr(r.value, cx), cx);
   } else {
     emitList(body, cx);
   }

@@ -91,6 +91,7 @@ step "audit fusion" "$T_AUDIT" "$out/bench-fusion/audit.txt" "$tile" audit "$out
 # PyTorch beside Tile (Tile timed by `tile time` in Node, a subprocess of the script)
 compile="--compile --compile-budget-s 50"
 [ "$quick" = "--quick" ] && compile=""
+[ "${TORCH_COMPILE:-1}" = 0 ] && compile=""   # TORCH_COMPILE=0: eager only (torch.compile's calls measure host overhead)
 step "torch side by side" "$T_TORCH" "$out/torch.txt" python3 -X faulthandler bench/torch-side-by-side.py --runtime "$rt" \
   --out "$out/torch.json" --md "$out/torch.md" --tile-times-out "$out/tile-times.json" --tile-timeout 80 --device nvidia-h200 --shapes "$(echo $shapes | tr ' ' ',')" $compile
 

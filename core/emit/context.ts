@@ -54,6 +54,15 @@ export class Ctx {
   packLoadVars: Array<string> = new Array<string>();
   packStores: Array<Stmt> = new Array<Stmt>();
   packStoreVars: Array<string> = new Array<string>();
+  /** Reduces whose per-element value later stages read back from a cache slot (reuse.ts): the
+   *  reduce, the cache's buffer, the stripe's range texts, and whether the reduce was emitted. */
+  keepStmt: Array<Stmt> = new Array<Stmt>();
+  keepBuf: Array<string> = new Array<string>();
+  keepMin: Array<string> = new Array<string>();
+  keepExt: Array<string> = new Array<string>();
+  keepOn: Array<bool> = new Array<bool>();
+  /** While such a reduce's stripe is written: the cache array its values go into. */
+  keepInto: string = "";
   /** While a packed access's address is written: the IR name bound to the vector's first value. */
   overrideName: string = "";
   overrideText: string = "";

@@ -17,6 +17,7 @@ import { emitPackedVector, packedIn } from "./vector";
 import { storedBuffers, threadgroupDecls } from "./abi";
 import { combineText, defersNan, emitList, emitStmt, freshName, identityText, nanFlagName, num, simdText, stripeCombine } from "./stmt";
 import { formatF64Fixed } from "../util/num";
+import { findKept } from "./reuse";
 
 // ---------------------------------------------------------------------------------------------
 // Register caches (cached input)
@@ -436,7 +437,14 @@ function emitReduce(s: Stmt, cx: Ctx): void {
     cx.line("// NaN noted on the bits per element (the largest |bits|), applied once after the stripe");
     for (let u: i32 = 0; u < accs.length; u++) cx.line("uint " + nanFlagName(accs[u]) + " = 0u;");
   }
+  const kept = cx.keepStmt.indexOf(s);
+  if (kept >= 0) {
+    cx.keepInto = "cache_" + cx.names.buf(cx.keepBuf[kept]);
+    cx.line("// each element's value goes into " + cx.keepInto + " (dead there): the stages below read it back");
+  }
   emitStripe(s, true, accs, cx);
+  cx.keepInto = "";
+  if (kept >= 0) cx.keepOn[kept] = true;
   if (defer) {
     for (let u: i32 = 0; u < accs.length; u++) {
       cx.line("if (" + nanFlagName(accs[u]) + " > 0x7f800000u) { " + accs[u] + " = NAN; }");
@@ -525,6 +533,7 @@ export function emitCooperative(cx: Ctx): void {
   const start = m.programMin == 0 ? pick : intText(m.programMin) + " + " + pick;
   cx.line("const int " + cx.names.of(loop.name) + " = " + start + ";");
   setupCaches(cx, loop.body);
+  findKept(loop.body, cx);
   cx.liveStores = true;
   emitProgramList(loop.body, true, cx);
   cx.liveStores = false;

@@ -9,6 +9,7 @@ import { formatF32, formatI32 } from "../util/num";
 import { Ctx } from "./context";
 import { castF32ToI32, i32Binary, i32Unary } from "../ir/fold";
 import { I32_LO, Range, exactBinary, rangeOf } from "./ranges";
+import { keptSlot } from "./reuse";
 
 // ---------------------------------------------------------------------------------------------
 // The operator table: IR op -> form and spelling ("infix": a OP b, "prefix": OP a, "call":
@@ -284,6 +285,10 @@ export function emitExpr(e: Expr, cx: Ctx): Val {
       return plain(isNarrowFloat(cx.doc.params[cx.doc.paramIndex(e.name)].dtype) ? "float(" + lane + ")" : lane);
     }
     return plain(emitLoad(e, cx));
+  }
+  if (cx.keepStmt.length > 0 && cx.stripeVar != "") {
+    const kept = keptSlot(e, cx);
+    if (kept != "") return plain(kept);
   }
   if (op == "select") {
     const c = emitExpr(e.args[0], cx);

@@ -59,16 +59,23 @@ export function nanFlagName(acc: string): string {
 /** One element `b` into a per-worker partial `acc` of reduce `r`, as statements. */
 export function stripeCombine(r: Stmt, acc: string, b: Val, cx: Ctx): void {
   const ty = r.value.ty;
-  if (!defersNan(r.combiner, ty)) {
+  const defer = defersNan(r.combiner, ty);
+  if (!defer && cx.keepInto == "") {
     cx.line(acc + " = " + combineText(r.combiner, ty, acc, b, cx) + ";");
     return;
   }
   const e = freshName("e", cx);
-  const flag = nanFlagName(acc);
   cx.open("{");
   cx.line("const float " + e + " = " + b.inner + ";");
-  cx.line(acc + " = " + r.combiner + "(" + acc + ", " + e + ");");
-  cx.line(flag + " = max(" + flag + ", as_type<uint>(" + e + ") & 0x7fffffffu);");
+  // kept for the later stages that compute the same value (reuse.ts)
+  if (cx.keepInto != "") cx.line(cx.keepInto + "[" + cx.cacheIndex + "] = " + e + ";");
+  if (defer) {
+    const flag = nanFlagName(acc);
+    cx.line(acc + " = " + r.combiner + "(" + acc + ", " + e + ");");
+    cx.line(flag + " = max(" + flag + ", as_type<uint>(" + e + ") & 0x7fffffffu);");
+  } else {
+    cx.line(acc + " = " + combineText(r.combiner, ty, acc, new Val(e, e), cx) + ";");
+  }
   cx.close("}");
 }
 

@@ -35,8 +35,8 @@ for t in memcheck racecheck synccheck; do
     timeout -k 5 170 compute-sanitizer --tool "$t" --error-exitcode 9 timeout -k 2 160 "$tile" suite --full --runtime cuda > /tmp/san-$t.txt 2>&1
     echo "exit $?"; tail -80 /tmp/san-$t.txt ) > "$out/sanitize-$t.txt" 2>&1 &
 done
-{ step "node gpu-evidence.mjs admitted --docs ${ADMITTED_DOCS:-60} --seed 20261201 --runtime cuda"
-  timeout -k 2 200 "$node" "$ev" admitted --docs "${ADMITTED_DOCS:-60}" --seed 20261201 --runtime cuda; echo "exit $?"; } > "$out/admitted.txt" 2>&1 &
+{ step "node gpu-evidence.mjs admitted --docs ${ADMITTED_DOCS:-60} --seed ${ADMITTED_SEED:-20261201} --runtime cuda"
+  timeout -k 2 200 "$node" "$ev" admitted --docs "${ADMITTED_DOCS:-60}" --seed "${ADMITTED_SEED:-20261201}" --runtime cuda; echo "exit $?"; } > "$out/admitted.txt" 2>&1 &
 wait
 cat "$out"/sanitize-*.txt > "$out/sanitize.txt"; rm -f "$out"/sanitize-*.txt
 grep -h "^###\|^exit\|passed, \|ERROR SUMMARY\|SUMMARY\|admitted structural" "$out"/*.txt

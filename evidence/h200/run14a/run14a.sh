@@ -1,0 +1,8 @@
+set -u
+cd .gpu
+o=/tmp/run14a; mkdir -p $o/run-15 $o/evidence3
+ADMITTED_SEED=20261202 timeout -k 5 215 bash tile-gpu/pkg/scripts/cuda-evidence-15.sh $o/run-15 > $o/run-15/driver.txt 2>&1
+SKIP="sweep" TORCH_COMPILE=0 BUDGET=230 bash tile-gpu/pkg/scripts/cuda-evidence-3.sh $o/evidence3 > $o/driver.txt 2>&1
+tar -czf $OUT/run14a.tgz -C /tmp run14a
+grep -h "^###\|^exit\|passed, \|ERROR SUMMARY\|SUMMARY\|admitted structural" $o/run-15/*.txt | head -60
+tail -40 $o/driver.txt

@@ -107,10 +107,13 @@ for s in $shapes; do
 done
 
 # EXTRA_SWEEPS="case:RxC ...": further sweeps after the shapes above (odd corners, other operators)
+# (case:RxC:DEVICE sweeps with another device record's predictions, e.g. nvidia-h200-calibrated)
 for cs in ${EXTRA_SWEEPS:-}; do
-  c=${cs%%:*}; s=${cs#*:}; r=${s%x*}; k=${s#*x}
-  d="$out/sweeps/$c-$s"
-  step "sweep $c $s" "$T_SWEEP" "$d/sweep.txt" "$tile" sweep "$c" --size "R=$r" --size "C=$k" --runtime "$rt" --device nvidia-h200 \
+  c=${cs%%:*}; s=${cs#*:}; dev=nvidia-h200
+  case "$s" in *:*) dev=${s#*:}; s=${s%%:*};; esac
+  r=${s%x*}; k=${s#*x}
+  d="$out/sweeps/$c-$s"; [ "$dev" != nvidia-h200 ] && d="$d-$dev"
+  step "sweep $c $s $dev" "$T_SWEEP" "$d/sweep.txt" "$tile" sweep "$c" --size "R=$r" --size "C=$k" --runtime "$rt" --device "$dev" \
     --max-candidates "${MAX_CANDIDATES:-32}" --rounds 2 --samples 5 --batch-window-ms 2 -o "$d"
 done
 

@@ -209,6 +209,20 @@ describe("the cost model's odd corners (issue 17 item 5)", () => {
     expect(t1024.cost.terms.concurrency).toBeLessThan(t32.cost.terms.concurrency);
   });
 
+  it("an extent that varies by program is not taken as one element: every worker counts, as before", () => {
+    const tri = JSON.stringify({
+      tile: 1, name: "tri", attrs: { noalias: true }, sizes: { R: 8, C: 64 },
+      params: [{ name: "X", dtype: "f32", shape: ["R", "C"] }, { name: "Y", dtype: "f32", shape: ["R"] }],
+      body: [{ for: "r", in: [0, "R"], kind: "parallel", body: [
+        { reduce: "s", combiner: "sum", over: ["c", 0, ["add", ["mul", "r", 8], 1]], value: ["load", "X", ["r", "c"]] },
+        { store: "Y", at: ["r"], value: "s" },
+      ] }],
+    });
+    const t32 = at(tri, { programsPerGroup: 1, threads: 32, vector: 1 });
+    const t1024 = at(tri, { programsPerGroup: 1, threads: 1024, vector: 1 });
+    expect(t1024.cost.terms.concurrency).toBeLessThan(t32.cost.terms.concurrency);
+  });
+
   const bytes = (text: string, R: number, C: number): number =>
     at(text, { sizes: { R, C }, programsPerGroup: 1, threads: 256, vector: 4 }).cost.terms.bytesRead;
 

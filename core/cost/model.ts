@@ -200,13 +200,15 @@ export function elementIssues(st: Stage, V: i32): f64 {
 
 /** Workers of one program that hold at least one element: a stage of extent E gives worker w the
  *  V-wide chunks w, w + W, ...; ceil(E / V) chunks keep at most that many workers busy. The most
- *  over the program's distributed stages (a program with none: every worker). */
+ *  over the program's distributed stages (a program with none, or with an extent that is not a
+ *  constant: every worker). */
 export function activeWorkers(w: Work, W: i32, V: i32): i32 {
   let most: i32 = 0;
   let distributed = false;
   for (let i: i32 = 0; i < w.stages.length; i++) {
     const st = w.stages[i];
     if (st.kind == "scalar") continue;
+    if (!st.extentKnown) return W; // an extent that varies by program: assume every worker busy
     distributed = true;
     const n: i32 = ceilDiv(st.extent, V > 1 ? V : 1);
     if (n > most) most = n;

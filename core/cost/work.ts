@@ -19,6 +19,8 @@ export class Stage {
   kind: string;
   /** Elements the stage visits per program (1 for "scalar"). */
   extent: i32;
+  /** False when the extent is not a constant (it varies by program): `extent` is then 1. */
+  extentKnown: bool = true;
   /** Weighted operations, loads and stores per element of the stage. */
   ops: f64 = 0.0;
   loads: f64 = 0.0;
@@ -285,12 +287,14 @@ function addProgramStages(doc: Doc, body: Array<Stmt>, w: Work): void {
     const s = body[i];
     if (s.kind == "reduce") {
       const st = new Stage("reduce", extentOf(doc, s.extent, 1));
+      st.extentKnown = constValue(doc, s.extent) >= 0;
       countExpr(doc, s.value, st, 1.0);
       addPacked(doc, vectorAccessesOfReduce(doc, s), st, 1.0);
       w.stages.push(st);
       w.reduces++;
     } else if (s.kind == "for" && s.parallel) {
       const st = new Stage("loop", extentOf(doc, s.extent, 1));
+      st.extentKnown = constValue(doc, s.extent) >= 0;
       countBody(doc, s.body, st, 1.0, false);
       addPacked(doc, vectorAccessesOfList(doc, s.name, s.body), st, 1.0);
       w.stages.push(st);

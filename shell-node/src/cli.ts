@@ -266,10 +266,10 @@ export function buildProgram(setExit: (code: number) => void): Command {
 
   program
     .command("calibrate")
-    .description("fit the cost model's coefficients to sweeps (tile sweep folders), report the fit by leaving one shape out at a time, write a device record that --device reads")
+    .description("fit the cost model's coefficients to sweeps (tile sweep folders), regularised toward the base record by as much as leaving one size (R x C) out at a time shows best, report that fit, write a device record that --device reads")
     .argument("<sweeps...>", "folders written by tile sweep (or their sweep.json)")
     .requiredOption("-o, --out <file>", "the calibrated device record to write (the report goes beside it: <file>.calibration.md/.json)")
-    .option("--device <file|preset>", "base device record (default: the one the sweeps recorded)")
+    .option("--device <file|preset>", "base device record, the fit's prior (default: the one the sweeps recorded)")
     .option("--report <stem>", "write the report as STEM.calibration.md/.json (default: beside the record)")
     .addOption(engineOption())
     .option("--json", "print a JSON summary instead of the report")

@@ -1,4 +1,17 @@
+import os from "node:os";
+import path from "node:path";
 import { defineConfig } from "vitest/config";
+
+// Test-only settings that keep `npm test` fast (README "Tests and benchmarks"):
+// - one worker per core: vitest's default in run mode is cores - 1 (a single worker on a 2-core
+//   machine), but the main process only waits, so every core can run a test file.
+// - host kernels compile at -O0 (test/tools/cxx-O0.sh) unless TILE_CXX is set or TILE_TEST_O1=1.
+const root = path.dirname(new URL(import.meta.url).pathname);
+const env = {};
+if (!process.env.TILE_CXX && process.env.TILE_TEST_O1 !== "1") {
+  env.TILE_TEST_CXX = process.platform === "darwin" ? "clang++" : "g++";
+  env.TILE_CXX = path.join(root, "test", "tools", "cxx-O0.sh");
+}
 
 export default defineConfig({
   test: {
@@ -7,5 +20,7 @@ export default defineConfig({
     testTimeout: 120000,
     hookTimeout: 120000,
     pool: "forks",
+    maxWorkers: Math.max(1, os.availableParallelism?.() ?? os.cpus().length),
+    env,
   },
 });

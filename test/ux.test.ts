@@ -1,7 +1,8 @@
 // Issue 21, a user's own kernels: no silent fallback (TPL008/TPL009/TPL010), diagnostics with
 // file:line:col, a caret and "did you mean", validation that shows its terms, device presets,
 // bench on any document, and documentation that matches the tool. Mostly through the CLI, as a
-// user runs it (node shell-node/bin/tile.mjs; needs npm run build).
+// user runs it (needs npm run build): its main in process (test/helpers/cli.ts), and spawned as
+// node shell-node/bin/tile.mjs where the test is about the executable a user runs (`spawned`).
 import { describe, expect, it, beforeAll, afterAll } from "vitest";
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -12,6 +13,7 @@ import { loadEngine, Engine } from "../shell-node/src/engine";
 import { nativeLibraryPath } from "../shell-node/src/native";
 import { checkProtocol } from "../shell-node/src/bench/protocol";
 import { makeInputs, parseInputRange } from "../shell-node/src/inputs";
+import { tileInProcess } from "./helpers/cli";
 
 const BIN = path.join(ROOT, "shell-node", "bin", "tile.mjs");
 const USER_DIR = path.join(FIXTURES_DIR, "user");
@@ -22,9 +24,16 @@ interface Run {
   stderr: string;
 }
 
-function tile(...args: string[]): Run {
+/** `tile ARGS` as a real process (the tests of what a user sees from the executable itself). */
+function spawned(...args: string[]): Run {
   const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: "utf8", timeout: 120000 });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** `tile ARGS` in this process (test/helpers/cli.ts): the same main, exit code and streams,
+ *  without Node's start-up for each call. */
+async function tile(...args: string[]): Promise<Run> {
+  return tileInProcess(...args);
 }
 
 let tmp = "";
@@ -70,25 +79,25 @@ describe("no silent fallback", () => {
     const doc = softmax();
     delete doc.attrs;
     const file = write("no-noalias.json", doc);
-    const p = tile("plan", file);
+    const p = spawned("plan", file);
     expect(p.code).toBe(0);
     expect(p.stdout).toContain("warning TPL008 (serial-fallback)");
-    const e = tile("emit", file);
+    const e = spawned("emit", file);
     expect(e.code).toBe(0);
     expect(e.stdout).toMatch(/^#include <metal_stdlib>/); // the MSL alone on stdout
     expect(e.stdout).toContain("// tile: ");
     expect(e.stdout).not.toContain("TPL008");
     expect(e.stderr).toContain("warning TPL008");
-    const r = tile("run", file, "--runtime", "host");
+    const r = spawned("run", file, "--runtime", "host");
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("warning TPL008");
     for (const cmd of ["plan", "emit", "run"]) {
-      const n = tile(cmd, file, "--no-serial", ...(cmd === "run" ? ["--runtime", "host"] : []));
+      const n = spawned(cmd, file, "--no-serial", ...(cmd === "run" ? ["--runtime", "host"] : []));
       expect(n.code, cmd).toBe(1);
       expect(n.stdout + n.stderr, cmd).toContain("error TPL010 (serial-refused)");
     }
     // a cooperative plan is unaffected by --no-serial
-    expect(tile("plan", path.join("cases", "softmax.json"), "--no-serial").code).toBe(0);
+    expect(spawned("plan", path.join("cases", "softmax.json"), "--no-serial").code).toBe(0);
   });
 
   it("a document outside both families says which change would help", () => {
@@ -106,8 +115,8 @@ describe("no silent fallback", () => {
     expect(w.message).toMatch(/To avoid it: wrap the body in one top-level parallel loop/);
   });
 
-  it("requests that cannot be honoured exit 1 with TPL009 instead of being replaced", () => {
-    const pp = tile("plan", path.join("cases", "softmax.json"), "--programs-per-group", "64");
+  it("requests that cannot be honoured exit 1 with TPL009 instead of being replaced", async () => {
+    const pp = (await tile("plan", path.join("cases", "softmax.json"), "--programs-per-group", "64"));
     expect(pp.code).toBe(1);
     expect(pp.stdout).toMatch(/error TPL009 \(request-not-honoured\): Cannot honour --programs-per-group 64.*thread-limit fails/);
     expect(pp.stdout).toContain("cases/softmax.json: --programs-per-group: error TPL009");
@@ -131,23 +140,23 @@ describe("no silent fallback", () => {
     expect(v.diagnostics[0].message).toContain("The requested --programs-per-group 2 --vector 4 has no effect on the serial program.");
   });
 
-  it("--threads sets the element grid's block, and the kernel still validates", () => {
+  it("--threads sets the element grid's block, and the kernel still validates", async () => {
     const gelu = path.join("cases", "gelu_pair.json");
-    const p = JSON.parse(tile("plan", gelu, "--threads", "128", "--json").stdout);
+    const p = JSON.parse((await tile("plan", gelu, "--threads", "128", "--json")).stdout);
     expect(p.mapping.T).toBe(128);
     expect(p.mapping.block).toBe(128);
     expect(p.dispatch.threads).toBe(128);
     // groups = rows * ceil(cols / (T * V)), the README's formula
     expect(p.mapping.groups).toBe(p.mapping.rows * Math.ceil(p.mapping.cols / (128 * p.mapping.V)));
-    const r = tile("run", gelu, "--threads", "128", "--runtime", "host", "--json");
+    const r = (await tile("run", gelu, "--threads", "128", "--runtime", "host", "--json"));
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).passed).toBe(true);
   });
 
-  it("--candidates prints a readable table: the chosen candidate first, the margin over the runner-up", () => {
-    const text = tile("plan", path.join("cases", "softmax.json"), "--candidates");
+  it("--candidates prints a readable table: the chosen candidate first, the margin over the runner-up", async () => {
+    const text = (await tile("plan", path.join("cases", "softmax.json"), "--candidates"));
     expect(text.code).toBe(0);
-    const json = JSON.parse(tile("plan", path.join("cases", "softmax.json"), "--candidates", "--json").stdout);
+    const json = JSON.parse((await tile("plan", path.join("cases", "softmax.json"), "--candidates", "--json")).stdout);
     const m = json.mapping;
     const lines = text.stdout.split("\n");
     const head = lines.findIndex((l) => /^\s+widths\s+admissible/.test(l));
@@ -209,11 +218,11 @@ describe("diagnostics like a modern compiler", () => {
     expect(d.message).toContain('Tile IR has no sigmoid; write it as ["div", ["f32", 1], ["add", ["f32", 1], ["exp", ["neg", x]]]]');
   });
 
-  it("prints file:line:col, the source line and a caret under the node; --json keeps the pointer", () => {
+  it("prints file:line:col, the source line and a caret under the node; --json keeps the pointer", async () => {
     const doc = bad();
     doc.body[0].body[0].value[1] = "Inptu";
     const file = write("typo.json", JSON.stringify(doc, null, 2));
-    const r = tile("validate", file);
+    const r = (await tile("validate", file));
     expect(r.code).toBe(2);
     const lines = r.stdout.split("\n");
     const m = /^(.*):(\d+):(\d+): error TIR012 \(unknown-buffer\): /.exec(lines[0]);
@@ -223,18 +232,18 @@ describe("diagnostics like a modern compiler", () => {
     expect(src[line - 1].slice(col - 1)).toMatch(/^"Inptu"/);
     expect(lines[1]).toBe(`  ${line} | ${src[line - 1]}`);
     expect(lines[2]).toBe(`  ${" ".repeat(String(line).length)} | ${" ".repeat(col - 1)}^`);
-    const j = JSON.parse(tile("validate", file, "--json").stdout);
+    const j = JSON.parse((await tile("validate", file, "--json")).stdout);
     expect(j.diagnostics[0]).toMatchObject({ code: "TIR012", pointer: "/body/0/body/0/value/1", line, column: col });
   });
 });
 
 describe("validation shows its terms", () => {
-  it("run prints the tolerance, the input distribution and the worst element", () => {
-    const r = tile("run", path.join("cases", "softmax.json"), "--runtime", "host");
+  it("run prints the tolerance, the input distribution and the worst element", async () => {
+    const r = (await tile("run", path.join("cases", "softmax.json"), "--runtime", "host"));
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("tolerance: |got - ref| <= 2e-6 + 2e-5 * |ref| per element");
     expect(r.stdout).toContain("inputs: f32 inputs uniform on [-2, 2)");
-    const j = JSON.parse(tile("run", path.join("cases", "softmax.json"), "--runtime", "host", "--json").stdout);
+    const j = JSON.parse((await tile("run", path.join("cases", "softmax.json"), "--runtime", "host", "--json")).stdout);
     expect(j.tolerance).toEqual({ abs: 2e-6, rel: 2e-5 });
     const w = j.outputs[0].worst;
     // the worst element is the one with the largest share of its tolerance
@@ -243,7 +252,7 @@ describe("validation shows its terms", () => {
     expect(r.stdout).toContain(`[${w.index}] got ${w.got.toPrecision(7)} ref ${w.ref.toPrecision(7)}`);
   });
 
-  it("warns when outputs are mostly non-finite; --input-range changes the inputs", () => {
+  it("warns when outputs are mostly non-finite; --input-range changes the inputs", async () => {
     const doc = {
       tile: 1, name: "sqrt_shift", attrs: { noalias: true }, sizes: { R: 4, C: 64 },
       params: [{ name: "X", dtype: "f32", shape: ["R", "C"] }, { name: "Y", dtype: "f32", shape: ["R", "C"] }],
@@ -252,14 +261,14 @@ describe("validation shows its terms", () => {
       ] }] }],
     };
     const file = write("sqrt.json", doc);
-    const r = tile("run", file, "--runtime", "host");
+    const r = (await tile("run", file, "--runtime", "host"));
     expect(r.stdout).toMatch(/warning TSH002 \(non-finite-outputs\): \d+ of 256 reference values of Y are NaN/);
-    const ok = tile("run", file, "--runtime", "host", "--input-range", "1,3", "--json");
+    const ok = (await tile("run", file, "--runtime", "host", "--input-range", "1,3", "--json"));
     expect(ok.code).toBe(0);
     const j = JSON.parse(ok.stdout);
     expect(j.warnings).toEqual([]);
     expect(j.inputs).toContain("uniform on [1, 3)");
-    expect(tile("run", file, "--input-range", "3,1").code).toBe(2);
+    expect((await tile("run", file, "--input-range", "3,1")).code).toBe(2);
   });
 
   it("the default range gives exactly the documented values; a custom range stays inside it", () => {
@@ -277,15 +286,15 @@ describe("validation shows its terms", () => {
 });
 
 describe("devices and bench", () => {
-  it("tile device documents every field of the description it prints", () => {
-    const j = JSON.parse(tile("device", "--json").stdout);
+  it("tile device documents every field of the description it prints", async () => {
+    const j = JSON.parse((await tile("device", "--json")).stdout);
     expect(j.ok).toBe(true);
     expect(j.device.name).toBe("Apple M1 Max");
     expect(j.fields.map((f: any) => f.name).sort()).toEqual(Object.keys(j.device).sort());
     for (const f of j.fields) expect(f.meaning.length, f.name).toBeGreaterThan(20);
   });
 
-  it("every preset is a valid description with a source, and --device NAME uses it", () => {
+  it("every preset is a valid description with a source, and --device NAME uses it", async () => {
     const presets = fs.readdirSync(path.join(ROOT, "devices")).filter((f) => f.endsWith(".json"));
     for (const name of ["m1-pro", "m1-max", "m2-pro", "m2-max", "m3-pro", "m3-max", "m4-pro", "m4-max"]) expect(presets).toContain(`apple-${name}.json`);
     for (const f of presets) {
@@ -294,12 +303,12 @@ describe("devices and bench", () => {
       expect(r.diagnostics, f).toEqual([]);
       expect(description.source.length, f).toBeGreaterThan(20);
     }
-    const m4 = JSON.parse(tile("device", "--device", "apple-m4-max", "--json").stdout);
+    const m4 = JSON.parse((await tile("device", "--device", "apple-m4-max", "--json")).stdout);
     expect(m4.device.bandwidthBytesPerNs).toBe(546);
-    const a = JSON.parse(tile("plan", path.join("cases", "softmax.json"), "--json").stdout);
-    const b = JSON.parse(tile("plan", path.join("cases", "softmax.json"), "--device", "apple-m4-max", "--json").stdout);
+    const a = JSON.parse((await tile("plan", path.join("cases", "softmax.json"), "--json")).stdout);
+    const b = JSON.parse((await tile("plan", path.join("cases", "softmax.json"), "--device", "apple-m4-max", "--json")).stdout);
     expect(b.cost.terms.memory).toBeLessThan(a.cost.terms.memory);
-    expect(tile("plan", path.join("cases", "softmax.json"), "--device", "no-such-preset").code).toBe(2);
+    expect((await tile("plan", path.join("cases", "softmax.json"), "--device", "no-such-preset")).code).toBe(2);
   });
 
   it("a protocol case may be the path of a document", () => {
@@ -313,17 +322,17 @@ describe("devices and bench", () => {
     expect(() => checkProtocol({ format: "tile-bench-protocol/1", cases: [{ case: "nope.json" }], variants: {}, rounds: 2, samples: 1, batchWindowMs: 1 }, ["softmax"], tmp)).toThrow(/neither a built-in case .* nor a readable document/);
   });
 
-  it("bench runs a document case end to end and its results audit clean", () => {
+  it("bench runs a document case end to end and its results audit clean", async () => {
     const proto = write("user-bench.json", {
       format: "tile-bench-protocol/1", name: "user", cases: [{ case: path.join(USER_DIR, "mean_var.json"), sizes: { R: 6, C: 256 } }],
       variants: { A: { label: "P=1", options: { programsPerGroup: 1 } }, B: { label: "P=2", options: { programsPerGroup: 2 } } },
       rounds: 2, samples: 1, batchWindowMs: 1, maxBatch: 2, warmup: 0, metrics: ["hostBatch", "hostSingle"],
     });
     const out = path.join(tmp, "user-bench");
-    const r = tile("bench", proto, "--runtime", "host", "-o", out, "--json");
+    const r = spawned("bench", proto, "--runtime", "host", "-o", out, "--json");
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, results: path.join(out, "results.json") });
-    const a = tile("audit", out, "--json");
+    const a = spawned("audit", out, "--json");
     expect(a.code).toBe(0);
     expect(JSON.parse(a.stdout).verdict).toBe("clean");
   });
@@ -339,14 +348,14 @@ describe("several parallel loops above a reduction: one program per index tuple"
     return JSON.parse(a);
   }
 
-  function runs(doc: any, ...flags: string[]): any {
+  async function runs(doc: any, ...flags: string[]): Promise<any> {
     const file = write(`${doc.name}-${flags.join("_")}.json`, doc);
-    const r = tile("run", file, "--runtime", "host", "--json", ...flags);
+    const r = await tile("run", file, "--runtime", "host", "--json", ...flags);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     return JSON.parse(r.stdout);
   }
 
-  it("a 4-D softmax over [B, H, S, S] is planned cooperatively with B*H*S programs and validates", () => {
+  it("a 4-D softmax over [B, H, S, S] is planned cooperatively with B*H*S programs and validates", async () => {
     const e = emitBoth(attention());
     expect(e.ok).toBe(true);
     expect(e.plan.realization).toBe("cooperative-reduction");
@@ -354,10 +363,10 @@ describe("several parallel loops above a reduction: one program per index tuple"
     expect(e.plan.notes.join(" ")).toMatch(/parallel loops b, h, i above the reductions are one program per index tuple: 1024 programs/);
     expect(e.plan.diagnostics).toEqual([]);
     expect(e.audit.ok).toBe(true);
-    expect(runs(attention()).passed).toBe(true);
+    expect((await runs(attention())).passed).toBe(true);
   });
 
-  it("a ragged last group (15 programs, P = 2) and a buffer indexed by one nest variable (a mask [S, S]) validate", () => {
+  it("a ragged last group (15 programs, P = 2) and a buffer indexed by one nest variable (a mask [S, S]) validate", async () => {
     const doc = attention();
     doc.sizes = { B: 3, H: 1, S: 5 };
     doc.params.splice(1, 0, { name: "M", dtype: "f32", shape: ["S", "S"] });
@@ -369,10 +378,10 @@ describe("several parallel loops above a reduction: one program per index tuple"
     const e = emitBoth(doc, { programsPerGroup: 2 });
     expect(e.plan.realization).toBe("cooperative-reduction");
     expect(e.plan.mapping).toMatchObject({ P: 2, programs: 15, groups: 8 });
-    expect(runs(doc, "--programs-per-group", "2").passed).toBe(true);
+    expect((await runs(doc, "--programs-per-group", "2")).passed).toBe(true);
   });
 
-  it("a reduction over a middle axis (sum over c of X[b, c, n]) gets a cooperative realization", () => {
+  it("a reduction over a middle axis (sum over c of X[b, c, n]) gets a cooperative realization", async () => {
     const doc = {
       tile: 1, name: "middle_sum", attrs: { noalias: true }, sizes: { B: 3, C: 300, N: 7 },
       params: [{ name: "X", dtype: "f32", shape: ["B", "C", "N"] }, { name: "Y", dtype: "f32", shape: ["B", "N"] }],
@@ -384,10 +393,10 @@ describe("several parallel loops above a reduction: one program per index tuple"
     const e = emitBoth(doc);
     expect(e.plan.realization).toBe("cooperative-reduction");
     expect(e.plan.mapping.programs).toBe(21);
-    expect(runs(doc).passed).toBe(true);
+    expect((await runs(doc)).passed).toBe(true);
   });
 
-  it("what cannot be proven stays serial with a reason: an output indexed through a decoded variable", () => {
+  it("what cannot be proven stays serial with a reason: an output indexed through a decoded variable", async () => {
     // h starts at 1, so Y cannot be viewed with merged leading dimensions; its store index is a
     // decoding of the program index, which independent-store cannot prove injective
     const doc = attention();
@@ -397,7 +406,7 @@ describe("several parallel loops above a reduction: one program per index tuple"
     expect(p.realization).toBe("serial-program");
     expect(p.rejections[0].failed).toContain("independent-store");
     expect(p.diagnostics.map((d: any) => d.code)).toEqual(["TPL008"]);
-    expect(runs(doc).passed).toBe(true);
+    expect((await runs(doc)).passed).toBe(true);
   });
 
   it("a write conflict in the nest is still rejected (TPL001), from the document as written", () => {
@@ -419,7 +428,7 @@ describe("the five user documents of the issue", () => {
   });
 
   for (const f of docs) {
-    it(`${f}: planned cooperatively (or fused), or a coded warning says why not; the run validates`, () => {
+    it(`${f}: planned cooperatively (or fused), or a coded warning says why not; the run validates`, async () => {
       const text = fs.readFileSync(path.join(USER_DIR, f), "utf8");
       const p = plan(text);
       expect(p.ok).toBe(true);
@@ -430,7 +439,7 @@ describe("the five user documents of the issue", () => {
       } else {
         expect(p.diagnostics.filter((d: any) => d.code === "TPL008")).toEqual([]);
       }
-      const r = tile("run", path.join(USER_DIR, f), "--runtime", "host", "--json");
+      const r = (await tile("run", path.join(USER_DIR, f), "--runtime", "host", "--json"));
       expect(r.code, r.stdout + r.stderr).toBe(0);
       expect(JSON.parse(r.stdout).passed).toBe(true);
     });
@@ -438,12 +447,12 @@ describe("the five user documents of the issue", () => {
 });
 
 describe("documentation matches the tool", () => {
-  it("every command accepts --help and --json", () => {
-    const help = tile("--help").stdout;
+  it("every command accepts --help and --json", async () => {
+    const help = (await tile("--help")).stdout;
     const commands = [...help.matchAll(/^\s{2}([a-z][a-z-]*)\b/gm)].map((m) => m[1]).filter((c) => c !== "help");
     expect(commands).toEqual(expect.arrayContaining(["validate", "eval", "cases", "plan", "emit", "audit-msl", "run", "device", "suite", "bench", "audit"]));
     for (const c of commands) {
-      const r = tile(c, "--help");
+      const r = (await tile(c, "--help"));
       expect(r.code, c).toBe(0);
       expect(r.stdout, c).toContain("--json");
     }
@@ -452,24 +461,24 @@ describe("documentation matches the tool", () => {
   it("the Metal runtime's missing-library message names the .dylib it needs", () => {
     expect(nativeLibraryPath("metal")).toMatch(/libtile_metal\.dylib$/);
     if (process.platform !== "darwin") {
-      const r = tile("run", path.join("cases", "sum.json"), "--runtime", "metal");
+      const r = spawned("run", path.join("cases", "sum.json"), "--runtime", "metal");
       expect(r.code).toBe(2);
       expect(r.stderr).toContain("libtile_metal.dylib");
     }
   });
 
-  it("the README's element-grid formula includes V and cost units are model ns everywhere", () => {
+  it("the README's element-grid formula includes V and cost units are model ns everywhere", async () => {
     const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
     expect(readme).toContain("groups = rows * ceil(cols / (T * V))");
     const render = fs.readFileSync(path.join(ROOT, "web", "render.ts"), "utf8");
     for (const text of [readme, render]) expect(text).not.toContain("model units");
     expect(readme).toContain("model ns");
     expect(render).toContain("model ns");
-    expect(tile("plan", path.join("cases", "sum.json")).stdout).toMatch(/cost [0-9.]+ model ns/);
+    expect((await tile("plan", path.join("cases", "sum.json"))).stdout).toMatch(/cost [0-9.]+ model ns/);
   });
 
   it("npm start prints a legend for the widths column and the tolerance", () => {
-    const r = tile("suite", "--runtime", "host", "--filter", "sum/default");
+    const r = spawned("suite", "--runtime", "host", "--filter", "sum/default");
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("widths: P programs per threadgroup, S SIMD groups");
     expect(r.stdout).toContain("tolerance: |got - ref| <= 2e-6 + 2e-5 * |ref|");
@@ -486,7 +495,7 @@ describe("documentation matches the tool", () => {
     for (const line of lines) {
       const want = /# exit (\d)/.exec(line);
       const args = line.replace(/#.*$/, "").trim().split(/\s+/).slice(2);
-      const r = tile(...args);
+      const r = spawned(...args);
       expect(r.code, line + "\n" + r.stdout + r.stderr).toBe(want ? Number(want[1]) : 0);
     }
   });

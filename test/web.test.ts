@@ -15,6 +15,7 @@ import { DIST_DIR, ROOT, VALIDATE_DIR } from "./helpers/files";
 import { Engine, loadEngine } from "../shell-node/src/engine";
 import { PlanOptions, planOptionsFrom } from "../shell-node/src/options";
 import { serve } from "../web/serve.mjs";
+import { tileInProcess } from "./helpers/cli";
 
 const CHROMIUM = "/usr/bin/chromium";
 const INSTALL = "apt-get update && apt-get install -y chromium";
@@ -337,10 +338,11 @@ describe.skipIf(!haveChromium)(`the page in headless Chromium${haveChromium ? ""
           expect(JSON.stringify(plan), `${s.name} ${file}`).toBe(JSON.stringify(JSON.parse(raw[name].plan)));
         }
 
-        // tile emit: stdout is the MSL, exactly as the page holds and shows it.
-        cases.forEach((c, i) => {
+        // tile emit: stdout is the MSL, exactly as the page holds and shows it (the CLI's main in
+        // this process, test/helpers/cli.ts; the plans above come from the spawned executable).
+        for (const [i, c] of cases.entries()) {
           const e = JSON.parse(raw[c.name].emit);
-          const r = tile("emit", "--candidates", ...s.flags, files[i]);
+          const r = await tileInProcess("emit", "--candidates", ...s.flags, files[i]);
           if (e.ok) {
             expect(r.code, `${s.name} ${c.name}`).toBe(0);
             expect(r.stdout, `${s.name} ${c.name} msl`).toBe(e.msl);
@@ -350,7 +352,7 @@ describe.skipIf(!haveChromium)(`the page in headless Chromium${haveChromium ? ""
             expect(r.stdout).toBe("");
             expect(raw[c.name].shown).toBeNull();
           }
-        });
+        }
       }
     } finally {
       fs.rmSync(tmp, { recursive: true, force: true });

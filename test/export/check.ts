@@ -7,8 +7,9 @@ import path from "node:path";
 import type { Engine } from "../../shell-node/src/engine";
 import type { MatrixEntry } from "../../shell-node/src/matrix";
 import { makeInputs, shapeOf } from "../../shell-node/src/inputs";
-import type { DeviceBuffer, Runtime } from "../../shell-node/src/native";
+import type { DeviceBuffer, Library, Runtime } from "../../shell-node/src/native";
 import { numberToBf16, numberToF16 } from "../../shell-node/src/f16";
+import { combineMsl } from "../fuzz/props";
 
 export // MLX's rule for the signature of mx.fast.metal_kernel (mlx/backend/common/metal_kernel.cpp,
 // docs/src/dev/custom_metal_kernels.rst): the attributes it declares when the source contains
@@ -96,11 +97,41 @@ export function fakeRun(fakes: string, manifest: any[], dir: string): { records:
   return { records, stderr: r.stderr, status: r.status };
 }
 
-/** Runs `source`'s `entry` on `rt`: buffers in order, as `fill` says (`dtype` f32, i32, f16 or
- *  bf16: 4 or 2 bytes an element); returns their bytes. */
-export function runKernel(rt: Runtime, source: string, entry: string, fill: { data: Float64Array | Int32Array | null; dtype: string; n: number }[], groups: number, threads: number): Uint8Array[] {
-  const lib = rt.compile(source);
-  const pipe = rt.pipeline(lib, entry);
+/** Kernels compiled ahead, many to a unit: by source and entry, the library and the entry's name
+ *  in it (precompile). */
+export type Precompiled = Map<string, { library: Library; entry: string }>;
+
+/** Compiles `kernels` `batch` at a time, each batch as one unit (combineMsl: every kernel renamed,
+ *  shared helpers once), so that the compiler runs once per batch. A batch that does not compile
+ *  is left out: runKernel then compiles its kernels one by one, and reports their errors. */
+export function precompile(rt: Runtime, kernels: { source: string; entry: string }[], batch: number): Precompiled {
+  const out: Precompiled = new Map();
+  const todo = [...new Map(kernels.map((k) => [k.source + "\0" + k.entry, k])).values()];
+  for (let i = 0; i < todo.length; i += batch) {
+    const group = todo.slice(i, i + batch).map((k, j) => ({ ...k, renamed: `${k.entry}_x${j}` }));
+    let library: Library;
+    try {
+      library = rt.compile(combineMsl(group.map((k) => ({ msl: k.source, kernel: k.entry, entry: k.renamed }))));
+    } catch {
+      continue;
+    }
+    for (const k of group) out.set(k.source + "\0" + k.entry, { library, entry: k.renamed });
+  }
+  return out;
+}
+
+/** Frees the libraries of `pre`. */
+export function freePrecompiled(rt: Runtime, pre: Precompiled): void {
+  for (const lib of new Set([...pre.values()].map((p) => p.library))) rt.freeLibrary(lib);
+  pre.clear();
+}
+
+/** Runs `source`'s `entry` on `rt` (compiled now, or taken from `pre`): buffers in order, as
+ *  `fill` says (`dtype` f32, i32, f16 or bf16: 4 or 2 bytes an element); returns their bytes. */
+export function runKernel(rt: Runtime, source: string, entry: string, fill: { data: Float64Array | Int32Array | null; dtype: string; n: number }[], groups: number, threads: number, pre?: Precompiled): Uint8Array[] {
+  const ahead = pre?.get(source + "\0" + entry);
+  const lib = ahead ? ahead.library : rt.compile(source);
+  const pipe = rt.pipeline(lib, ahead ? ahead.entry : entry);
   const bufs: DeviceBuffer[] = fill.map((f) => {
     const wide = f.dtype === "f32" || f.dtype === "i32";
     const b = rt.buffer(Math.max(f.n, 1) * (wide ? 4 : 2));
@@ -117,20 +148,26 @@ export function runKernel(rt: Runtime, source: string, entry: string, fill: { da
   const out = bufs.map((b) => new Uint8Array(rt.read(b)));
   bufs.forEach((b) => rt.freeBuffer(b));
   rt.freePipeline(pipe);
-  rt.freeLibrary(lib);
+  if (!ahead) rt.freeLibrary(lib);
   return out;
+}
+
+/** The three kernels exportRunProblems runs for `e` (for precompile). */
+export function exportKernels(e: Emitted, records: Map<string, any>): { source: string; entry: string }[] {
+  const t = records.get(e.entry.id + "|torch-mps").calls[0];
+  return [{ source: e.metal.msl, entry: e.metal.plan.kernel }, mlxSignature(records.get(e.entry.id + "|mlx").calls[0]), { source: t.source, entry: t.entry }];
 }
 
 /** The MLX kernel (MLX's signature around the body, as recorded) and the torch-mps kernel, each
  *  run on `rt` beside the metal target's kernel on the same inputs: every output must be
- *  bit-identical. Returns the mismatches ("" entries never). */
-export function exportRunProblems(rt: Runtime, e: Emitted, records: Map<string, any>): string[] {
+ *  bit-identical. Returns the mismatches ("" entries never). `pre`: kernels compiled ahead. */
+export function exportRunProblems(rt: Runtime, e: Emitted, records: Map<string, any>, pre?: Precompiled): string[] {
   const problems: string[] = [];
   const plan = e.metal.plan;
   const inputs = makeInputs(e.doc, 11);
   const fill = (name: string, n: number, zero: boolean) => ({ data: zero ? null : inputs.get(name)!, dtype: e.doc.params.find((p: any) => p.name === name).dtype, n });
   const bindings = plan.bindings;
-  const ref = runKernel(rt, e.metal.msl, plan.kernel, bindings.map((b: any) => fill(b.name, elements(shapeOf(e.doc, b.name)), b.access === "write")), plan.dispatch.groups, plan.dispatch.threads);
+  const ref = runKernel(rt, e.metal.msl, plan.kernel, bindings.map((b: any) => fill(b.name, elements(shapeOf(e.doc, b.name)), b.access === "write")), plan.dispatch.groups, plan.dispatch.threads, pre);
 
   const m = records.get(e.entry.id + "|mlx").calls[0];
   const { source, entry } = mlxSignature(m);
@@ -138,14 +175,14 @@ export function exportRunProblems(rt: Runtime, e: Emitted, records: Map<string, 
     ...m.inputs.map((x: any) => fill(x.tag, x.shape[0], false)),
     ...m.output_shapes.map((s: number[], i: number) => ({ data: null, dtype: DTYPE_OF[m.output_dtypes[i]], n: elements(s) })),
   ];
-  const got = runKernel(rt, source, entry, mlxFill, m.grid[0] / m.threadgroup[0], m.threadgroup[0]);
+  const got = runKernel(rt, source, entry, mlxFill, m.grid[0] / m.threadgroup[0], m.threadgroup[0], pre);
   const outputs = bindings.filter((b: any) => b.access !== "read");
   outputs.forEach((b: any, i: number) => {
     if (!Buffer.from(got[m.inputs.length + i].buffer).equals(Buffer.from(ref[bindings.indexOf(b)].buffer))) problems.push(e.entry.id + " mlx " + b.name);
   });
 
   const t = records.get(e.entry.id + "|torch-mps").calls[0];
-  const tgot = runKernel(rt, t.source, t.entry, t.args.map((a: any, i: number) => fill(bindings[i].name, elements(a.shape), a.tag.startsWith("zeros"))), t.threads / t.group_size, t.group_size);
+  const tgot = runKernel(rt, t.source, t.entry, t.args.map((a: any, i: number) => fill(bindings[i].name, elements(a.shape), a.tag.startsWith("zeros"))), t.threads / t.group_size, t.group_size, pre);
   bindings.forEach((b: any, i: number) => {
     if (!Buffer.from(tgot[i].buffer).equals(Buffer.from(ref[i].buffer))) problems.push(e.entry.id + " torch " + b.name);
   });

@@ -18,6 +18,21 @@ import { formatI32 } from "../util/num";
 import { Text } from "../util/text";
 import { TK_IDENT, TK_NUMBER, Token, isIntLiteral, tokenize } from "./scan";
 
+// punctuation codes (scan.ts, punctCode): comparing tokens by number, not by text
+const P_LPAREN: i32 = 40; // (
+const P_RPAREN: i32 = 41; // )
+const P_LBRACKET: i32 = 91; // [
+const P_RBRACKET: i32 = 93; // ]
+const P_LBRACE: i32 = 123; // {
+const P_RBRACE: i32 = 125; // }
+const P_SEMI: i32 = 59; // ;
+const P_QUESTION: i32 = 63; // ?
+const P_AMP: i32 = 38; // &
+const P_DOT: i32 = 46; // .
+const P_ANDAND: i32 = 38 | (38 << 16); // &&
+const P_OROR: i32 = 124 | (124 << 16); // ||
+const P_ARROW: i32 = 45 | (62 << 16); // ->
+
 export const CHECK_BARRIER_COUNT: string = "barrier-count";
 export const CHECK_BARRIER_CONDITION: string = "barrier-under-condition";
 export const CHECK_BARRIER_LOOP: string = "barrier-in-varying-loop";
@@ -104,10 +119,10 @@ const COMPARE_OPS: Array<string> = ["<", "<=", ">", ">=", "!="];
 
 function isCollective(name: string): bool {
   if (name == "simdgroup_barrier") return true;
-  if (name.length > 5 && name.substring(0, 5) == "simd_") return true;
+  if (name.length > 5 && name.startsWith("simd_")) return true;
   // a helper of the emitted prelude that holds collectives (tile_simd_max, tile_simd_min)
-  if (name.length > 10 && name.substring(0, 10) == "tile_simd_") return true;
-  return name.length > 5 && name.substring(0, 5) == "quad_";
+  if (name.length > 10 && name.startsWith("tile_simd_")) return true;
+  return name.length > 5 && name.startsWith("quad_");
 }
 
 class Auditor {
@@ -133,6 +148,11 @@ class Auditor {
     return i >= 0 && i < this.toks.length ? this.toks[i].text : "";
   }
 
+  /** The punctuation code of token i (-1 for other tokens and out of range). */
+  code(i: i32): i32 {
+    return i >= 0 && i < this.toks.length ? this.toks[i].code : -1;
+  }
+
   line(i: i32): i32 {
     if (this.toks.length == 0) return 0;
     if (i >= this.toks.length) return this.toks[this.toks.length - 1].line;
@@ -145,6 +165,21 @@ class Auditor {
 
   /** Index of the token closing the bracket opened at `i` (or the end). */
   matching(i: i32): i32 {
+    const oc: i32 = this.code(i);
+    if (oc >= 0) {
+      // by code (the same answer as by text: codes and texts of punctuation correspond)
+      const cc: i32 = oc == P_LPAREN ? P_RPAREN : oc == P_LBRACKET ? P_RBRACKET : P_RBRACE;
+      let d: i32 = 0;
+      for (let j: i32 = i; j < this.toks.length; j++) {
+        const k: i32 = this.toks[j].code;
+        if (k == oc) d = d + 1;
+        else if (k == cc) {
+          d = d - 1;
+          if (d == 0) return j;
+        }
+      }
+      return this.toks.length;
+    }
     const open = this.text(i);
     const close = open == "(" ? ")" : open == "[" ? "]" : "}";
     let depth: i32 = 0;
@@ -163,12 +198,12 @@ class Auditor {
   statementEnd(i: i32): i32 {
     let depth: i32 = 0;
     for (let j: i32 = i; j < this.toks.length; j++) {
-      const t = this.toks[j].text;
-      if (t == "(" || t == "[" || t == "{") depth = depth + 1;
-      else if (t == ")" || t == "]" || t == "}") {
+      const k: i32 = this.toks[j].code;
+      if (k == P_LPAREN || k == P_LBRACKET || k == P_LBRACE) depth = depth + 1;
+      else if (k == P_RPAREN || k == P_RBRACKET || k == P_RBRACE) {
         if (depth == 0) return j; // unbalanced: stop before the closer
         depth = depth - 1;
-      } else if (t == ";" && depth == 0) return j;
+      } else if (k == P_SEMI && depth == 0) return j;
     }
     return this.toks.length;
   }
@@ -177,12 +212,12 @@ class Auditor {
     const n = this.toks.length;
     let headerStart: i32 = 0;
     while (this.pos < n) {
-      const t = this.text(this.pos);
-      if (t == ";") {
+      const k: i32 = this.code(this.pos);
+      if (k == P_SEMI) {
         this.pos = this.pos + 1;
         headerStart = this.pos;
-      } else if (t == "{") {
-        if (this.text(this.pos - 1) == ")" || this.text(this.pos - 1) == "const") {
+      } else if (k == P_LBRACE) {
+        if (this.code(this.pos - 1) == P_RPAREN || this.text(this.pos - 1) == "const") {
           this.func(headerStart, this.pos);
         } else {
           this.pos = this.matching(this.pos) + 1; // struct, namespace, initializer: skipped
@@ -256,9 +291,9 @@ class Auditor {
     if (this.pos >= n) return;
     const t = this.text(this.pos);
     const here = this.pos;
-    if (t == "{") {
+    if (this.code(here) == P_LBRACE) {
       this.pos = this.pos + 1;
-      while (this.pos < n && this.text(this.pos) != "}") {
+      while (this.pos < n && this.code(this.pos) != P_RBRACE) {
         const before = this.pos;
         this.statement(sc);
         if (this.pos == before) this.pos = this.pos + 1;
@@ -387,31 +422,32 @@ class Auditor {
     flags.push(false);
     for (let i: i32 = a; i < b; i++) {
       const tk = this.toks[i];
-      const t = tk.text;
-      if (t == "(" || t == "[") {
+      const k: i32 = tk.code;
+      if (k == P_LPAREN || k == P_LBRACKET) {
         flags.push(false);
         continue;
       }
-      if (t == ")" || t == "]") {
+      if (k == P_RPAREN || k == P_RBRACKET) {
         if (flags.length > 1) flags.pop();
         continue;
       }
-      if (t == "?" || t == "&&" || t == "||") {
+      if (k == P_QUESTION || k == P_ANDAND || k == P_OROR) {
         flags[flags.length - 1] = true;
         continue;
       }
       if (tk.kind != TK_IDENT) continue;
-      if (this.text(i + 1) == "(" && (t == "threadgroup_barrier" || isCollective(t))) {
+      const t = tk.text;
+      if (this.code(i + 1) == P_LPAREN && (t == "threadgroup_barrier" || isCollective(t))) {
         let operand = false;
         for (let k: i32 = 0; k < flags.length; k++) if (flags[k]) operand = true;
         this.sync(t, tk.line, sc, operand);
         continue;
       }
-      if (this.writable.indexOf(t) >= 0 && this.text(i + 1) == "[" && this.text(i - 1) != "." && this.text(i - 1) != "->") {
+      if (this.code(i + 1) == P_LBRACKET && this.code(i - 1) != P_DOT && this.code(i - 1) != P_ARROW && this.writable.indexOf(t) >= 0) {
         const close = this.matching(i + 1);
         if (close < b && ASSIGN_OPS.indexOf(this.text(close + 1)) >= 0) this.store(t, tk.line, sc);
         // the address of a writable element (`&Y[i]`, a packed store's pointer) counts as a store
-        else if (this.text(i - 1) == "&") this.store(t, tk.line, sc);
+        else if (this.code(i - 1) == P_AMP) this.store(t, tk.line, sc);
       }
     }
   }

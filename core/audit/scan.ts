@@ -9,12 +9,23 @@ export class Token {
   kind: i32;
   text: string;
   line: i32;
+  /** A punctuation token's characters as one number (punctCode), -1 for any other token: the
+   *  audit compares punctuation by this instead of by text. */
+  code: i32 = -1;
 
   constructor(kind: i32, text: string, line: i32) {
     this.kind = kind;
     this.text = text;
     this.line = line;
   }
+}
+
+/** The code of a punctuation token of one, two or three characters (the second and third are
+ *  ASCII): distinct texts, distinct codes. */
+export function punctCode(c: i32, d: i32, e: i32, len: i32): i32 {
+  if (len == 1) return c;
+  if (len == 2) return c | (d << 16);
+  return c | (d << 16) | (e << 24);
 }
 
 function isAlpha(c: i32): bool {
@@ -125,8 +136,10 @@ export function tokenize(src: string): Array<Token> {
     const e: i32 = i + 2 < n ? src.charCodeAt(i + 2) : 0;
     const len: i32 = isPunct3(c, d, e) ? 3 : isPunct2(c, d) ? 2 : 1;
     const p: string = len == 1 && c < 128 ? ONE_CHAR[c] : src.substring(i, i + len);
-    out.push(new Token(TK_PUNCT, p, line));
-    i = i + p.length;
+    const tok = new Token(TK_PUNCT, p, line);
+    tok.code = punctCode(c, d, e, len);
+    out.push(tok);
+    i = i + len;
   }
   return out;
 }

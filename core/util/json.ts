@@ -2,6 +2,8 @@
 // so that the IR reader can convert them exactly, reports line and column on error, rejects
 // duplicate keys, and enforces the documented size and depth limits.
 
+import { Text } from "./text";
+
 export const J_NULL: i32 = 0;
 export const J_BOOL: i32 = 1;
 export const J_NUM: i32 = 2;
@@ -75,6 +77,28 @@ export class JsonResult {
     this.line = line;
     this.col = col;
   }
+}
+
+
+/** src[start, end) with its escapes \" \n \t \r \/ (the only ones simpleString admits)
+ *  replaced, in one pass: the runs between escapes, joined once. */
+function unescapeSimple(src: string, start: i32, end: i32): string {
+  const out = new Text();
+  let run: i32 = start;
+  let i: i32 = start;
+  while (i < end) {
+    if (src.charCodeAt(i) != 92) {
+      i++;
+      continue;
+    }
+    if (i > run) out.add(src.substring(run, i));
+    const e: i32 = src.charCodeAt(i + 1);
+    out.add(e == 110 ? "\n" : e == 116 ? "\t" : e == 114 ? "\r" : e == 47 ? "/" : "\"");
+    i += 2;
+    run = i;
+  }
+  if (end > run) out.add(src.substring(run, end));
+  return out.toString();
 }
 
 class Reader {
@@ -218,15 +242,7 @@ class Reader {
       i++;
     }
     if (i >= src.length) return false;
-    let text = src.substring(start, i);
-    if (escapes) {
-      if (text.indexOf("\\\"") >= 0) text = text.replaceAll("\\\"", "\"");
-      if (text.indexOf("\\n") >= 0) text = text.replaceAll("\\n", "\n");
-      if (text.indexOf("\\t") >= 0) text = text.replaceAll("\\t", "\t");
-      if (text.indexOf("\\r") >= 0) text = text.replaceAll("\\r", "\r");
-      if (text.indexOf("\\/") >= 0) text = text.replaceAll("\\/", "/");
-    }
-    v.text = text;
+    v.text = escapes ? unescapeSimple(src, start, i) : src.substring(start, i);
     this.pos = i + 1;
     return true;
   }

@@ -11,6 +11,9 @@ import { noHelpers, useHelper } from "./helpers";
 import { Ranges } from "./ranges";
 import { LoopRanges } from "../analysis/ranges";
 
+/** The indentation of levels 0 to 8, one string each (one part per line, not one per level). */
+const INDENTS: Array<string> = ["", "  ", "    ", "      ", "        ", "          ", "            ", "              ", "                "];
+
 export class Ctx {
   doc: Doc;
   plan: Plan;
@@ -79,7 +82,8 @@ export class Ctx {
   }
 
   line(s: string): void {
-    for (let i: i32 = 0; i < this.ind; i++) this.out.add("  ");
+    if (this.ind > 0 && this.ind < INDENTS.length) this.out.add(INDENTS[this.ind]);
+    else for (let i: i32 = 0; i < this.ind; i++) this.out.add("  ");
     this.out.line(s);
   }
 

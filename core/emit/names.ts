@@ -76,7 +76,7 @@ function isDigits(s: string, from: i32): bool {
 function isTypeName(s: string): bool {
   for (let k: i32 = 0; k < TYPE_STEMS.length; k++) {
     const t = TYPE_STEMS[k];
-    if (s.length <= t.length || s.substring(0, t.length) != t) continue;
+    if (s.length <= t.length || !s.startsWith(t)) continue;
     const rest = s.substring(t.length);
     const x = rest.indexOf("x");
     if (x < 0 && isDigits(rest, 0)) return true;
@@ -108,7 +108,7 @@ export function sanitize(name: string): string {
 
 /** "tg" followed by digits only: the threadgroup partial arguments. */
 function isTgName(s: string): bool {
-  if (s.length < 3 || s.substring(0, 2) != "tg") return false;
+  if (s.length < 3 || !s.startsWith("tg")) return false;
   for (let i: i32 = 2; i < s.length; i++) {
     const c: i32 = s.charCodeAt(i);
     if (c < 48 || c > 57) return false;
@@ -120,11 +120,11 @@ function isReserved(s: string): bool {
   if (RESERVED.indexOf(s) >= 0 || isTgName(s) || isTypeName(s)) return true;
   for (let i: i32 = 0; i < MACRO_PREFIXES.length; i++) {
     const p = MACRO_PREFIXES[i];
-    if (s.length >= p.length && s.substring(0, p.length) == p) return true;
+    if (s.length >= p.length && s.startsWith(p)) return true;
   }
   for (let i: i32 = 0; i < RESERVED_PREFIXES.length; i++) {
     const p = RESERVED_PREFIXES[i];
-    if (s.length >= p.length && s.substring(0, p.length) == p) return true;
+    if (s.length >= p.length && s.startsWith(p)) return true;
   }
   // identifiers starting with '_' and an uppercase letter are reserved in C++
   if (s.length >= 2 && s.charCodeAt(0) == 95 && s.charCodeAt(1) >= 65 && s.charCodeAt(1) <= 90) return true;

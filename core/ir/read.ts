@@ -387,9 +387,21 @@ class IrReader {
       return e;
     }
     let arity: i32 = -1;
-    if (isBinary(op)) arity = 2;
-    else if (isUnary(op)) arity = 1;
-    else if (op == "select") arity = 3;
+    // the operator as the module's own literal (same text): later compares of e.op with a
+    // literal then find the same string at once in both builds
+    let canon: string = op;
+    const bi: i32 = BINARY_OPS.indexOf(op);
+    const ui: i32 = bi < 0 ? UNARY_OPS.indexOf(op) : -1;
+    if (bi >= 0) {
+      arity = 2;
+      canon = BINARY_OPS[bi];
+    } else if (ui >= 0) {
+      arity = 1;
+      canon = UNARY_OPS[ui];
+    } else if (op == "select") {
+      arity = 3;
+      canon = "select";
+    }
     if (arity < 0) {
       this.err("TIR015", ptr + "/0", unknownOperator(op));
       return new Expr("none", ptr);
@@ -398,7 +410,7 @@ class IrReader {
       this.err("TIR019", ptr, "The operator \"" + op + "\" takes " + arity.toString() + " operand" + (arity == 1 ? "" : "s") + ", not " + n.toString() + ".");
       return new Expr("none", ptr);
     }
-    const e = new Expr(op, ptr);
+    const e = new Expr(canon, ptr);
     e.args = new Array<Expr>();
     for (let i: i32 = 1; i <= n; i++) e.args.push(this.expr(v.items[i], ptr + "/" + i.toString(), depth + 1));
     return e;

@@ -37,7 +37,9 @@ function softmax(out: unknown, outRange: unknown[] = [0, "C"], C = 1537) {
 }
 
 function run(text: string, options: object) {
-  return runAndValidate({ engine: wasm, runtime, text, options: { sizes: {}, ...options }, seed: 5 });
+  const r = runAndValidate({ engine: wasm, runtime, text, options: { sizes: {}, ...options }, seed: 5 });
+  if (r.msl === undefined) throw new Error("no MSL was emitted");
+  return { ...r, msl: r.msl };
 }
 
 const KEPT = "goes into cache_X";

@@ -5,17 +5,18 @@ import { describe, it, expect, beforeAll, afterAll } from "vitest";
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { openRuntime, nativeLibraryPath, type Runtime, type DeviceBuffer } from "../shell-node/src/native";
+import { openRuntime, type Runtime, type DeviceBuffer } from "../shell-node/src/native";
 import { loadEngine, type Engine } from "../shell-node/src/engine";
 import { runAndValidate } from "../shell-node/src/validate-run";
 import { ROOT } from "./helpers/files";
 import { bf16ToNumber, f16ToNumber } from "../shell-node/src/f16";
+import { ensureHostLibrary } from "./helpers/host";
 
 let rt: Runtime;
 let wasm: Engine;
 
 beforeAll(async () => {
-  if (!fs.existsSync(nativeLibraryPath("host"))) spawnSync(process.execPath, [path.join(ROOT, "shell-native", "build.mjs")], { stdio: "inherit" });
+  ensureHostLibrary();
   rt = openRuntime("host");
   wasm = await loadEngine("wasm");
 });

@@ -11,8 +11,9 @@ import path from "node:path";
 import { spawnSync } from "node:child_process";
 import { ROOT } from "./helpers/files";
 import { loadEngine, Engine } from "../shell-node/src/engine";
-import { nativeLibraryPath, openRuntime, Pipeline, Runtime } from "../shell-node/src/native";
+import { openRuntime, Pipeline, Runtime } from "../shell-node/src/native";
 import { runAndValidate } from "../shell-node/src/validate-run";
+import { ensureHostLibrary } from "./helpers/host";
 
 const CLI = path.join(ROOT, "shell-node", "bin", "tile.mjs");
 const LIMIT_VAR = "TILE_HOST_TEST_PIPELINE_MAX_THREADS";
@@ -29,7 +30,7 @@ let tmp = "";
 let wasm: Engine;
 let runtime: Runtime;
 beforeAll(async () => {
-  if (!fs.existsSync(nativeLibraryPath("host"))) spawnSync(process.execPath, [path.join(ROOT, "shell-native", "build.mjs")], { stdio: "inherit" });
+  ensureHostLibrary();
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), "tile-replan-"));
   wasm = await loadEngine("wasm");
   runtime = openRuntime("host");

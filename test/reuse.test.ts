@@ -3,18 +3,15 @@
 // must not (the buffer read outside that value later, another range, no cache), and that the kept
 // kernels still match the FP64 oracle on the host runtime at several realizations.
 import { describe, expect, it, beforeAll, afterAll } from "vitest";
-import fs from "node:fs";
-import path from "node:path";
-import { spawnSync } from "node:child_process";
 import { loadEngine, Engine } from "../shell-node/src/engine";
-import { openRuntime, Runtime, nativeLibraryPath } from "../shell-node/src/native";
+import { openRuntime, Runtime } from "../shell-node/src/native";
 import { runAndValidate } from "../shell-node/src/validate-run";
-import { ROOT } from "./helpers/files";
+import { ensureHostLibrary } from "./helpers/host";
 
 let wasm: Engine;
 let runtime: Runtime;
 beforeAll(async () => {
-  if (!fs.existsSync(nativeLibraryPath("host"))) spawnSync(process.execPath, [path.join(ROOT, "shell-native", "build.mjs")], { stdio: "inherit" });
+  ensureHostLibrary();
   wasm = await loadEngine("wasm");
   runtime = openRuntime("host");
 });

@@ -7,15 +7,16 @@ import os from "node:os";
 import path from "node:path";
 import { spawnSync } from "node:child_process";
 import { loadEngine, Engine } from "../shell-node/src/engine";
-import { openRuntime, Runtime, nativeLibraryPath } from "../shell-node/src/native";
+import { openRuntime, Runtime } from "../shell-node/src/native";
 import { builtinEntries, loadMatrix } from "../shell-node/src/matrix";
 import { runAndValidate } from "../shell-node/src/validate-run";
 import { ROOT } from "./helpers/files";
+import { ensureHostLibrary } from "./helpers/host";
 
 let wasm: Engine;
 let runtime: Runtime;
 beforeAll(async () => {
-  if (!fs.existsSync(nativeLibraryPath("host"))) spawnSync(process.execPath, [path.join(ROOT, "shell-native", "build.mjs")], { stdio: "inherit" });
+  ensureHostLibrary();
   wasm = await loadEngine("wasm");
   runtime = openRuntime("host");
 });

@@ -6,17 +6,17 @@
 import { describe, expect, it, beforeAll, afterAll } from "vitest";
 import fs from "node:fs";
 import path from "node:path";
-import { spawnSync } from "node:child_process";
 import { loadEngine, Engine } from "../shell-node/src/engine";
-import { openRuntime, Runtime, nativeLibraryPath } from "../shell-node/src/native";
+import { openRuntime, Runtime } from "../shell-node/src/native";
 import { compare, runAndValidate, sentinelBits } from "../shell-node/src/validate-run";
 import { ROOT } from "./helpers/files";
+import { ensureHostLibrary } from "./helpers/host";
 
 let wasm: Engine;
 let js: Engine;
 let runtime: Runtime;
 beforeAll(async () => {
-  if (!fs.existsSync(nativeLibraryPath("host"))) spawnSync(process.execPath, [path.join(ROOT, "shell-native", "build.mjs")], { stdio: "inherit" });
+  ensureHostLibrary();
   wasm = await loadEngine("wasm");
   js = await loadEngine("js");
   runtime = openRuntime("host");

@@ -5,7 +5,6 @@
 import { describe, expect, it, beforeAll, afterAll, vi } from "vitest";
 import fs from "node:fs";
 import path from "node:path";
-import { spawnSync } from "node:child_process";
 
 vi.mock("../core/glue/wasm", async () => await import("../core/glue/js"));
 
@@ -17,9 +16,10 @@ import { chunkIssues, elementIssues } from "../core/cost/model";
 import { elementWork } from "../core/cost/work";
 import { auditMsl } from "../core/audit/audit";
 import { loadEngine, Engine } from "../shell-node/src/engine";
-import { openRuntime, Runtime, nativeLibraryPath } from "../shell-node/src/native";
+import { openRuntime, Runtime } from "../shell-node/src/native";
 import { runAndValidate } from "../shell-node/src/validate-run";
 import { ROOT } from "./helpers/files";
+import { ensureHostLibrary } from "./helpers/host";
 
 const caseText = (name: string): string => fs.readFileSync(path.join(ROOT, "cases", name + ".json"), "utf8");
 
@@ -263,7 +263,7 @@ describe("packed kernels on the host runtime (detector on) against the FP64 orac
   let engine: Engine;
   let runtime: Runtime;
   beforeAll(async () => {
-    if (!fs.existsSync(nativeLibraryPath("host"))) spawnSync(process.execPath, [path.join(ROOT, "shell-native", "build.mjs")], { stdio: "inherit" });
+    ensureHostLibrary();
     engine = await loadEngine("wasm");
     runtime = openRuntime("host");
   });

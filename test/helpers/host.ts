@@ -3,15 +3,10 @@
 import fs from "node:fs";
 import path from "node:path";
 import { spawnSync } from "node:child_process";
-import { nativeLibraryPath, openRuntime, Runtime } from "../../shell-node/src/native";
+import { nativeLibraryPath } from "../../shell-node/src/native";
 import { ROOT } from "./files";
 
 export function ensureHostLibrary(): void {
   if (!fs.existsSync(nativeLibraryPath("host"))) spawnSync(process.execPath, [path.join(ROOT, "shell-native", "build.mjs")], { stdio: "inherit" });
 }
 
-/** The host runtime, its library built if missing. */
-export function openHostRuntime(): Runtime {
-  ensureHostLibrary();
-  return openRuntime("host");
-}

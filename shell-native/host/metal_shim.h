@@ -108,6 +108,15 @@ template <class T> struct __tile_packed4 {
 typedef __tile_packed4<float> packed_float4;
 typedef __tile_packed4<int> packed_int4;
 
+// The bits of a value read as another type of the same size: Metal's as_type, the 16-bit
+// conversions below and the SIMD rendezvous all use this one cast.
+template <class T, class U> inline T __tile_bit_cast(U u) {
+  static_assert(sizeof(T) == sizeof(U), "bit cast: sizes differ");
+  T t;
+  __builtin_memcpy(&t, &u, sizeof(T));
+  return t;
+}
+
 // ---- 16-bit floats: half (IEEE binary16) and bfloat (the top half of a binary32). Storage types:
 // a value converts to float exactly, and a float converts to them rounding to nearest, ties to
 // even (Metal's default rounding for these conversions); NaN stays NaN (quiet), overflow gives
@@ -129,13 +138,10 @@ struct half {
       while (!(mm & 0x400u)) { mm <<= 1; ++shift; }
       bits = sign | (unsigned(113 - shift) << 23) | ((mm & 0x3ffu) << 13);
     }
-    float f;
-    __builtin_memcpy(&f, &bits, 4);
-    return f;
+    return __tile_bit_cast<float>(bits);
   }
   static unsigned short from_float(float f) {
-    unsigned x;
-    __builtin_memcpy(&x, &f, 4);
+    const unsigned x = __tile_bit_cast<unsigned>(f);
     const unsigned short sign = (unsigned short)((x >> 16) & 0x8000u);
     const unsigned a = x & 0x7fffffffu;
     if (a > 0x7f800000u) return (unsigned short)(sign | 0x7e00u | ((a >> 13) & 0x1ffu)); // quiet NaN
@@ -160,14 +166,10 @@ struct bfloat {
   bfloat(float f) : bits(from_float(f)) {}
   operator float() const { return to_float(bits); }
   static float to_float(unsigned short b) {
-    const unsigned x = unsigned(b) << 16;
-    float f;
-    __builtin_memcpy(&f, &x, 4);
-    return f;
+    return __tile_bit_cast<float>(unsigned(b) << 16);
   }
   static unsigned short from_float(float f) {
-    unsigned x;
-    __builtin_memcpy(&x, &f, 4);
+    const unsigned x = __tile_bit_cast<unsigned>(f);
     if ((x & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((x >> 16) | 0x40u); // quiet NaN
     const unsigned rem = x & 0xffffu, q = x >> 16;
     return (unsigned short)(q + ((rem > 0x8000u || (rem == 0x8000u && (q & 1u))) ? 1u : 0u));
@@ -358,12 +360,7 @@ inline __tile_vec<T, N> select(__tile_vec<T, N> a, __tile_vec<T, N> b, __tile_ve
   return a;
 }
 
-template <class T, class U> inline T as_type(U u) {
-  static_assert(sizeof(T) == sizeof(U), "as_type: sizes differ");
-  T t;
-  __builtin_memcpy(&t, &u, sizeof(T));
-  return t;
-}
+template <class T, class U> inline T as_type(U u) { return __tile_bit_cast<T>(u); }
 
 namespace precise {
 using metal::cos; using metal::divide; using metal::exp; using metal::exp2; using metal::log;
@@ -390,12 +387,8 @@ template <> struct __tile_ty<int> { enum { id = TILE_T_I32 }; };
 template <> struct __tile_ty<uint> { enum { id = TILE_T_U32 }; };
 
 template <class T> inline T __tile_simd(int op, T v, int arg, int line) {
-  unsigned bits;
-  __builtin_memcpy(&bits, &v, 4);
-  bits = __tile_rt->simd(op, __tile_ty<T>::id, bits, arg, line);
-  T r;
-  __builtin_memcpy(&r, &bits, 4);
-  return r;
+  const unsigned bits = __tile_rt->simd(op, __tile_ty<T>::id, __tile_bit_cast<unsigned>(v), arg, line);
+  return __tile_bit_cast<T>(bits);
 }
 template <class T, int N> inline __tile_vec<T, N> __tile_simd(int op, __tile_vec<T, N> v, int arg, int line) {
   for (int i = 0; i < N; ++i) v[i] = __tile_simd(op, v[i], arg, line);

@@ -18,6 +18,7 @@
 # smoke, suite, bench, audit, torch, sweep). For testing this script elsewhere: RUNTIME=host
 # SHAPES="8x512" BUDGET=120 (host times are CPU wall clock and are labelled so in every file).
 # EXTRA_SWEEPS="layernorm_affine:16384x32" adds single sweeps (case:RxC) after the shapes.
+# TORCH_DEVICE=nvidia-h200-calibrated: the device record Tile plans with in the PyTorch side by side.
 set -u
 out=${1:?usage: cuda-evidence-3.sh OUTDIR [--quick]}
 quick=${2:-}
@@ -93,7 +94,7 @@ compile="--compile --compile-budget-s 50"
 [ "$quick" = "--quick" ] && compile=""
 [ "${TORCH_COMPILE:-1}" = 0 ] && compile=""   # TORCH_COMPILE=0: eager only (torch.compile's calls measure host overhead)
 step "torch side by side" "$T_TORCH" "$out/torch.txt" python3 -X faulthandler bench/torch-side-by-side.py --runtime "$rt" \
-  --out "$out/torch.json" --md "$out/torch.md" --tile-times-out "$out/tile-times.json" --tile-timeout 80 --device nvidia-h200 --shapes "$(echo $shapes | tr ' ' ',')" $compile
+  --out "$out/torch.json" --md "$out/torch.md" --tile-times-out "$out/tile-times.json" --tile-timeout 80 --device "${TORCH_DEVICE:-nvidia-h200}" --shapes "$(echo $shapes | tr ' ' ',')" $compile
 
 # sweeps: every admissible candidate (at most 32: the model's pick and an even spread of the
 # predicted ranking), predictions with the H200 device record (devices/nvidia-h200.json)

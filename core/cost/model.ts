@@ -44,12 +44,27 @@ export const COEFFICIENTS: Array<Coefficient> = [
   new Coefficient("memoryFactor", 1.0, "multiplier of the memory term: 1 / the share of the device bandwidth the kernels reach (1: the full bandwidth)"),
 ];
 
-/** Groups one core can hold at this T and threadgroup memory. */
-export function groupsPerCore(d: Device, T: i32, tgBytes: i32): i32 {
+/** Registers one thread of a group holds: the device's base estimate plus `stripeScalars` cached
+ *  scalars, rounded up to the device's granule (0: the device gives no register figures). */
+export function registersPerThread(d: Device, stripeScalars: i32): i32 {
+  if (d.registersPerCore <= 0) return 0;
+  const need: i32 = d.registersPerThreadBase + stripeScalars;
+  const g: i32 = d.registerGranule > 1 ? d.registerGranule : 1;
+  return ceilDiv(need, g) * g;
+}
+
+/** Groups one core can hold at this T, threadgroup memory and (where the device gives a register
+ *  file) registers per thread: a group takes whole SIMD groups of registers. */
+export function groupsPerCore(d: Device, T: i32, tgBytes: i32, regsPerThread: i32): i32 {
   let g: i32 = T > 0 ? idiv(d.maxThreadsPerCore, T) : 1;
   if (tgBytes > 0) {
     const byMem: i32 = idiv(d.threadgroupMemoryPerCore, tgBytes);
     if (byMem < g) g = byMem;
+  }
+  if (d.registersPerCore > 0 && regsPerThread > 0 && T > 0) {
+    const lanes: i32 = ceilDiv(T, d.simdWidth) * d.simdWidth;
+    const byRegs: i32 = idiv(d.registersPerCore, regsPerThread * lanes);
+    if (byRegs < g) g = byRegs;
   }
   if (d.maxGroupsPerCore < g) g = d.maxGroupsPerCore;
   return g < 1 ? 1 : g;
@@ -71,6 +86,8 @@ class Shape {
   syncNsPerGroup: f64 = 0.0;
   couplingNsPerGroup: f64 = 0.0;
   memoryFactor: f64 = 1.0;
+  /** Scalars of a cached stripe each thread holds in registers (the residency bound). */
+  stripeScalars: i32 = 0;
 }
 
 /** A fresh record per score: module-level scratch would be data a request mutates, which the
@@ -88,12 +105,13 @@ function freshShape(): Shape {
   s.syncNsPerGroup = 0.0;
   s.couplingNsPerGroup = 0.0;
   s.memoryFactor = 1.0;
+  s.stripeScalars = 0;
   return s;
 }
 
 function finish(d: Device, s: Shape, cost: Cost): Cost {
   const clockGhz: f64 = <f64>d.clockMhz / 1000.0;
-  const perCore: i32 = groupsPerCore(d, s.T, s.tgBytes);
+  const perCore: i32 = groupsPerCore(d, s.T, s.tgBytes, registersPerThread(d, s.stripeScalars));
   const slots: f64 = <f64>d.gpuCores * <f64>perCore;
   const waves: f64 = <f64>ceilDiv(<i32>s.groups, <i32>slots);
   const memory: f64 = (s.bytesRead + s.bytesWritten) * s.memoryFactor * d.cost.memoryFactor / <f64>d.bandwidthBytesPerNs;
@@ -254,6 +272,7 @@ export function costCooperativeInto(d: Device, w: Work, m: Mapping, cacheBuffers
   s.bytesWritten = w.writeBytesPerProgram() * <f64>m.programs;
   s.ops = w.opsPerProgram() * slotsRun;
   s.pathCycles = path;
+  s.stripeScalars = m.cached ? m.cacheScalars : 0;
   s.syncNsPerGroup = <f64>w.reduces * (2.0 * d.cost.simdNs + d.cost.barrierNs);
   s.couplingNsPerGroup = <f64>(m.P - 1) * d.cost.couplingFraction * stageNs;
   return finish(d, s, out);

@@ -38,6 +38,13 @@ export class Device {
   maxBufferArguments: i32 = 31;
   /** Threadgroup-memory arguments a kernel may take (Metal: [[threadgroup(0..30)]], 31). */
   maxThreadgroupArguments: i32 = 31;
+  /** Registers of one core, shared by its resident threads (0: unknown, and residency is then not
+   *  bounded by registers). */
+  registersPerCore: i32 = 0;
+  /** Registers a thread uses besides its cached stripe (an estimate from compiled kernels). */
+  registersPerThreadBase: i32 = 0;
+  /** Registers are given to a thread in multiples of this (0 or 1: exactly). */
+  registerGranule: i32 = 0;
   /** The cost model's coefficients (core/cost/model.ts documents each; "costModel" in JSON, read
    *  with f32 precision). Defaults: the estimates of COST_DEFAULTS. `tile calibrate` fits them. */
   cost: CostCoefficients = new CostCoefficients();
@@ -131,6 +138,7 @@ const INT_FIELDS: Array<string> = [
   "simdWidth", "maxThreadsPerGroup", "threadgroupMemoryBytes", "privateBudget", "gpuCores",
   "maxThreadsPerCore", "threadgroupMemoryPerCore", "maxGroupsPerCore", "bandwidthBytesPerNs", "clockMhz", "lanesPerCore",
   "maxBufferArguments", "maxThreadgroupArguments",
+  "registersPerCore", "registersPerThreadBase", "registerGranule",
 ];
 
 function setInt(d: Device, key: string, v: i32): void {
@@ -146,6 +154,9 @@ function setInt(d: Device, key: string, v: i32): void {
   else if (key == "clockMhz") d.clockMhz = v;
   else if (key == "lanesPerCore") d.lanesPerCore = v;
   else if (key == "maxBufferArguments") d.maxBufferArguments = v;
+  else if (key == "registersPerCore") d.registersPerCore = v;
+  else if (key == "registersPerThreadBase") d.registersPerThreadBase = v;
+  else if (key == "registerGranule") d.registerGranule = v;
   else d.maxThreadgroupArguments = v;
 }
 
@@ -227,6 +238,9 @@ export const DEVICE_FIELDS: Array<string> = [
   "lanesPerCore", "FP32 lanes", "Scalar FP32 ALUs per core. Cost model: arithmetic throughput.",
   "maxBufferArguments", "arguments", "Buffer arguments one kernel may bind (Metal: 31). A document with more parameters is a plan error (TPL007).",
   "maxThreadgroupArguments", "arguments", "Threadgroup-memory arguments one kernel may bind (Metal: 31). Checked like maxBufferArguments (TPL007).",
+  "registersPerCore", "registers", "Optional (0: unknown). 32-bit registers of one core, shared by its resident threads. Cost model: a group of T threads each needing registersPerThreadBase + its cached stripe (rounded up to registerGranule) bounds the groups per core.",
+  "registersPerThreadBase", "registers", "Optional. Registers a thread uses besides its cached stripe (an estimate from compiled kernels). Read with registersPerCore.",
+  "registerGranule", "registers", "Optional. Registers are given to a thread in multiples of this (NVIDIA: 8). Read with registersPerCore.",
   "costModel", "object of numbers", "The cost model's coefficients (setupNs, barrierNs, simdNs, loadIssueCycles, loopOverheadCycles, couplingFraction, underfillWeight, uncoalescedFactor, threadSetupCycles, memoryFactor, error) and their source; omitted ones keep the built-in estimates. tile calibrate fits them to sweeps; error > 0 lets the solver prefer fewer programs per group when the best candidate's predicted advantage is within it.",
 ];
 
@@ -272,6 +286,10 @@ export function deviceJson(d: Device, out: Text): void {
   out.add(",\"lanesPerCore\":").add(d.lanesPerCore.toString());
   out.add(",\"maxBufferArguments\":").add(d.maxBufferArguments.toString());
   out.add(",\"maxThreadgroupArguments\":").add(d.maxThreadgroupArguments.toString());
+  // the optional residency fields: written only when given, so a record without them reads back as it was
+  if (d.registersPerCore > 0) out.add(",\"registersPerCore\":").add(d.registersPerCore.toString());
+  if (d.registersPerThreadBase > 0) out.add(",\"registersPerThreadBase\":").add(d.registersPerThreadBase.toString());
+  if (d.registerGranule > 0) out.add(",\"registerGranule\":").add(d.registerGranule.toString());
   out.add(",\"costModel\":{");
   for (let i: i32 = 0; i < COST_FIELDS.length; i++) {
     out.add(quote(COST_FIELDS[i])).add(":").add(formatCost(getCost(d.cost, COST_FIELDS[i]))).add(",");

@@ -1,0 +1,44 @@
+#include <metal_stdlib>
+using namespace metal;
+
+// tile: hand ln rows=2 hoist=1 T=256 groups=384
+kernel void ln_hand(device const float* X [[buffer(0)]], device const float* G [[buffer(1)]], device const float* B [[buffer(2)]], device float* Y [[buffer(3)]], uint tid [[thread_index_in_threadgroup]], uint group [[threadgroup_position_in_grid]], uint lane [[thread_index_in_simdgroup]], uint sg [[simdgroup_index_in_threadgroup]])
+{
+  threadgroup float tg0[16]; threadgroup float tg1[16];
+  const int worker = int(tid);
+  const int r0 = int(group) * 2 + 0;
+  float c0[24];
+  const int r1 = int(group) * 2 + 1;
+  float c1[24];
+  for (int k = 0; k < 6; ++k) { const int v0 = (k * 256 + worker) * 4;
+    const packed_float4 w0 = *((device const packed_float4*)(&X[r0 * 6144 + v0]));
+    for (int j = 0; j < 4; ++j) c0[k * 4 + j] = w0[j];
+    const packed_float4 w1 = *((device const packed_float4*)(&X[r1 * 6144 + v0]));
+    for (int j = 0; j < 4; ++j) c1[k * 4 + j] = w1[j];
+  }
+  float a0 = 0.0f; for (int t = 0; t < 24; ++t) a0 = a0 + c0[t];
+  const float p0 = simd_sum(a0);
+  float a1 = 0.0f; for (int t = 0; t < 24; ++t) a1 = a1 + c1[t];
+  const float p1 = simd_sum(a1);
+  if (lane == 0u) { tg0[0 + int(sg)] = p0; tg0[8 + int(sg)] = p1; }
+  threadgroup_barrier(mem_flags::mem_threadgroup);
+  const float mean0 = simd_sum(lane < 8u ? tg0[0 + int(lane)] : 0.0f) / 6144.0f;
+  float q0 = 0.0f; for (int t = 0; t < 24; ++t) q0 = q0 + ((c0[t] - mean0) * (c0[t] - mean0));
+  const float pq0 = simd_sum(q0);
+  const float mean1 = simd_sum(lane < 8u ? tg0[8 + int(lane)] : 0.0f) / 6144.0f;
+  float q1 = 0.0f; for (int t = 0; t < 24; ++t) q1 = q1 + ((c1[t] - mean1) * (c1[t] - mean1));
+  const float pq1 = simd_sum(q1);
+  if (lane == 0u) { tg1[0 + int(sg)] = pq0; tg1[8 + int(sg)] = pq1; }
+  threadgroup_barrier(mem_flags::mem_threadgroup);
+  const float inv0 = precise::rsqrt(simd_sum(lane < 8u ? tg1[0 + int(lane)] : 0.0f) / 6144.0f + 0.00001f);
+  const float inv1 = precise::rsqrt(simd_sum(lane < 8u ? tg1[8 + int(lane)] : 0.0f) / 6144.0f + 0.00001f);
+  packed_float4 g[6]; packed_float4 b[6];
+  for (int k = 0; k < 6; ++k) { const int v0 = (k * 256 + worker) * 4; g[k] = *((device const packed_float4*)(&G[v0])); b[k] = *((device const packed_float4*)(&B[v0])); }
+  for (int k = 0; k < 6; ++k) { const int v0 = (k * 256 + worker) * 4;
+    const packed_float4 gk = g[k]; const packed_float4 bk = b[k];
+    packed_float4 y0; for (int j = 0; j < 4; ++j) y0[j] = (((c0[k * 4 + j] - mean0) * inv0) * gk[j]) + bk[j];
+    *((device packed_float4*)(&Y[r0 * 6144 + v0])) = y0;
+    packed_float4 y1; for (int j = 0; j < 4; ++j) y1[j] = (((c1[k * 4 + j] - mean1) * inv1) * gk[j]) + bk[j];
+    *((device packed_float4*)(&Y[r1 * 6144 + v0])) = y1;
+  }
+}

@@ -1,0 +1,65 @@
+#include <metal_stdlib>
+using namespace metal;
+
+// tile: rmsnorm / cooperative-reduction / P=1 S=16 W=512 T=512 V=4 U=1 groups=768 cached=X
+
+kernel void rmsnorm_cooperative_reduction(
+    device const float* X [[buffer(0)]],
+    device const float* G [[buffer(1)]],
+    device float* Y [[buffer(2)]],
+    uint tid [[thread_index_in_threadgroup]],
+    uint group [[threadgroup_position_in_grid]],
+    uint lane [[thread_index_in_simdgroup]],
+    uint sg [[simdgroup_index_in_threadgroup]])
+{
+  // threadgroup memory, per reduce: one partial per SIMD group of each of the P programs
+  threadgroup float tg0[16];
+  // P programs per group, W workers per program, S SIMD groups per program
+  const int program_in_group = int(tid) / 512;
+  const int worker = int(tid) % 512;
+  const int partial_base = program_in_group * 16;
+  const int logical = int(group) * 1 + program_in_group;
+  // tail replay: a slot past the last program redoes the last one and stores nothing
+  const bool live = logical < 768;
+  const int r = (live ? logical : 767);
+  // stage 0: this worker's stripe of X in registers
+  float cache_X[12];
+  // fill: the same stripe layout as the stages below; 0 outside the range
+  for (int k = 0; k < 3; ++k) {
+    const int tile_v0 = (k * 512 + worker) * 4;
+    const packed_float4 w0 = *((device const packed_float4*)(&X[r * 6144 + tile_v0]));
+    cache_X[k * 4 + 0] = w0[0];
+    cache_X[k * 4 + 1] = w0[1];
+    cache_X[k * 4 + 2] = w0[2];
+    cache_X[k * 4 + 3] = w0[3];
+  }
+  // stage 1: per-worker partial over its stripe
+  float acc_ss = 0.0f;
+  for (int k = 0; k < 3; ++k) {
+    const int tile_v0 = (k * 512 + worker) * 4;
+    for (int j = 0; j < 4; ++j) {
+      const int c = tile_v0 + j;
+      acc_ss = acc_ss + (cache_X[k * 4 + j] * cache_X[k * 4 + j]);
+    }
+  }
+  // stage 2: first SIMD reduction
+  const float part_ss = simd_sum(acc_ss);
+  // stage 3: one partial per SIMD group to threadgroup memory
+  if (lane == 0u) { tg0[sg] = part_ss; }
+  threadgroup_barrier(mem_flags::mem_threadgroup);
+  // stage 4: second SIMD reduction over the program's S partials
+  const float ss = simd_sum(lane < 16u ? tg0[partial_base + int(lane)] : 0.0f);
+  const float ms = ss / 6144.0f;
+  const float inv = precise::rsqrt(ms + 0.00001f);
+  // parallel loop over c: distributed over the program's workers
+  for (int k = 0; k < 3; ++k) {
+    const int tile_v0 = (k * 512 + worker) * 4;
+    const packed_float4 tile_x0 = *((device const packed_float4*)(&G[tile_v0]));
+    packed_float4 tile_y1;
+    for (int j = 0; j < 4; ++j) {
+      const int c = tile_v0 + j;
+      tile_y1[j] = (cache_X[k * 4 + j] * inv) * tile_x0[j];
+    }
+    if (live) { *((device packed_float4*)(&Y[r * 6144 + tile_v0])) = tile_y1; }
+  }
+}

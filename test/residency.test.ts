@@ -1,0 +1,82 @@
+// Residency bounded by registers (issue 16 item 2, issue 17): a device record that gives its register
+// file (registersPerCore, registersPerThreadBase, registerGranule) bounds how many groups a core
+// holds by the registers their threads need: the base estimate plus the cached stripe, rounded up
+// to the granule, for whole SIMD groups. A record without those fields is scored as before.
+import { describe, expect, it, beforeAll } from "vitest";
+import fs from "node:fs";
+import path from "node:path";
+import { loadEngine, Engine } from "../shell-node/src/engine";
+import { ROOT } from "./helpers/files";
+
+let wasm: Engine;
+let js: Engine;
+beforeAll(async () => {
+  wasm = await loadEngine("wasm");
+  js = await loadEngine("js");
+});
+
+const H200 = JSON.parse(fs.readFileSync(path.join(ROOT, "devices", "nvidia-h200.json"), "utf8"));
+const softmax = fs.readFileSync(path.join(ROOT, "cases", "softmax.json"), "utf8");
+const sigmoid = fs.readFileSync(path.join(ROOT, "cases", "sigmoid_pair.json"), "utf8");
+const withRegs = (base: number, granule: number): object => ({ ...H200, registersPerCore: 65536, registersPerThreadBase: base, registerGranule: granule });
+const plan = (e: Engine, text: string, options: object): any => {
+  const p = e.call({ command: "plan", document: text, options });
+  expect(p.ok, JSON.stringify(p.diagnostics)).toBe(true);
+  return p;
+};
+const sizes = { R: 768, C: 6144 };
+
+describe("groups per core bounded by registers", () => {
+  it("without register fields, only threads, threadgroup memory and the group limit bound it", () => {
+    const p = plan(wasm, softmax, { device: H200, sizes, programsPerGroup: 1, threads: 320, vector: 4 });
+    expect(p.mapping.cached).toBe(true);
+    expect(p.cost.terms.groupsPerCore).toBe(6); // 2048 / 320
+    expect(p.cost.terms.waves).toBe(1); // 768 groups <= 132 * 6
+  });
+
+  it("a cached stripe of 20 scalars at T = 320: 24 + 20 = 44 -> 48 registers, 65536 / (48 * 320) = 4 groups, 2 waves", () => {
+    for (const e of [wasm, js]) {
+      const p = plan(e, softmax, { device: withRegs(24, 8), sizes, programsPerGroup: 1, threads: 320, vector: 4 });
+      expect(p.mapping.cached).toBe(true);
+      expect(p.cost.terms.groupsPerCore).toBe(4);
+      expect(p.cost.terms.waves).toBe(2); // ceil(768 / 528)
+    }
+  });
+
+  it("T = 192, V = 8 holds 32 scalars: 56 registers, 6 groups per core, one wave", () => {
+    const p = plan(wasm, softmax, { device: withRegs(24, 8), sizes, programsPerGroup: 1, threads: 192, vector: 8 });
+    expect(p.cost.terms.groupsPerCore).toBe(6); // 65536 / (56 * 192) = 6.1
+    expect(p.cost.terms.waves).toBe(1);
+  });
+
+  it("the granule rounds a thread's registers up: 25 + 24 = 49 is 5 groups of 256 exactly, 4 when given in eights", () => {
+    const exact = plan(wasm, softmax, { device: withRegs(25, 1), sizes, programsPerGroup: 1, threads: 256, vector: 4 });
+    const eights = plan(wasm, softmax, { device: withRegs(25, 8), sizes, programsPerGroup: 1, threads: 256, vector: 4 });
+    expect(exact.cost.terms.groupsPerCore).toBe(5); // 65536 / (49 * 256) = 5.2
+    expect(eights.cost.terms.groupsPerCore).toBe(4); // 65536 / (56 * 256) = 4.6
+  });
+
+  it("an uncached stripe and the element grid hold only the base registers", () => {
+    const unc = plan(wasm, softmax, { device: withRegs(60, 8), sizes, programsPerGroup: 1, threads: 1024, vector: 4, cacheInput: false });
+    expect(unc.mapping.cached).toBe(false);
+    expect(unc.cost.terms.groupsPerCore).toBe(1); // 65536 / (64 * 1024) = 1; 2048 / 1024 = 2 without registers
+    const grid = plan(wasm, sigmoid, { device: withRegs(24, 8), sizes, threads: 256, vector: 8 });
+    expect(grid.cost.terms.groupsPerCore).toBe(8); // 65536 / (24 * 256) = 10.7, 2048 / 256 = 8
+    const heavy = plan(wasm, sigmoid, { device: withRegs(120, 8), sizes, threads: 256, vector: 8 });
+    expect(heavy.cost.terms.groupsPerCore).toBe(2); // 65536 / (120 * 256) = 2.1
+  });
+
+  it("the fields are optional positive integers, and a record reads back with exactly the fields it was given", () => {
+    const bad = wasm.call({ command: "plan", document: softmax, options: { device: { ...H200, registersPerCore: 0 } } });
+    expect(bad.ok).toBe(false);
+    expect(JSON.stringify(bad.diagnostics)).toMatch(/TPL005.*registersPerCore|registersPerCore.*positive integer/);
+    const shown = (device: object): any => {
+      const r = wasm.call({ command: "device", options: { device } });
+      return r.device ?? r;
+    };
+    const plain = JSON.stringify(shown(H200));
+    expect(plain).not.toMatch(/registersPerCore/);
+    const given = JSON.stringify(shown(withRegs(24, 8)));
+    expect(given).toMatch(/"registersPerCore":65536,"registersPerThreadBase":24,"registerGranule":8/);
+  });
+});

@@ -293,6 +293,19 @@ describe("formatF32", () => {
     for (const [x, want] of cases) expect(formatF32(x), String(x)).toBe(want);
   });
 
+  it("integers below 2^24 (a fast path) print as Number#toString prints them, beside the search's integers above", () => {
+    const ints = [1, 2, 3, 7, 9, 10, 11, 99, 100, 101, 999, 1000, 1023, 1024, 1025, 1537, 10000, 65536, 99999, 100000, 1000000,
+      8388607, 8388608, 8388609, 10000000, 16777215, 16777216, 16777218, 20000000, 33554432];
+    seed(77);
+    for (let i = 0; i < 2000; i++) ints.push(rndInt(1, 2 ** 24 - 1));
+    for (let i = 0; i < 200; i++) ints.push(rndInt(1, 999) * 10 ** rndInt(0, 4));
+    for (const n of ints) {
+      const x = Math.fround(n);
+      expect(formatF32(x), String(n)).toBe(String(x));
+      expect(formatF32(-x), String(-n)).toBe(String(-x));
+    }
+  });
+
   it("round-trips 20,000 random f32 values with the shortest digits", () => {
     seed(4242);
     for (let i = 0; i < 20000; i++) {
@@ -415,6 +428,8 @@ describe("i32 text", () => {
     expect(formatI32(2147483647)).toBe("2147483647");
     expect(formatI32(0)).toBe("0");
     expect(formatI32(-7)).toBe("-7");
+    // the texts made once for small integers, and both sides of that table's end
+    for (let v = -1100; v <= 1100; v++) expect(formatI32(v)).toBe(String(v));
     seed(77);
     for (let i = 0; i < 5000; i++) {
       const v = rnd32() | 0;

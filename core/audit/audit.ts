@@ -16,7 +16,10 @@ import { REALIZATION_COOPERATIVE } from "../plan/plan";
 import { quote } from "../util/json";
 import { formatI32 } from "../util/num";
 import { Text } from "../util/text";
-import { TK_IDENT, TK_NUMBER, Token, isIntLiteral, tokenize } from "./scan";
+import {
+  TK_IDENT, TK_NUMBER, Token, W_BARRIER, W_CASE, W_COLLECTIVE, W_CONST, W_DEFAULT, W_DEVICE, W_DO, W_DOUBLE, W_ELSE,
+  W_FOR, W_IF, W_KERNEL, W_LIVE, W_RETURN, W_SWITCH, W_WHILE, isIntLiteral, punctCode, rangeIs, tokenText, tokenize,
+} from "./scan";
 
 // punctuation codes (scan.ts, punctCode): comparing tokens by number, not by text
 const P_LPAREN: i32 = 40; // (
@@ -32,6 +35,11 @@ const P_DOT: i32 = 46; // .
 const P_ANDAND: i32 = 38 | (38 << 16); // &&
 const P_OROR: i32 = 124 | (124 << 16); // ||
 const P_ARROW: i32 = 45 | (62 << 16); // ->
+const P_COMMA: i32 = 44; // ,
+const P_COLON: i32 = 58; // :
+const P_STAR: i32 = 42; // *
+const P_BANG: i32 = 33; // !
+const P_ASSIGN: i32 = 61; // =
 
 export const CHECK_BARRIER_COUNT: string = "barrier-count";
 export const CHECK_BARRIER_CONDITION: string = "barrier-under-condition";
@@ -114,18 +122,26 @@ class Scope {
   }
 }
 
-const ASSIGN_OPS: Array<string> = ["=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=", "++", "--"];
-const COMPARE_OPS: Array<string> = ["<", "<=", ">", ">=", "!="];
+/** The punctuation codes of = += -= *= /= %= &= |= ^= <<= >>= ++ -- (a store when after `buf[...]`). */
+function isAssignCode(k: i32): bool {
+  if (k == P_ASSIGN) return true;
+  const second: i32 = (k >> 16) & 255;
+  const first: i32 = k & 65535;
+  if (k == punctCode(60, 60, 61, 3) || k == punctCode(62, 62, 61, 3)) return true; // <<= >>=
+  if (k > 65535 && k < (1 << 24)) {
+    if (second == 61) return first == 43 || first == 45 || first == 42 || first == 47 || first == 37 || first == 38 || first == 124 || first == 94;
+    return (first == 43 || first == 45) && second == first; // ++ --
+  }
+  return false;
+}
 
-function isCollective(name: string): bool {
-  if (name == "simdgroup_barrier") return true;
-  if (name.length > 5 && name.startsWith("simd_")) return true;
-  // a helper of the emitted prelude that holds collectives (tile_simd_max, tile_simd_min)
-  if (name.length > 10 && name.startsWith("tile_simd_")) return true;
-  return name.length > 5 && name.startsWith("quad_");
+/** The punctuation codes of < <= > >= != (a for loop's literal bound). */
+function isCompareCode(k: i32): bool {
+  return k == 60 || k == 62 || k == punctCode(60, 61, 0, 2) || k == punctCode(62, 61, 0, 2) || k == punctCode(33, 61, 0, 2);
 }
 
 class Auditor {
+  src: string;
   toks: Array<Token>;
   pos: i32 = 0;
   report: AuditReport;
@@ -138,14 +154,37 @@ class Auditor {
   divergentReturn: bool = false;
   returnLine: i32 = 0;
 
-  constructor(toks: Array<Token>, report: AuditReport, coop: bool) {
+  constructor(src: string, toks: Array<Token>, report: AuditReport, coop: bool) {
+    this.src = src;
     this.toks = toks;
     this.report = report;
     this.coop = coop;
   }
 
+  /** The text of token i ("" out of range): taken only where a name is kept or printed. */
   text(i: i32): string {
-    return i >= 0 && i < this.toks.length ? this.toks[i].text : "";
+    return i >= 0 && i < this.toks.length ? tokenText(this.src, this.toks[i]) : "";
+  }
+
+  /** The word code of token i (0 for other tokens and out of range). */
+  word(i: i32): i32 {
+    return i >= 0 && i < this.toks.length ? this.toks[i].word : 0;
+  }
+
+  /** Whether tokens i and j have the same text. */
+  sameText(i: i32, j: i32): bool {
+    const a = this.toks[i];
+    const b = this.toks[j];
+    if (a.end - a.start != b.end - b.start) return false;
+    for (let k: i32 = 0; k < a.end - a.start; k++) if (this.src.charCodeAt(a.start + k) != this.src.charCodeAt(b.start + k)) return false;
+    return true;
+  }
+
+  /** Whether token i is an identifier in the list of writable buffers. */
+  isWritable(i: i32): bool {
+    const t = this.toks[i];
+    for (let k: i32 = 0; k < this.writable.length; k++) if (rangeIs(this.src, t.start, t.end, this.writable[k])) return true;
+    return false;
   }
 
   /** The punctuation code of token i (-1 for other tokens and out of range). */
@@ -180,13 +219,11 @@ class Auditor {
       }
       return this.toks.length;
     }
-    const open = this.text(i);
-    const close = open == "(" ? ")" : open == "[" ? "]" : "}";
+    // an identifier or number where a bracket was expected: its own text opens, `}` closes
     let depth: i32 = 0;
     for (let j: i32 = i; j < this.toks.length; j++) {
-      const t = this.toks[j].text;
-      if (t == open) depth = depth + 1;
-      else if (t == close) {
+      if (this.sameText(i, j)) depth = depth + 1;
+      else if (this.toks[j].code == P_RBRACE) {
         depth = depth - 1;
         if (depth == 0) return j;
       }
@@ -217,7 +254,7 @@ class Auditor {
         this.pos = this.pos + 1;
         headerStart = this.pos;
       } else if (k == P_LBRACE) {
-        if (this.code(this.pos - 1) == P_RPAREN || this.text(this.pos - 1) == "const") {
+        if (this.code(this.pos - 1) == P_RPAREN || this.word(this.pos - 1) == W_CONST) {
           this.func(headerStart, this.pos);
         } else {
           this.pos = this.matching(this.pos) + 1; // struct, namespace, initializer: skipped
@@ -235,16 +272,16 @@ class Auditor {
     this.divergentReturn = false;
     // a helper's collectives are checked like the kernel's but counted at its call sites
     this.inKernel = false;
-    for (let i: i32 = start; i < open; i++) if (this.text(i) == "kernel") this.inKernel = true;
+    for (let i: i32 = start; i < open; i++) if (this.word(i) == W_KERNEL) this.inKernel = true;
     // the parameter list: the last ')' before the body and its '('
     let close: i32 = open - 1;
-    while (close > start && this.text(close) != ")") close = close - 1;
+    while (close > start && this.code(close) != P_RPAREN) close = close - 1;
     let par: i32 = close;
     let depth: i32 = 0;
     while (par > start) {
-      const t = this.text(par);
-      if (t == ")") depth = depth + 1;
-      else if (t == "(") {
+      const t: i32 = this.code(par);
+      if (t == P_RPAREN) depth = depth + 1;
+      else if (t == P_LPAREN) {
         depth = depth - 1;
         if (depth == 0) break;
       }
@@ -260,10 +297,10 @@ class Auditor {
     let s: i32 = a;
     let depth: i32 = 0;
     for (let i: i32 = a; i <= b; i++) {
-      const t = i < b ? this.text(i) : ",";
-      if (t == "(" || t == "[") depth = depth + 1;
-      else if (t == ")" || t == "]") depth = depth - 1;
-      else if (t == "," && depth == 0) {
+      const t: i32 = i < b ? this.code(i) : P_COMMA;
+      if (t == P_LPAREN || t == P_LBRACKET) depth = depth + 1;
+      else if (t == P_RPAREN || t == P_RBRACKET) depth = depth - 1;
+      else if (t == P_COMMA && depth == 0) {
         this.param(s, i);
         s = i + 1;
       }
@@ -274,23 +311,24 @@ class Auditor {
     let dev = false;
     let isConst = false;
     let star = false;
-    let name: string = "";
+    let name: i32 = -1;
     for (let i: i32 = a; i < b; i++) {
-      const t = this.text(i);
-      if (t == "[") break; // attribute
-      if (t == "device") dev = true;
-      else if (t == "const" && !star) isConst = true;
-      else if (t == "*" || t == "&") star = true;
-      else if (this.toks[i].kind == TK_IDENT) name = t;
+      const k: i32 = this.code(i);
+      const w: i32 = this.word(i);
+      if (k == P_LBRACKET) break; // attribute
+      if (w == W_DEVICE) dev = true;
+      else if (w == W_CONST && !star) isConst = true;
+      else if (k == P_STAR || k == P_AMP) star = true;
+      else if (this.toks[i].kind == TK_IDENT) name = i;
     }
-    if (dev && star && !isConst && name != "") this.writable.push(name);
+    if (dev && star && !isConst && name >= 0) this.writable.push(this.text(name));
   }
 
   statement(sc: Scope): void {
     const n = this.toks.length;
     if (this.pos >= n) return;
-    const t = this.text(this.pos);
     const here = this.pos;
+    const t: i32 = this.word(here);
     if (this.code(here) == P_LBRACE) {
       this.pos = this.pos + 1;
       while (this.pos < n && this.code(this.pos) != P_RBRACE) {
@@ -299,7 +337,7 @@ class Auditor {
         if (this.pos == before) this.pos = this.pos + 1;
       }
       this.pos = this.pos + 1;
-    } else if (t == "if") {
+    } else if (t == W_IF) {
       const o = this.pos + 1;
       const c = this.matching(o);
       this.expr(o + 1, c, sc);
@@ -309,14 +347,14 @@ class Auditor {
       if (this.mentionsLive(o + 1, c)) th.live = true;
       this.pos = c + 1;
       this.statement(th);
-      if (this.text(this.pos) == "else") {
+      if (this.word(this.pos) == W_ELSE) {
         const el = sc.child();
         el.conditional = true;
         el.why = "the else of the if at line " + formatI32(this.line(here));
         this.pos = this.pos + 1;
         this.statement(el);
       }
-    } else if (t == "for") {
+    } else if (t == W_FOR) {
       const o = this.pos + 1;
       const c = this.matching(o);
       const inner = sc.child();
@@ -327,29 +365,29 @@ class Auditor {
       this.expr(o + 1, c, inner);
       this.pos = c + 1;
       this.statement(inner);
-    } else if (t == "while" || t == "switch") {
+    } else if (t == W_WHILE || t == W_SWITCH) {
       const o = this.pos + 1;
       const c = this.matching(o);
       const inner = sc.child();
       inner.conditional = true;
-      inner.why = "the " + t + " at line " + formatI32(this.line(here));
+      inner.why = "the " + (t == W_WHILE ? "while" : "switch") + " at line " + formatI32(this.line(here));
       this.expr(o + 1, c, inner);
       this.pos = c + 1;
       this.statement(inner);
-    } else if (t == "do") {
+    } else if (t == W_DO) {
       const inner = sc.child();
       inner.conditional = true;
       inner.why = "the do-while at line " + formatI32(this.line(here));
       this.pos = this.pos + 1;
       this.statement(inner);
-      if (this.text(this.pos) == "while") {
+      if (this.word(this.pos) == W_WHILE) {
         const o = this.pos + 1;
         const c = this.matching(o);
         this.expr(o + 1, c, inner);
         this.pos = c + 1;
       }
-      if (this.text(this.pos) == ";") this.pos = this.pos + 1;
-    } else if (t == "return") {
+      if (this.code(this.pos) == P_SEMI) this.pos = this.pos + 1;
+    } else if (t == W_RETURN) {
       const e = this.statementEnd(this.pos);
       this.expr(this.pos + 1, e, sc);
       if ((sc.conditional || sc.varyingLoop) && !this.divergentReturn) {
@@ -357,27 +395,26 @@ class Auditor {
         this.returnLine = this.line(here);
       }
       this.pos = e + 1;
-    } else if (t == ";") {
+    } else if (this.code(here) == P_SEMI) {
       this.pos = this.pos + 1;
-    } else if (t == "case" || t == "default") {
-      while (this.pos < n && this.text(this.pos) != ":") this.pos = this.pos + 1;
+    } else if (t == W_CASE || t == W_DEFAULT) {
+      while (this.pos < n && this.code(this.pos) != P_COLON) this.pos = this.pos + 1;
       this.pos = this.pos + 1;
     } else {
       const e = this.statementEnd(this.pos);
       this.localPointer(this.pos, e);
       this.expr(this.pos, e, sc);
-      this.pos = e < n && this.text(e) == ";" ? e + 1 : e;
+      this.pos = e < n && this.code(e) == P_SEMI ? e + 1 : e;
     }
   }
 
   /** `device T* p = ...` declares a local pointer into device memory (writable unless const). */
   localPointer(a: i32, b: i32): void {
-    if (this.text(a) != "device") return;
+    if (this.word(a) != W_DEVICE) return;
     let isConst = false;
     for (let i: i32 = a; i < b; i++) {
-      const t = this.text(i);
-      if (t == "const") isConst = true;
-      if (t == "*" && i + 1 < b && this.toks[i + 1].kind == TK_IDENT) {
+      if (this.word(i) == W_CONST) isConst = true;
+      if (this.code(i) == P_STAR && i + 1 < b && this.toks[i + 1].kind == TK_IDENT) {
         if (!isConst) this.writable.push(this.text(i + 1));
         return;
       }
@@ -386,7 +423,7 @@ class Auditor {
 
   mentionsLive(a: i32, b: i32): bool {
     for (let i: i32 = a; i < b; i++) {
-      if (this.text(i) == "live" && this.text(i - 1) != "!") return true;
+      if (this.word(i) == W_LIVE && this.code(i - 1) != P_BANG) return true;
     }
     return false;
   }
@@ -396,24 +433,24 @@ class Auditor {
     const semis = new Array<i32>();
     let depth: i32 = 0;
     for (let i: i32 = a; i < b; i++) {
-      const t = this.text(i);
-      if (t == "(" || t == "[") depth = depth + 1;
-      else if (t == ")" || t == "]") depth = depth - 1;
-      else if (t == ";" && depth == 0) semis.push(i);
+      const t: i32 = this.code(i);
+      if (t == P_LPAREN || t == P_LBRACKET) depth = depth + 1;
+      else if (t == P_RPAREN || t == P_RBRACKET) depth = depth - 1;
+      else if (t == P_SEMI && depth == 0) semis.push(i);
     }
     if (semis.length != 2) return false;
     // init: ... '=' LITERAL
     const s0 = semis[0];
-    if (s0 - a < 2 || this.text(s0 - 2) != "=" || this.toks[s0 - 1].kind != TK_NUMBER || !isIntLiteral(this.text(s0 - 1))) return false;
+    if (s0 - a < 2 || this.code(s0 - 2) != P_ASSIGN || this.toks[s0 - 1].kind != TK_NUMBER || !isIntLiteral(this.text(s0 - 1))) return false;
     // cond: IDENT OP LITERAL or LITERAL OP IDENT
     const c0 = s0 + 1;
     const c1 = semis[1];
     if (c1 - c0 != 3) return false;
-    if (COMPARE_OPS.indexOf(this.text(c0 + 1)) < 0) return false;
+    if (!isCompareCode(this.code(c0 + 1))) return false;
     const l = this.toks[c0];
     const r = this.toks[c0 + 2];
-    if (l.kind == TK_IDENT && r.kind == TK_NUMBER && isIntLiteral(r.text)) return true;
-    return r.kind == TK_IDENT && l.kind == TK_NUMBER && isIntLiteral(l.text);
+    if (l.kind == TK_IDENT && r.kind == TK_NUMBER && isIntLiteral(tokenText(this.src, r))) return true;
+    return r.kind == TK_IDENT && l.kind == TK_NUMBER && isIntLiteral(tokenText(this.src, l));
   }
 
   /** Scans the tokens [a, b) of an expression or declaration in scope `sc`. */
@@ -436,24 +473,22 @@ class Auditor {
         continue;
       }
       if (tk.kind != TK_IDENT) continue;
-      const t = tk.text;
-      if (this.code(i + 1) == P_LPAREN && (t == "threadgroup_barrier" || isCollective(t))) {
+      if (this.code(i + 1) == P_LPAREN && (tk.word == W_BARRIER || tk.word == W_COLLECTIVE)) {
         let operand = false;
         for (let k: i32 = 0; k < flags.length; k++) if (flags[k]) operand = true;
-        this.sync(t, tk.line, sc, operand);
+        this.sync(tk.word == W_BARRIER, this.text(i), tk.line, sc, operand);
         continue;
       }
-      if (this.code(i + 1) == P_LBRACKET && this.code(i - 1) != P_DOT && this.code(i - 1) != P_ARROW && this.writable.indexOf(t) >= 0) {
+      if (this.code(i + 1) == P_LBRACKET && this.code(i - 1) != P_DOT && this.code(i - 1) != P_ARROW && this.isWritable(i)) {
         const close = this.matching(i + 1);
-        if (close < b && ASSIGN_OPS.indexOf(this.text(close + 1)) >= 0) this.store(t, tk.line, sc);
+        if (close < b && isAssignCode(this.code(close + 1))) this.store(this.text(i), tk.line, sc);
         // the address of a writable element (`&Y[i]`, a packed store's pointer) counts as a store
-        else if (this.code(i - 1) == P_AMP) this.store(t, tk.line, sc);
+        else if (this.code(i - 1) == P_AMP) this.store(this.text(i), tk.line, sc);
       }
     }
   }
 
-  sync(name: string, line: i32, sc: Scope, operand: bool): void {
-    const isBarrier = name == "threadgroup_barrier";
+  sync(isBarrier: bool, name: string, line: i32, sc: Scope, operand: bool): void {
     if (isBarrier) this.report.barriers = this.report.barriers + 1;
     else if (this.inKernel) this.report.collectives = this.report.collectives + 1;
     let why: string = "";
@@ -488,11 +523,11 @@ export function auditMsl(msl: string, realization: string, expectedBarriers: i32
   report.expectedBarriers = expectedBarriers;
   const toks = tokenize(msl);
   for (let i: i32 = 0; i < toks.length; i++) {
-    if (toks[i].kind == TK_IDENT && toks[i].text == "double") {
+    if (toks[i].word == W_DOUBLE) {
       report.findings.push(new Finding(CHECK_DOUBLE, toks[i].line, "`double` appears; Metal has no double precision."));
     }
   }
-  const a = new Auditor(toks, report, realization == REALIZATION_COOPERATIVE);
+  const a = new Auditor(msl, toks, report, realization == REALIZATION_COOPERATIVE);
   a.run();
   if (report.barriers != expectedBarriers) {
     report.findings.push(new Finding(CHECK_BARRIER_COUNT, 0, "found " + formatI32(report.barriers) + " threadgroup_barrier calls, expected " + formatI32(expectedBarriers) + "."));

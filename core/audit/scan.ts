@@ -1,23 +1,111 @@
 // A small tokenizer for MSL text, for the audit: identifiers, numbers and punctuation with their
-// line numbers; comments, string literals and preprocessor lines are dropped.
+// line numbers; comments, string literals and preprocessor lines are dropped. A token is a range
+// of the source (no substring per token): punctuation carries a numeric code, and an identifier
+// that the audit looks for carries a word code (W_*), so the audit compares numbers; the text of
+// a token is taken (tokenText) only where the audit needs it.
 
 export const TK_IDENT: i32 = 1;
 export const TK_NUMBER: i32 = 2;
 export const TK_PUNCT: i32 = 3;
 
+// word codes of the identifiers the audit recognises (0: any other token)
+export const W_IF: i32 = 1;
+export const W_ELSE: i32 = 2;
+export const W_FOR: i32 = 3;
+export const W_WHILE: i32 = 4;
+export const W_SWITCH: i32 = 5;
+export const W_DO: i32 = 6;
+export const W_RETURN: i32 = 7;
+export const W_CASE: i32 = 8;
+export const W_DEFAULT: i32 = 9;
+export const W_CONST: i32 = 10;
+export const W_KERNEL: i32 = 11;
+export const W_DEVICE: i32 = 12;
+export const W_LIVE: i32 = 13;
+export const W_DOUBLE: i32 = 14;
+/** threadgroup_barrier */
+export const W_BARRIER: i32 = 15;
+/** A SIMD or quad collective: simdgroup_barrier, simd_*, quad_*, and the prelude's tile_simd_*. */
+export const W_COLLECTIVE: i32 = 16;
+
 export class Token {
   kind: i32;
-  text: string;
+  /** The token is src[start, end). */
+  start: i32;
+  end: i32;
   line: i32;
   /** A punctuation token's characters as one number (punctCode), -1 for any other token: the
    *  audit compares punctuation by this instead of by text. */
   code: i32 = -1;
+  /** An identifier's word code (W_*), 0 for any other identifier and other tokens. */
+  word: i32 = 0;
 
-  constructor(kind: i32, text: string, line: i32) {
+  constructor(kind: i32, start: i32, end: i32, line: i32) {
     this.kind = kind;
-    this.text = text;
+    this.start = start;
+    this.end = end;
     this.line = line;
   }
+}
+
+/** The text of a token of `src`. */
+export function tokenText(src: string, t: Token): string {
+  return src.substring(t.start, t.end);
+}
+
+/** Whether src[s, e) is `w`. */
+export function rangeIs(src: string, s: i32, e: i32, w: string): bool {
+  if (e - s != w.length) return false;
+  for (let i: i32 = 0; i < w.length; i++) if (src.charCodeAt(s + i) != w.charCodeAt(i)) return false;
+  return true;
+}
+
+/** Whether src[s, e) starts with `p` and is longer than it. */
+function rangeStartsWith(src: string, s: i32, e: i32, p: string): bool {
+  if (e - s <= p.length) return false;
+  for (let i: i32 = 0; i < p.length; i++) if (src.charCodeAt(s + i) != p.charCodeAt(i)) return false;
+  return true;
+}
+
+/** The word code of the identifier src[s, e). */
+export function wordOf(src: string, s: i32, e: i32): i32 {
+  const n: i32 = e - s;
+  const c: i32 = src.charCodeAt(s);
+  if (n == 2) {
+    if (rangeIs(src, s, e, "if")) return W_IF;
+    if (rangeIs(src, s, e, "do")) return W_DO;
+    return 0;
+  }
+  if (n == 3) return rangeIs(src, s, e, "for") ? W_FOR : 0;
+  if (n == 4) {
+    if (rangeIs(src, s, e, "else")) return W_ELSE;
+    if (rangeIs(src, s, e, "case")) return W_CASE;
+    if (rangeIs(src, s, e, "live")) return W_LIVE;
+    return 0;
+  }
+  if (n == 5) {
+    if (rangeIs(src, s, e, "while")) return W_WHILE;
+    if (rangeIs(src, s, e, "const")) return W_CONST;
+    return 0;
+  }
+  if (n == 6) {
+    if (rangeIs(src, s, e, "switch")) return W_SWITCH;
+    if (rangeIs(src, s, e, "return")) return W_RETURN;
+    if (rangeIs(src, s, e, "kernel")) return W_KERNEL;
+    if (rangeIs(src, s, e, "device")) return W_DEVICE;
+    if (rangeIs(src, s, e, "double")) return W_DOUBLE;
+    // simd_X, quad_X
+    if (rangeStartsWith(src, s, e, "simd_") || rangeStartsWith(src, s, e, "quad_")) return W_COLLECTIVE;
+    return 0;
+  }
+  if (n == 7 && rangeIs(src, s, e, "default")) return W_DEFAULT;
+  if (c == 116) { // t
+    if (rangeIs(src, s, e, "threadgroup_barrier")) return W_BARRIER;
+    return rangeStartsWith(src, s, e, "tile_simd_") ? W_COLLECTIVE : 0;
+  }
+  if (c == 115) return rangeIs(src, s, e, "simdgroup_barrier") || rangeStartsWith(src, s, e, "simd_") ? W_COLLECTIVE : 0; // s
+  if (c == 113) return rangeStartsWith(src, s, e, "quad_") ? W_COLLECTIVE : 0; // q
+  return 0;
 }
 
 /** The code of a punctuation token of one, two or three characters (the second and third are
@@ -49,15 +137,6 @@ function isPunct2(c: i32, d: i32): bool {
   // && || ++ -- << >> ::
   if (d == c) return c == 38 || c == 124 || c == 43 || c == 45 || c == 60 || c == 62 || c == 58;
   return c == 45 && d == 62; // ->
-}
-
-/** The one-character strings of ASCII, made once (a punctuation token without an allocation). */
-const ONE_CHAR: Array<string> = oneChars();
-
-function oneChars(): Array<string> {
-  const out = new Array<string>();
-  for (let c: i32 = 0; c < 128; c++) out.push(String.fromCharCode(c));
-  return out;
 }
 
 export function tokenize(src: string): Array<Token> {
@@ -116,7 +195,9 @@ export function tokenize(src: string): Array<Token> {
     if (isAlpha(c)) {
       const s: i32 = i;
       while (i < n && (isAlpha(src.charCodeAt(i)) || isDigit(src.charCodeAt(i)))) i = i + 1;
-      out.push(new Token(TK_IDENT, src.substring(s, i), line));
+      const tok = new Token(TK_IDENT, s, i, line);
+      tok.word = wordOf(src, s, i);
+      out.push(tok);
       continue;
     }
     if (isDigit(c) || (c == 46 && i + 1 < n && isDigit(src.charCodeAt(i + 1)))) {
@@ -128,15 +209,14 @@ export function tokenize(src: string): Array<Token> {
         else if ((d == 43 || d == 45) && (prev == 101 || prev == 69 || prev == 112 || prev == 80)) i = i + 1;
         else break;
       }
-      out.push(new Token(TK_NUMBER, src.substring(s, i), line));
+      out.push(new Token(TK_NUMBER, s, i, line));
       continue;
     }
     // the operator's length from the character codes (no substring until the token is known)
     const d: i32 = i + 1 < n ? src.charCodeAt(i + 1) : 0;
     const e: i32 = i + 2 < n ? src.charCodeAt(i + 2) : 0;
     const len: i32 = isPunct3(c, d, e) ? 3 : isPunct2(c, d) ? 2 : 1;
-    const p: string = len == 1 && c < 128 ? ONE_CHAR[c] : src.substring(i, i + len);
-    const tok = new Token(TK_PUNCT, p, line);
+    const tok = new Token(TK_PUNCT, i, i + len, line);
     tok.code = punctCode(c, d, e, len);
     out.push(tok);
     i = i + len;

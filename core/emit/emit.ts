@@ -30,6 +30,14 @@ function headerComment(doc: Doc, plan: Plan): string {
     s = s + "T=" + num(m.T) + " programs=" + num(m.programs) + " groups=" + num(m.groups);
   }
   // a document name could hold a line break; keep the comment on one line
+  let control = false;
+  for (let i: i32 = 0; i < s.length; i++) {
+    if (s.charCodeAt(i) < 32) {
+      control = true;
+      break;
+    }
+  }
+  if (!control) return s;
   const parts = new Array<string>();
   for (let i: i32 = 0; i < s.length; i++) {
     const c: i32 = s.charCodeAt(i);

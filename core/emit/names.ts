@@ -94,6 +94,18 @@ function isIdentChar(c: i32): bool {
 
 /** Every character outside [A-Za-z0-9_] becomes '_'; a leading digit (or nothing) gets 'k'. */
 export function sanitize(name: string): string {
+  let plain = name.length > 0;
+  for (let i: i32 = 0; i < name.length; i++) {
+    if (!isIdentChar(name.charCodeAt(i))) {
+      plain = false;
+      break;
+    }
+  }
+  if (plain) {
+    // already an identifier (the usual case): no copy
+    const c0: i32 = name.charCodeAt(0);
+    return c0 >= 48 && c0 <= 57 ? "k" + name : name;
+  }
   const parts = new Array<string>();
   for (let i: i32 = 0; i < name.length; i++) {
     const c: i32 = name.charCodeAt(i);
@@ -116,8 +128,17 @@ function isTgName(s: string): bool {
   return true;
 }
 
+/** RESERVED as a set, made once (a lookup per candidate instead of a scan of the list). */
+const RESERVED_SET: Set<string> = reservedSet();
+
+function reservedSet(): Set<string> {
+  const out = new Set<string>();
+  for (let i: i32 = 0; i < RESERVED.length; i++) out.add(RESERVED[i]);
+  return out;
+}
+
 function isReserved(s: string): bool {
-  if (RESERVED.indexOf(s) >= 0 || isTgName(s) || isTypeName(s)) return true;
+  if (RESERVED_SET.has(s) || isTgName(s) || isTypeName(s)) return true;
   for (let i: i32 = 0; i < MACRO_PREFIXES.length; i++) {
     const p = MACRO_PREFIXES[i];
     if (s.length >= p.length && s.startsWith(p)) return true;
@@ -133,17 +154,28 @@ function isReserved(s: string): bool {
 
 /** IR name -> MSL identifier, one entry per distinct IR name, assigned in document order. */
 export class Names {
+  /** "b:" or "n:" and the IR name, per entry (for messages). */
   irNames: Array<string> = new Array<string>();
   idents: Array<string> = new Array<string>();
+  /** Per entry: the IR name and whether it is a buffer's (the lookup compares these, no key is built). */
+  raw: Array<string> = new Array<string>();
+  isBuf: Array<bool> = new Array<bool>();
 
   /** The identifier of a buffer (parameter) name. */
   buf(name: string): string {
-    return this.assign("b:" + name, name);
+    return this.lookup(true, name);
   }
 
   /** The identifier of a loop, axis or scalar name. */
   of(name: string): string {
-    return this.assign("n:" + name, name);
+    return this.lookup(false, name);
+  }
+
+  lookup(isBuf: bool, name: string): string {
+    for (let i: i32 = 0; i < this.raw.length; i++) {
+      if (this.isBuf[i] == isBuf && this.raw[i] == name) return this.idents[i];
+    }
+    return this.assign(isBuf, name);
   }
 
   /**
@@ -160,14 +192,15 @@ export class Names {
     return false;
   }
 
-  assign(key: string, name: string): string {
-    const i = this.irNames.indexOf(key);
-    if (i >= 0) return this.idents[i];
+  /** A new entry: the first candidate identifier that collides with nothing. */
+  assign(isBuf: bool, name: string): string {
     let cand: string = sanitize(name);
     if (isReserved(cand)) cand = "v_" + cand;
     while (this.idents.indexOf(cand) >= 0 || isReserved(cand) || this.suffixClash(cand)) cand = cand + "_";
-    this.irNames.push(key);
+    this.irNames.push((isBuf ? "b:" : "n:") + name);
     this.idents.push(cand);
+    this.raw.push(name);
+    this.isBuf.push(isBuf);
     return cand;
   }
 }

@@ -418,18 +418,25 @@ export function readJsonWithin(src: string, maxDepth: i32, maxChars: i32): JsonR
 
 /** JSON string literal (with quotes) for `s`. */
 export function quote(s: string): string {
-  let needs = false;
+  if (!needsEscape(s)) return "\"" + s + "\"";
+  const out = new Text();
+  quoteTo(out, s);
+  return out.toString();
+}
+
+function needsEscape(s: string): bool {
   for (let i: i32 = 0; i < s.length; i++) {
     const c: i32 = s.charCodeAt(i);
-    if (c < 32 || c == 34 || c == 92 || (c >= 0xd800 && c <= 0xdfff)) {
-      needs = true;
-      break;
-    }
+    if (c < 32 || c == 34 || c == 92 || (c >= 0xd800 && c <= 0xdfff)) return true;
   }
-  if (!needs) return "\"" + s + "\"";
+  return false;
+}
+
+/** Adds the JSON string literal for `s` to `out` (the same text as quote(s), without building
+ *  it as one string first: a response adds an MSL kernel this way). */
+export function quoteTo(out: Text, s: string): void {
   // runs of characters that need no escape go in as one substring each
-  const parts = new Array<string>();
-  parts.push("\"");
+  out.add("\"");
   let run: i32 = 0;
   for (let i: i32 = 0; i < s.length; i++) {
     const c: i32 = s.charCodeAt(i);
@@ -447,11 +454,10 @@ export function quote(s: string): string {
       // A lone surrogate has no UTF-8 form: escape it, so the response is valid UTF-8 in both builds.
       esc = "\\u" + hex4(c).toLowerCase();
     } else continue;
-    if (i > run) parts.push(s.substring(run, i));
-    parts.push(esc);
+    if (i > run) out.add(s.substring(run, i));
+    out.add(esc);
     run = i + 1;
   }
-  if (s.length > run) parts.push(s.substring(run, s.length));
-  parts.push("\"");
-  return parts.join("");
+  if (s.length > run) out.add(run == 0 ? s : s.substring(run, s.length));
+  out.add("\"");
 }

@@ -64,9 +64,30 @@ function hexChar(d: i32): string {
   return String.fromCharCode(d < 10 ? 48 + d : 87 + d);
 }
 
+/** How many non-negative integers have their text made once (SMALL_INTS). */
+const SMALL_INT_COUNT: i32 = 1024;
+/** The decimal texts of 0 .. SMALL_INT_COUNT - 1, made once: the emitter and the plan JSON
+ *  print mostly small integers. */
+const SMALL_INTS: Array<string> = smallInts();
+
+function smallInts(): Array<string> {
+  const out = new Array<string>();
+  for (let v: i32 = 0; v < SMALL_INT_COUNT; v++) {
+    let s: string = "";
+    let x: i32 = v;
+    do {
+      const q: i32 = idiv(x, 10);
+      s = digitChar(x - q * 10) + s;
+      x = q;
+    } while (x > 0);
+    out.push(s);
+  }
+  return out;
+}
+
 /** Decimal text of v >= 0. */
 function uintText(v: i32): string {
-  if (v == 0) return "0";
+  if (v < SMALL_INT_COUNT) return SMALL_INTS[v];
   let s: string = "";
   let x: i32 = v;
   while (x > 0) {
@@ -500,6 +521,9 @@ export function formatF32(x: f64): string {
     e2 = expBits - 150;
   }
   const ax: f64 = <f64>m * pow2(e2);
+  // An integer below 2^24: every other integer of that range is another f32, so its own digits
+  // are the shortest text that maps back (what the search below finds, without the big numbers).
+  if (ax < 16777216.0 && ax == Math.floor(ax)) return sign + layoutValue(<i32>ax, 0);
   // Decimal exponent k with 10^k <= ax < 10^(k+1).
   const log2: i32 = e2 + bitLen32(m) - 1;
   let k: i32 = (log2 * 78913) >> 18; // floor(log2 * log10(2)), k <= true exponent <= k + 1
@@ -731,7 +755,7 @@ export function parseI32(text: string): i32 {
 
 /** Decimal text of v ("-2147483648" included). */
 export function formatI32(v: i32): string {
-  if (v == 0) return "0";
+  if (v >= 0 && v < SMALL_INT_COUNT) return SMALL_INTS[v];
   // work with the non-positive value so that -2^31 needs no special case
   let x: i32 = v > 0 ? -v : v;
   let s: string = "";

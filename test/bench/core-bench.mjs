@@ -2,15 +2,42 @@
 // For every built-in case (and a set of plan option variants, and the validation matrix's
 // reductions) it measures, per engine, the median time of one warm `validate`, `plan` and `emit`
 // request (emit = plan, MSL and audit) through the public interfaces (the WebAssembly module by
-// its bytes-in/bytes-out export, the JS module by `call`), and prints per kind: the median over
-// kernels of each engine, the slowest kernel of each, the median WASM/JS ratio of the same
-// requests in the same run, and both WebAssembly sizes. Arguments: --rounds N (default 30),
-// --json (one JSON object on stdout instead of the table).
-import { loadEngine } from "../../dist/tile-shell.mjs";
+// its bytes-in/bytes-out export, the JS module by `call`). A second group, "fuzz", times `plan`
+// and `emit` for fuzz documents: a fixed number of documents from each generator the fuzz tests
+// use (test/fuzz/gen.ts `caseArb`, test/fuzz/structural.ts `structArb`), drawn with a fixed seed.
+// Every request is warmed in both engines first. Per group and kind it prints the median over
+// documents of each engine's per-document median, the "slowest": the largest per-document median
+// (so one burst of load from other jobs during a few rounds does not decide it) and which document
+// that is, the raw maximum of all single rounds beside it, the median WASM/JS ratio of the same
+// requests in the same run, and both WebAssembly sizes.
+// Arguments: --rounds N (default 30), --fuzz N documents per generator (default 50, 0 for none),
+// --seed S (default 20261201), --dist DIR (time another build: DIR holds tile-shell.mjs,
+// tile-core.mjs and the .wasm files, and DIR/.. tile's package.json), --json (one JSON object).
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { transform } from "@swc/core";
 
-const rounds = Number(process.argv[process.argv.indexOf("--rounds") + 1]) || 30;
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+const args = process.argv.slice(2);
+function arg(name, fallback) {
+  const i = args.indexOf(name);
+  return i < 0 ? fallback : args[i + 1];
+}
+function count(name, fallback) {
+  const v = arg(name, String(fallback));
+  if (!/^\d+$/.test(v ?? "")) {
+    console.error(`bench:core: ${name} expects a non-negative integer`);
+    process.exit(2);
+  }
+  return Number(v);
+}
+const rounds = Math.max(1, count("--rounds", 30));
+const fuzzCount = count("--fuzz", 50);
+const seed = count("--seed", 20261201);
+const dist = path.resolve(arg("--dist", path.join(root, "dist")));
+const { loadEngine } = await import(pathToFileURL(path.join(dist, "tile-shell.mjs")).href);
 const wasm = await loadEngine("wasm");
 const js = await loadEngine("js");
 const cases = wasm.call({ command: "cases" }).cases;
@@ -22,21 +49,46 @@ const variants = [
   { programsPerGroup: 8, threads: 256, vector: 1 },
   { cacheInput: false, unroll: 3 },
 ];
-const matrixFile = path.join(path.dirname(new URL(import.meta.url).pathname), "..", "..", "shell-node", "matrix.json");
 const requests = [];
 for (const c of cases) {
-  requests.push({ label: c.name, kind: "validate", req: JSON.stringify({ command: "validate", document: c.text }) });
+  requests.push({ group: "built-in", label: c.name, kind: "validate", req: JSON.stringify({ command: "validate", document: c.text }) });
   for (const options of variants) {
-    requests.push({ label: c.name + " " + JSON.stringify(options), kind: "plan", req: JSON.stringify({ command: "plan", document: c.text, options }) });
-    requests.push({ label: c.name + " " + JSON.stringify(options), kind: "emit", req: JSON.stringify({ command: "emit", document: c.text, options }) });
+    for (const kind of ["plan", "emit"]) requests.push({ group: "built-in", label: c.name + " " + JSON.stringify(options), kind, req: JSON.stringify({ command: kind, document: c.text, options }) });
   }
 }
+const matrixFile = path.join(root, "shell-node", "matrix.json");
 if (fs.existsSync(matrixFile)) {
   const matrix = JSON.parse(fs.readFileSync(matrixFile, "utf8"));
   for (const m of matrix.reductions ?? []) {
     const c = cases.find((x) => x.name === m.case);
-    if (c) requests.push({ label: m.id, kind: "plan", req: JSON.stringify({ command: "plan", document: c.text, options: m.options }) });
-    if (c) requests.push({ label: m.id, kind: "emit", req: JSON.stringify({ command: "emit", document: c.text, options: m.options }) });
+    if (c) for (const kind of ["plan", "emit"]) requests.push({ group: "built-in", label: m.id, kind, req: JSON.stringify({ command: kind, document: c.text, options: m.options }) });
+  }
+}
+
+// The fuzz generators are TypeScript modules of the test suite: transpile them (swc, as the
+// build does) next to node_modules so that their `fast-check` import resolves.
+async function fuzzGenerators() {
+  const out = path.join(root, "node_modules", ".cache", "tile-bench-fuzz");
+  fs.mkdirSync(out, { recursive: true });
+  for (const name of ["gen", "structural"]) {
+    const file = path.join(root, "test", "fuzz", name + ".ts");
+    const code = (await transform(fs.readFileSync(file, "utf8"), { filename: file, jsc: { parser: { syntax: "typescript" }, target: "es2022" } })).code;
+    fs.writeFileSync(path.join(out, name + ".mjs"), code.split('"./gen"').join('"./gen.mjs"'));
+  }
+  const fc = (await import("fast-check")).default;
+  const gen = await import(pathToFileURL(path.join(out, "gen.mjs")).href);
+  const structural = await import(pathToFileURL(path.join(out, "structural.mjs")).href);
+  return { fc, gen, structural };
+}
+if (fuzzCount > 0) {
+  const { fc, gen, structural } = await fuzzGenerators();
+  const docs = [
+    ...fc.sample(gen.caseArb, { seed, numRuns: fuzzCount }).map((c, i) => ({ label: `gen #${i} (${c.family})`, doc: c.doc, options: gen.requestOptions(c) })),
+    ...fc.sample(structural.structArb, { seed, numRuns: fuzzCount }).map((c, i) => ({ label: `structural #${i} (${c.shape})`, doc: c.doc, options: c.options })),
+  ];
+  for (const d of docs) {
+    const document = JSON.stringify(d.doc);
+    for (const kind of ["plan", "emit"]) requests.push({ group: "fuzz", label: d.label, kind, req: JSON.stringify({ command: kind, document, options: d.options }) });
   }
 }
 
@@ -45,11 +97,11 @@ function median(xs) {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 }
 
-const labels = {};
-function timeAll(engine, kind) {
-  const perRequest = [];
-  labels[kind] = requests.filter((x) => x.kind === kind).map((x) => x.label);
-  for (const r of requests.filter((x) => x.kind === kind)) {
+/** Per request of the list: the median of its rounds and the largest single round. */
+function timeAll(engine, list) {
+  const med = [];
+  const max = [];
+  for (const r of list) {
     for (let i = 0; i < 3; i++) engine.callText(r.req); // warm-up
     const samples = [];
     for (let i = 0; i < rounds; i++) {
@@ -57,34 +109,51 @@ function timeAll(engine, kind) {
       engine.callText(r.req);
       samples.push(Number(process.hrtime.bigint() - t0) / 1e6);
     }
-    perRequest.push(median(samples));
+    med.push(median(samples));
+    max.push(Math.max(...samples));
   }
-  return perRequest;
+  return { med, max };
 }
 
 // warm both engines on every request first (the JS engine's JIT tiers up over many calls), so
-// "warm" means warm for the first kernel timed as much as for the last
+// "warm" means warm for the first document timed as much as for the last
 for (let pass = 0; pass < 10; pass++) for (const r of requests) { wasm.callText(r.req); js.callText(r.req); }
 
 // alternate the engine order per kind so neither always runs first
 const out = [];
-for (const [kind, order] of [["validate", [wasm, js]], ["plan", [js, wasm]], ["emit", [wasm, js]]]) {
+const slots = [["built-in", "validate", [wasm, js]], ["built-in", "plan", [js, wasm]], ["built-in", "emit", [wasm, js]], ["fuzz", "plan", [wasm, js]], ["fuzz", "emit", [js, wasm]]];
+for (const [group, kind, order] of slots) {
+  const list = requests.filter((x) => x.group === group && x.kind === kind);
+  if (list.length === 0) continue;
   const res = {};
-  for (const e of order) res[e.name] = timeAll(e, kind);
-  const ratios = res.wasm.map((w, i) => w / res.js[i]);
-  const sum = (xs) => xs.reduce((a, b) => a + b, 0);
-  const slowestAt = res.wasm.indexOf(Math.max(...res.wasm));
-  const slowestJsAt = res.js.indexOf(Math.max(...res.js));
-  out.push({ kind, slowestLabel: labels[kind][slowestAt], slowestJsLabel: labels[kind][slowestJsAt], totalWasmMs: sum(res.wasm), totalJsMs: sum(res.js), requests: res.wasm.length, wasmMedianMs: median(res.wasm), jsMedianMs: median(res.js), wasmOverJsMedianRatio: median(ratios), wasmMaxMs: Math.max(...res.wasm), jsMaxMs: Math.max(...res.js) });
-}
-const wasmBytes = fs.statSync(new URL("../../dist/tile-core.wasm", import.meta.url)).size;
-const smallBytes = fs.statSync(new URL("../../dist/tile-core.small.wasm", import.meta.url)).size;
-if (process.argv.includes("--json")) {
-  console.log(JSON.stringify({ rounds, wasmBytes, smallBytes, kinds: out }, null, 1));
-} else {
-  console.log(`core sizes: release ${wasmBytes} bytes (${(wasmBytes / 1024).toFixed(1)} KiB), small ${smallBytes} bytes (${(smallBytes / 1024).toFixed(1)} KiB); rounds ${rounds}`);
-  for (const o of out) {
-    console.log(`${o.kind.padEnd(8)} ${String(o.requests).padStart(4)} kernels  median per kernel: wasm ${o.wasmMedianMs.toFixed(4)} ms, js ${o.jsMedianMs.toFixed(4)} ms; median wasm/js ratio ${o.wasmOverJsMedianRatio.toFixed(3)}`);
-    console.log(`${"".padEnd(14)}slowest: wasm ${o.wasmMaxMs.toFixed(4)} ms (${o.slowestLabel}), js ${o.jsMaxMs.toFixed(4)} ms (${o.slowestJsLabel}); sum of medians: wasm ${o.totalWasmMs.toFixed(3)} ms, js ${o.totalJsMs.toFixed(3)} ms`);
+  for (const e of order) res[e.name] = timeAll(e, list);
+  const o = { group, kind, requests: list.length, medianRatio: median(res.wasm.med.map((w, i) => w / res.js.med[i])) };
+  for (const name of ["wasm", "js"]) {
+    const { med, max } = res[name];
+    const at = med.indexOf(Math.max(...med));
+    o[name] = { medianMs: median(med), slowestMs: med[at], slowest: list[at].label, rawMaxMs: Math.max(...max), sumOfMediansMs: med.reduce((a, b) => a + b, 0) };
   }
+  out.push(o);
+}
+// overall emit slowest per engine: built-in and fuzz documents together
+const overall = {};
+for (const name of ["wasm", "js"]) {
+  const emits = out.filter((o) => o.kind === "emit");
+  const worst = emits.reduce((a, b) => (b[name].slowestMs > a[name].slowestMs ? b : a));
+  overall[name] = { slowestMs: worst[name].slowestMs, slowest: `${worst.group}: ${worst[name].slowest}`, rawMaxMs: Math.max(...emits.map((o) => o[name].rawMaxMs)) };
+}
+const wasmBytes = fs.statSync(path.join(dist, "tile-core.wasm")).size;
+const smallBytes = fs.statSync(path.join(dist, "tile-core.small.wasm")).size;
+if (args.includes("--json")) {
+  console.log(JSON.stringify({ rounds, fuzzPerGenerator: fuzzCount, seed, wasmBytes, smallBytes, loadAverage: os.loadavg(), kinds: out, emitSlowest: overall }, null, 1));
+} else {
+  const ms = (x) => x.toFixed(4) + " ms";
+  console.log(`core sizes: release ${wasmBytes} bytes (${(wasmBytes / 1024).toFixed(1)} KiB), small ${smallBytes} bytes (${(smallBytes / 1024).toFixed(1)} KiB); rounds ${rounds}; fuzz: ${fuzzCount} documents per generator, seed ${seed}`);
+  console.log(`"slowest" = the largest per-document median over the rounds; "raw max" = the largest single round`);
+  for (const o of out) {
+    console.log(`${(o.group + " " + o.kind).padEnd(17)} ${String(o.requests).padStart(4)} requests  median: wasm ${ms(o.wasm.medianMs)}, js ${ms(o.js.medianMs)}; median wasm/js ratio ${o.medianRatio.toFixed(3)}`);
+    for (const name of ["wasm", "js"]) console.log(`${"".padEnd(23)}${name.padEnd(4)} slowest ${ms(o[name].slowestMs)} (${o[name].slowest}), raw max ${ms(o[name].rawMaxMs)}, sum of medians ${o[name].sumOfMediansMs.toFixed(3)} ms`);
+  }
+  for (const name of ["wasm", "js"]) console.log(`emit slowest, built-in or fuzz, ${name.padEnd(4)}: ${ms(overall[name].slowestMs)} (${overall[name].slowest}); raw max ${ms(overall[name].rawMaxMs)}`);
+  console.log(`load average at the end: ${os.loadavg().map((x) => x.toFixed(2)).join(", ")}`);
 }

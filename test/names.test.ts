@@ -1,0 +1,41 @@
+// Identifiers of emitted MSL (core/emit/names.ts): reserved words found by set lookup, names
+// that are already identifiers kept without a copy, one identifier per (kind, IR name).
+import { describe, expect, it, vi } from "vitest";
+
+vi.mock("../core/glue/wasm", async () => await import("../core/glue/js"));
+
+import { Names, sanitize } from "../core/emit/names";
+
+describe("sanitize", () => {
+  it("keeps identifiers, prefixes a leading digit, replaces other characters", () => {
+    expect(sanitize("acc")).toBe("acc");
+    expect(sanitize("X_1")).toBe("X_1");
+    expect(sanitize("9lives")).toBe("k9lives");
+    expect(sanitize("")).toBe("k");
+    expect(sanitize("a-b.c")).toBe("a_b_c");
+    expect(sanitize("7-up")).toBe("k7_up");
+    expect(sanitize("π")).toBe("_");
+  });
+});
+
+describe("Names", () => {
+  it("renames reserved words (keywords, Metal names, library functions, macros) and keeps others", () => {
+    const n = new Names();
+    for (const w of ["float", "kernel", "device", "min", "fabs", "mix", "std", "INFINITY", "tid", "while"]) expect(n.of(w)).toBe("v_" + w);
+    expect(n.of("float4")).toBe("v_float4"); // a type name by its stem
+    expect(n.of("FLT_MAX")).toBe("v_FLT_MAX"); // a macro family by its prefix
+    expect(n.of("alpha")).toBe("alpha");
+    expect(n.of("minimum")).toBe("minimum");
+  });
+
+  it("one identifier per kind and IR name: the same answer again, a buffer and a loop of one name apart", () => {
+    const n = new Names();
+    expect(n.buf("x")).toBe("x");
+    expect(n.of("x")).toBe("x_");
+    expect(n.buf("x")).toBe("x");
+    expect(n.of("x")).toBe("x_");
+    expect(n.of("x_")).toBe("x__");
+    expect(n.irNames).toEqual(["b:x", "n:x", "n:x_"]);
+    expect(n.idents).toEqual(["x", "x_", "x__"]);
+  });
+});

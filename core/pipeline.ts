@@ -3,14 +3,15 @@
 // Each stage is a pure function of data in its own folder (see ARCHITECTURE.md).
 
 import { Diagnostic, diag, hasErrors } from "./diag/diagnostic";
-import { Doc } from "./ir/ast";
+import { Doc, Stmt } from "./ir/ast";
 import { Loaded, loadDocument } from "./ir/load";
 import { locateDiagnostics } from "./ir/locate";
 import { Options } from "./options";
 import { Device, readDevice } from "./device/device";
 import { Structure, recognize } from "./analysis/structure";
 import { FlatNest, flattenProgramNest } from "./analysis/nest";
-import { writeConflicts } from "./legality/index";
+import { writeConflictsIn } from "./legality/index";
+import { Facts, collectFacts } from "./legality/facts";
 import { Plan } from "./plan/plan";
 import { solve } from "./solver/solver";
 import { bindingsFor, kernelName } from "./emit/abi";
@@ -93,7 +94,9 @@ function stages(r: Compiled, loaded: Loaded, o: Options, emit: bool, version: st
   // 3. analyse: the family, from the structure of the IR alone
   let st: Structure = recognize(r.doc);
   // 4. a proven write conflict between parallel iterations rejects the document outright
-  const conflicts = writeConflicts(r.doc, st);
+  const pl = st.programLoop;
+  const facts = collectFacts(r.doc, pl === null ? null : changetype<Stmt>(pl), st.distribution);
+  const conflicts = writeConflictsIn(facts);
   append(r.diags, conflicts);
   if (conflicts.length > 0) {
     r.plan.family = st.family;
@@ -102,6 +105,9 @@ function stages(r: Compiled, loaded: Loaded, o: Options, emit: bool, version: st
   }
   // 4b. several parallel loops above a reduction: one program per index tuple, planned as the
   //     equivalent document with a single program loop (same proofs, same emitter)
+  // the solver's legality context collects the same facts (a reduction's program loop, or none
+  // at all): it reuses these unless the document is replaced below
+  let reuse: Facts | null = st.family == "reduction" || pl === null ? facts : null;
   if (st.family == "serial") {
     const nest = flattenProgramNest(r.doc);
     const flat = nest.doc;
@@ -110,6 +116,7 @@ function stages(r: Compiled, loaded: Loaded, o: Options, emit: bool, version: st
       if (fst.family == "reduction") {
         r.doc = changetype<Doc>(flat);
         st = fst;
+        reuse = null;
         r.plan.notes.push(nestNote(nest));
       }
     }
@@ -120,7 +127,7 @@ function stages(r: Compiled, loaded: Loaded, o: Options, emit: bool, version: st
   plan.domainLoops = st.domainLoops;
   plan.reduces = st.reduces;
   plan.distribution = st.distribution;
-  solve(r.doc, st, r.device, o, plan);
+  solve(r.doc, st, r.device, o, plan, reuse);
   append(r.diags, plan.diags);
   if (hasErrors(plan.diags)) {
     r.failedAt = "plan";

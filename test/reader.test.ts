@@ -282,4 +282,21 @@ describe("string decoding agrees with JSON.parse (fast and general paths)", () =
       }
     }
   });
+
+  it("long strings with the simple escapes only (decoded in chunks of codes): every length around a chunk's end", () => {
+    const alphabet = ['"', "\n", "\t", "\r", "/", "a", "Z", " ", "\u00e9", "{", ":"];
+    let seed = 777;
+    const next = (): number => ((seed = (Math.imul(seed, 1103515245) + 12345) | 0) >>> 0) / 4294967296;
+    for (const n of [1, 2, 2046, 2047, 2048, 2049, 2050, 4095, 4096, 4097, 6500]) {
+      let s = "";
+      for (let i = 0; i < n; i++) s += alphabet[Math.floor(next() * alphabet.length)];
+      for (const text of [JSON.stringify(s), JSON.stringify(s).replaceAll("/", "\\/")]) {
+        const r = readJson(text, 16);
+        expect(r.ok, String(n)).toBe(true);
+        expect(r.value.text.length, String(n)).toBe(n);
+        expect(r.value.text === s, String(n)).toBe(true);
+      }
+    }
+  });
 });
+

@@ -11,7 +11,7 @@ import { Doc, Stmt } from "../ir/ast";
 import { Affine } from "../ir/affine";
 import { Structure } from "../analysis/structure";
 import { Diagnostic, diag } from "../diag/diagnostic";
-import { Site, collectFacts } from "./facts";
+import { Facts, Site, collectFacts } from "./facts";
 import { num, quoted } from "./verdict";
 
 /** Index k of the outermost parallel loop over which store `s` provably conflicts, or -1. */
@@ -39,9 +39,13 @@ function conflictLoop(s: Site): i32 {
 
 /** One TPL001 diagnostic per store that two iterations of a parallel loop provably share. */
 export function writeConflicts(doc: Doc, structure: Structure): Array<Diagnostic> {
-  const out = new Array<Diagnostic>();
   const pl = structure.programLoop;
-  const f = collectFacts(doc, pl === null ? null : changetype<Stmt>(pl), structure.distribution);
+  return writeConflictsIn(collectFacts(doc, pl === null ? null : changetype<Stmt>(pl), structure.distribution));
+}
+
+/** writeConflicts over facts already collected (for the structure's program loop and roles). */
+export function writeConflictsIn(f: Facts): Array<Diagnostic> {
+  const out = new Array<Diagnostic>();
   for (let i: i32 = 0; i < f.stores.length; i++) {
     const s = f.stores[i];
     const k = conflictLoop(s);

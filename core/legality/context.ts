@@ -32,6 +32,12 @@ export class LegalityContext {
     this.programs = programCount(doc, structure);
   }
 
+  /** Uses facts already collected for this context's document with the same program loop and
+   *  roles (the pipeline's write-conflict check collects them first). */
+  useFacts(f: Facts): void {
+    this.memo = f;
+  }
+
   /** Accesses of the document, computed once per context. */
   facts(): Facts {
     const m = this.memo;

@@ -11,7 +11,7 @@ import { FAMILY_FUSION, FAMILY_PACKING, rerunWidthRules, runRules } from "./rule
 
 export { LegalityContext, contextForMapping, packingContext, programCount } from "./context";
 export { FAMILY_FUSION, FAMILY_PACKING, RULES, Rule, isWidthDependent, ruleIds } from "./rules";
-export { writeConflicts } from "./conflicts";
+export { writeConflicts, writeConflictsIn } from "./conflicts";
 
 /** Every packing rule's verdict, in table order. */
 export function checkPacking(ctx: LegalityContext): Array<RuleResult> {

@@ -19,6 +19,7 @@ import { Work, constValue, elementWork, reductionWork, serialWork } from "../cos
 import { evalConstI32 } from "../analysis/consts";
 import { costCooperative, costCooperativeInto, costElement, costSerial } from "../cost/model";
 import { LegalityContext } from "../legality/context";
+import { Facts } from "../legality/facts";
 import { FallbackCause, causeFromRules, causeText, fallbackDiagnostic, structureCause } from "./fallback";
 import { checkFusion, checkPacking, failedIds, isWidthDependent, recheckPackingWidths } from "../legality/index";
 import { checkProgramsIndependent } from "../legality/programs";
@@ -115,7 +116,7 @@ class Search {
   memoKeys: Array<Array<string>> = new Array<Array<string>>();
   memoResults: Array<Array<RuleResult>> = new Array<Array<RuleResult>>();
 
-  constructor(doc: Doc, st: Structure, device: Device, o: Options, plan: Plan) {
+  constructor(doc: Doc, st: Structure, device: Device, o: Options, plan: Plan, facts: Facts | null) {
     this.doc = doc;
     this.st = st;
     this.device = device;
@@ -127,6 +128,7 @@ class Search {
     this.programMin = programStart(doc, loop);
     this.cacheable = new Array<string>();
     this.ctx = new LegalityContext(doc, st, device);
+    if (facts !== null) this.ctx.useFacts(changetype<Facts>(facts));
     this.ctx.maxThreads = o.maxThreads;
   }
 
@@ -410,9 +412,9 @@ function validateOptions(o: Options, device: Device, plan: Plan): bool {
   return plan.diags.length == 0;
 }
 
-function solveReduction(doc: Doc, st: Structure, device: Device, o: Options, plan: Plan): void {
+function solveReduction(doc: Doc, st: Structure, device: Device, o: Options, plan: Plan, facts: Facts | null): void {
   if (!validateOptions(o, device, plan)) return;
-  const s = new Search(doc, st, device, o, plan);
+  const s = new Search(doc, st, device, o, plan, facts);
   s.findCacheable();
   let limit: i32 = device.maxThreadsPerGroup;
   if (o.maxThreads > 0 && o.maxThreads < limit) limit = o.maxThreads;
@@ -493,8 +495,9 @@ function elementMapping(doc: Doc, st: Structure, V: i32, block: i32): Mapping {
   return m;
 }
 
-function solveElement(doc: Doc, st: Structure, device: Device, o: Options, plan: Plan): void {
+function solveElement(doc: Doc, st: Structure, device: Device, o: Options, plan: Plan, facts: Facts | null): void {
   const c = new LegalityContext(doc, st, device);
+  if (facts !== null) c.useFacts(changetype<Facts>(facts));
   const results = checkFusion(c);
   const failed = failedIds(results);
   plan.rules = results;
@@ -550,15 +553,17 @@ function solveElement(doc: Doc, st: Structure, device: Device, o: Options, plan:
   }
 }
 
-/** Solves widths and scores: fills realization, mapping, rules, rejections and cost. */
-export function solve(doc: Doc, st: Structure, device: Device, o: Options, plan: Plan): void {
+/** Solves widths and scores: fills realization, mapping, rules, rejections and cost. `facts`,
+ *  when given, are the document's access facts for `st` as the legality context collects them
+ *  (collectFacts with the program loop of a reduction, none otherwise): they are not collected again. */
+export function solve(doc: Doc, st: Structure, device: Device, o: Options, plan: Plan, facts: Facts | null = null): void {
   plan.family = st.family;
   if (!optionsInLimits(o, plan)) return;
   if (!programLoopPlannable(doc, st, plan)) return;
   if (st.family == "reduction") {
-    solveReduction(doc, st, device, o, plan);
+    solveReduction(doc, st, device, o, plan, facts);
   } else if (st.family == "element") {
-    solveElement(doc, st, device, o, plan);
+    solveElement(doc, st, device, o, plan, facts);
   } else {
     plan.notes.push("No packed or fused realization applies: " + st.why + ".");
     useSerial(doc, st, device, o, plan, "no cooperative or fused realization applies", structureCause(doc, st.why));

@@ -1,0 +1,12 @@
+// Types for scripts/pack-wasm.mjs (imported by test/wasm-pack.test.ts).
+export function compress(img: Uint8Array): Uint8Array;
+export function decompress(src: Uint8Array, n: number): Uint8Array;
+export function packWasm(input: Uint8Array): {
+  bytes: Buffer;
+  packed: boolean;
+  segments?: number;
+  imageBytes?: number;
+  packedBytes?: number;
+  dataSectionBytes?: number;
+};
+export function sameMemoryAfterStart(a: Uint8Array, b: Uint8Array): Promise<boolean>;

@@ -3,7 +3,7 @@
 # plan under the calibrated record (devices/nvidia-h200-calibrated.json), under the uncalibrated
 # one (devices/nvidia-h200.json) and each sweep's measured best, for the 12 swept cases and shapes
 # (bench/confirm-calibration.json, made by scripts/confirm-calibration.mjs list). Run from a
-# `npm run pack:gpu` folder: bash tile-gpu/pkg/scripts/cuda-confirm-calibration.sh OUT
+# `npm run pack:gpu` folder: sh tile-gpu/setup.sh && bash tile-gpu/pkg/scripts/cuda-confirm-calibration.sh OUT
 # Bounded: 150 s for the timing (36 kernels, each validated; 4 rounds x 5 samples, 2 ms batches).
 set -u
 out=${1:?usage: cuda-confirm-calibration.sh OUTDIR}

@@ -1,6 +1,6 @@
 #!/bin/bash
 # cuda-evidence-15.sh: issue 15's correctness evidence on an NVIDIA GPU, from the folder
-# `npm run pack:gpu` writes (run as: bash tile-gpu/pkg/scripts/cuda-evidence-15.sh OUTDIR).
+# `npm run pack:gpu` writes (run as: sh tile-gpu/setup.sh && bash tile-gpu/pkg/scripts/cuda-evidence-15.sh OUTDIR).
 #   suite.txt      `tile suite --runtime cuda` (what `npm start` runs) and `tile run` of softmax
 #   controls.txt   negative controls under compute-sanitizer, each beside its clean twin
 #   sanitize.txt   `tile suite --full --runtime cuda` under memcheck, racecheck and synccheck

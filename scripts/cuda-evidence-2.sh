@@ -1,5 +1,5 @@
 #!/bin/bash
-# cuda-evidence-2.sh: the second GPU measurements (run as: bash tile-gpu/pkg/scripts/cuda-evidence-2.sh OUTDIR).
+# cuda-evidence-2.sh: the second GPU measurements (run as: sh tile-gpu/setup.sh && bash tile-gpu/pkg/scripts/cuda-evidence-2.sh OUTDIR).
 #   controls.txt    the three negative controls under compute-sanitizer, each beside its clean twin
 #   sanitize.txt    `tile suite --full --runtime cuda` under memcheck, racecheck and synccheck
 #   device.txt      bench/tools/cuda-device-record.py: the H200 device record and its sources

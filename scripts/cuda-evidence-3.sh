@@ -1,7 +1,7 @@
 #!/bin/bash
 # cuda-evidence-3.sh: issue 17's measurements on a CUDA GPU, unattended, from a `npm run pack:gpu`
 # folder (Node carried in it, no npm). Run as:
-#     bash tile-gpu/pkg/scripts/cuda-evidence-3.sh OUTDIR [--quick]
+#     sh tile-gpu/setup.sh && bash tile-gpu/pkg/scripts/cuda-evidence-3.sh OUTDIR [--quick]
 # Every step has its own time limit (`timeout`), so one hang does not lose the rest, and writes
 # its files under OUTDIR (each command's output beside its results):
 #   env.txt                  nvidia-smi, node, the runtime's device name; setup.txt: the native build

@@ -1,7 +1,7 @@
 #!/bin/bash
 # cuda-evidence-b0.sh: the kernels BEFORE issue 16 timed beside PyTorch in one run, issue 20's
 # exports on CUDA, the remaining sanitizer controls, compile times and the re-planning path
-# (run as: bash tile-gpu/pkg/scripts/cuda-evidence-b0.sh OUTDIR, from `npm run pack:gpu`'s folder).
+# (run as: sh tile-gpu/setup.sh && bash tile-gpu/pkg/scripts/cuda-evidence-b0.sh OUTDIR, from `npm run pack:gpu`'s folder).
 set -u
 out=${1:?usage: cuda-evidence-b0.sh OUTDIR}
 pack=$(cd "$(dirname "$0")/../.." && pwd)

@@ -2,14 +2,15 @@
 // pack-gpu.mjs: one folder with everything the shell needs on a Linux x86-64 machine that has
 // no Node.js and no package registry (a GPU machine with CUDA): `npm run pack:gpu [-- OUT]`.
 //
-//   OUT/node.xz           this machine's Node binary (`process.execPath`), xz-compressed
-//   OUT/pkg/              the package: package.json, dist/ (no source maps), shell-node/, devices/,
+//   OUT/node.xz           this machine's Node binary (`process.execPath`), stripped where `strip`
+//                         exists, xz -9e
+//   OUT/pkg.tar.xz        the package, unpacked by setup.sh into OUT/pkg/: package.json, dist/ (no source maps), shell-node/, devices/,
 //                         cases/, bench/, scripts/, shell-native/ (sources: the native runtimes
 //                         are built THERE, against that machine's glibc and CUDA toolkit), and
 //                         node_modules/ with the runtime dependencies only (koffi with its
 //                         linux-x64 glibc prebuild alone; fast-check for the evidence tool,
 //                         scripts/gpu-evidence.ts bundled as pkg/scripts/gpu-evidence.mjs)
-//   OUT/setup.sh          unpacks node to OUT/bin/node and builds pkg/build/native/ with
+//   OUT/setup.sh          unpacks pkg/ and node (OUT/bin/node) and builds pkg/build/native/ with
 //                         shell-native/build.mjs (g++; libtile_cuda.so where a toolkit is found)
 //   OUT/tile              runs the CLI: `./tile suite --runtime cuda`
 // Default OUT: .gpu/tile-gpu. Needs xz here; the target needs xz or python3, g++ and glibc >= 2.28.
@@ -46,7 +47,8 @@ if (newest(path.join(root, "core")) > built || newest(path.join(root, "shell-nod
 }
 
 // node.xz is kept when it was made from this very binary (xz takes minutes on a small machine)
-const stamp = `${process.execPath} ${process.version} ${fs.statSync(process.execPath).size} ${fs.statSync(process.execPath).mtimeMs}`;
+const hasStrip = (() => { try { execFileSync("strip", ["--version"], { stdio: "ignore" }); return true; } catch { return false; } })();
+const stamp = `${process.execPath} ${process.version} ${fs.statSync(process.execPath).size} ${fs.statSync(process.execPath).mtimeMs} ${hasStrip ? "stripped" : "as-is"} xz-9e`;
 const keepNode = fs.existsSync(path.join(out, "node.xz")) && fs.existsSync(path.join(out, "node.stamp")) &&
   fs.readFileSync(path.join(out, "node.stamp"), "utf8") === stamp;
 for (const f of fs.existsSync(out) ? fs.readdirSync(out) : [])
@@ -101,16 +103,29 @@ await bundle.write({ file: path.join(tile, "scripts", "gpu-evidence.mjs"), forma
 await bundle.close();
 
 if (!keepNode) {
-  console.log(`compressing ${process.execPath} (node ${process.version}) ...`);
-  execFileSync("sh", ["-c", `xz -T0 -6 -c "${process.execPath}" > "${path.join(out, "node.xz")}.tmp"`], { stdio: "inherit" });
+  // a copy without its symbol and debug sections (the binary here carries them: 99 -> 86 MB), then
+  // xz -9e: 24 MB -> 21.9 MB; the device tool carries at most 64 MiB with the tracked tree
+  let bin = process.execPath;
+  if (hasStrip) {
+    bin = path.join(out, "node.stripped.tmp");
+    execFileSync("strip", ["-o", bin, process.execPath]);
+  }
+  console.log(`compressing ${process.execPath} (node ${process.version}${hasStrip ? ", stripped" : ""}) ...`);
+  execFileSync("sh", ["-c", `xz -T0 -9e -c "${bin}" > "${path.join(out, "node.xz")}.tmp"`], { stdio: "inherit" });
+  if (hasStrip) fs.rmSync(bin);
   fs.renameSync(path.join(out, "node.xz.tmp"), path.join(out, "node.xz"));
   fs.writeFileSync(path.join(out, "node.stamp"), stamp);
 }
+
+// the package travels as one pkg.tar.xz (6 MB -> under 1 MB); setup.sh unpacks it
+execFileSync("tar", ["-cJf", "pkg.tar.xz", "pkg"], { cwd: out });
+fs.rmSync(tile, { recursive: true, force: true });
 
 fs.writeFileSync(path.join(out, "setup.sh"), `#!/bin/sh
 # Unpacks Node and builds the native runtimes for this machine (host; CUDA where a toolkit is found).
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
+[ -d "$here/pkg" ] || (cd "$here" && tar -xJf pkg.tar.xz)
 mkdir -p "$here/bin"
 if [ ! -x "$here/bin/node" ]; then
   if command -v xz >/dev/null 2>&1; then xz -dc "$here/node.xz" > "$here/bin/node"

@@ -69,10 +69,10 @@ export function handle(request: string): string {
     const loaded = loadDocument(text, opts.options.sizeNames, opts.options.sizeValues);
     const out = new Text();
     out.add("{\"ok\":").add(loaded.ok ? "true" : "false");
-    out.add(",\"name\":").add(quote(loaded.doc.name));
+    out.add(",\"name\":").quoted(loaded.doc.name);
     out.add(",\"diagnostics\":");
     diagnosticsJson(out, loaded.diags);
-    if (command == "canonical" && loaded.ok) out.add(",\"text\":").add(quote(printDoc(loaded.doc)));
+    if (command == "canonical" && loaded.ok) out.add(",\"text\":").quoted(printDoc(loaded.doc));
     out.add("}");
     return out.toString();
   }
@@ -84,12 +84,12 @@ export function handle(request: string): string {
       return out.toString();
     }
     out.add("{\"ok\":").add(c.ok ? "true" : "false");
-    out.add(",\"failedAt\":").add(quote(c.failedAt));
+    out.add(",\"failedAt\":").quoted(c.failedAt);
     out.add(",\"plan\":");
     planJson(c.doc.name, c.ok, c.plan, opts.options.candidates, c.diags, out);
     out.add(",\"msl\":");
     quoteTo(out, c.msl);
-    out.add(",\"target\":").add(quote(opts.options.target));
+    out.add(",\"target\":").quoted(opts.options.target);
     out.add(",\"python\":");
     quoteTo(out, c.python);
     out.add(",\"audit\":");
@@ -173,11 +173,11 @@ function casesResponse(): string {
   for (let i: i32 = 0; i < names.length; i++) {
     if (i > 0) out.add(",");
     const loaded = loadDocument(buildCase(names[i]), none, noneV);
-    out.add("{\"name\":").add(quote(names[i]));
+    out.add("{\"name\":").quoted(names[i]);
     out.add(",\"ok\":").add(loaded.ok ? "true" : "false");
     out.add(",\"diagnostics\":");
     diagnosticsJson(out, loaded.diags);
-    out.add(",\"text\":").add(quote(loaded.ok ? printDoc(loaded.doc) : buildCase(names[i])));
+    out.add(",\"text\":").quoted(loaded.ok ? printDoc(loaded.doc) : buildCase(names[i]));
     out.add("}");
   }
   out.add("]}");

@@ -24,6 +24,10 @@ describe("Names", () => {
     for (const w of ["float", "kernel", "device", "min", "fabs", "mix", "std", "INFINITY", "tid", "while"]) expect(n.of(w)).toBe("v_" + w);
     expect(n.of("float4")).toBe("v_float4"); // a type name by its stem
     expect(n.of("FLT_MAX")).toBe("v_FLT_MAX"); // a macro family by its prefix
+    for (const w of ["M_PI_F", "HALF_MAX", "__x", "CUDA_ARCH", "MTLDevice", "_Upper", "uint16_t", "half3x2", "packed_float4", "tg12", "acc_s", "tile_sum"]) {
+      expect(n.of(w), w).toBe("v_" + w);
+    }
+    for (const w of ["m_pi", "half", "halfx", "float4x", "tg", "tgx1", "acc", "x9"]) expect(n.of(w), w).toBe(w === "half" ? "v_half" : w);
     expect(n.of("alpha")).toBe("alpha");
     expect(n.of("minimum")).toBe("minimum");
   });

@@ -9,6 +9,7 @@ import {
   J_ARR, J_BOOL, J_NULL, J_NUM, J_OBJ, J_STR, JsonValue, MAX_DOCUMENT_CHARS, MAX_JSON_DEPTH, quote, readJson,
 } from "../core/util/json";
 import { validate } from "./helpers/core";
+import { Text } from "../core/util/text";
 
 function ok(src: string): JsonValue {
   const r = readJson(src, MAX_JSON_DEPTH);
@@ -255,6 +256,8 @@ describe("unicode", () => {
     for (const s of samples) {
       const q = quote(s);
       expect(ok(q).text).toBe(s);
+      // the builder's form (responses add strings this way) writes the same text
+      expect(new Text().add("[").quoted(s).add("]").toString()).toBe("[" + q + "]");
       expect(JSON.parse(q)).toBe(s);
       // Output never holds a raw control character or a lone surrogate.
       expect(/[\u0000-\u001f]/.test(q)).toBe(false);

@@ -13,7 +13,6 @@
 //   double                    no `double` anywhere (Metal has none)
 
 import { REALIZATION_COOPERATIVE } from "../plan/plan";
-import { quote } from "../util/json";
 import { formatI32 } from "../util/num";
 import { Text } from "../util/text";
 import {
@@ -81,7 +80,7 @@ export class AuditReport {
 
   toJson(out: Text): void {
     out.add("{\"ok\":").add(this.ok ? "true" : "false");
-    out.add(",\"realization\":").add(quote(this.realization));
+    out.add(",\"realization\":").quoted(this.realization);
     out.add(",\"barriers\":").add(formatI32(this.barriers));
     out.add(",\"expectedBarriers\":").add(formatI32(this.expectedBarriers));
     out.add(",\"collectives\":").add(formatI32(this.collectives));
@@ -91,9 +90,9 @@ export class AuditReport {
     for (let i: i32 = 0; i < this.findings.length; i++) {
       const f = this.findings[i];
       if (i > 0) out.add(",");
-      out.add("{\"check\":").add(quote(f.check));
+      out.add("{\"check\":").quoted(f.check);
       out.add(",\"line\":").add(formatI32(f.line));
-      out.add(",\"message\":").add(quote(f.message)).add("}");
+      out.add(",\"message\":").quoted(f.message).add("}");
     }
     out.add("]}");
   }

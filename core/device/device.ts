@@ -4,7 +4,6 @@ import { J_ARR, J_NUM, J_OBJ, J_STR, JsonValue } from "../util/json";
 import { Diagnostic, diag } from "../diag/diagnostic";
 import { formatF32, formatF64Fixed, isI32Text, parseDecimalToF32, parseI32 } from "../util/num";
 import { Text } from "../util/text";
-import { quote } from "../util/json";
 
 export class Device {
   name: string = "Apple M1 Max";
@@ -251,9 +250,9 @@ export function deviceFieldsJson(out: Text): void {
   out.add("[");
   for (let i: i32 = 0; i < DEVICE_FIELDS.length; i += DEVICE_FIELD_STRIDE) {
     if (i > 0) out.add(",");
-    out.add("{\"name\":").add(quote(DEVICE_FIELDS[i]));
-    out.add(",\"unit\":").add(quote(DEVICE_FIELDS[i + 1]));
-    out.add(",\"meaning\":").add(quote(DEVICE_FIELDS[i + 2])).add("}");
+    out.add("{\"name\":").quoted(DEVICE_FIELDS[i]);
+    out.add(",\"unit\":").quoted(DEVICE_FIELDS[i + 1]);
+    out.add(",\"meaning\":").quoted(DEVICE_FIELDS[i + 2]).add("}");
   }
   out.add("]");
 }
@@ -266,8 +265,8 @@ function formatCost(v: f64): string {
 }
 
 export function deviceJson(d: Device, out: Text): void {
-  out.add("{\"name\":").add(quote(d.name));
-  out.add(",\"source\":").add(quote(d.source));
+  out.add("{\"name\":").quoted(d.name);
+  out.add(",\"source\":").quoted(d.source);
   out.add(",\"simdWidth\":").add(d.simdWidth.toString());
   out.add(",\"maxThreadsPerGroup\":").add(d.maxThreadsPerGroup.toString());
   out.add(",\"threadgroupMemoryBytes\":").add(d.threadgroupMemoryBytes.toString());
@@ -292,8 +291,8 @@ export function deviceJson(d: Device, out: Text): void {
   if (d.registerGranule > 0) out.add(",\"registerGranule\":").add(d.registerGranule.toString());
   out.add(",\"costModel\":{");
   for (let i: i32 = 0; i < COST_FIELDS.length; i++) {
-    out.add(quote(COST_FIELDS[i])).add(":").add(formatCost(getCost(d.cost, COST_FIELDS[i]))).add(",");
+    out.quoted(COST_FIELDS[i]).add(":").add(formatCost(getCost(d.cost, COST_FIELDS[i]))).add(",");
   }
-  out.add("\"source\":").add(quote(d.cost.source)).add("}");
+  out.add("\"source\":").quoted(d.cost.source).add("}");
   out.add("}");
 }

@@ -1,5 +1,4 @@
 import { codeCategory, codeId } from "./catalogue";
-import { quote } from "../util/json";
 import { Text } from "../util/text";
 
 /** One finding about a document: a stable code, a JSON pointer, and one actionable sentence. */
@@ -24,13 +23,13 @@ export class Diagnostic {
   }
 
   toJson(out: Text): void {
-    out.add("{\"code\":").add(quote(this.code));
-    out.add(",\"id\":").add(quote(codeId(this.code)));
-    out.add(",\"severity\":").add(quote(this.severity));
-    out.add(",\"message\":").add(quote(this.message));
-    out.add(",\"pointer\":").add(quote(this.pointer));
+    out.add("{\"code\":").quoted(this.code);
+    out.add(",\"id\":").quoted(codeId(this.code));
+    out.add(",\"severity\":").quoted(this.severity);
+    out.add(",\"message\":").quoted(this.message);
+    out.add(",\"pointer\":").quoted(this.pointer);
     if (this.line > 0) out.add(",\"line\":").add(this.line.toString()).add(",\"column\":").add(this.column.toString());
-    if (this.related.length > 0) out.add(",\"related\":").add(quote(this.related));
+    if (this.related.length > 0) out.add(",\"related\":").quoted(this.related);
     out.add("}");
   }
 }

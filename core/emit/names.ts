@@ -74,6 +74,10 @@ function isDigits(s: string, from: i32): bool {
 
 /** `stem` followed by digits, optionally "x" and digits (float4, half3x2). */
 function isTypeName(s: string): bool {
+  // every such name ends in a digit
+  if (s.length < 2) return false;
+  const last: i32 = s.charCodeAt(s.length - 1);
+  if (last < 48 || last > 57) return false;
   for (let k: i32 = 0; k < TYPE_STEMS.length; k++) {
     const t = TYPE_STEMS[k];
     if (s.length <= t.length || !s.startsWith(t)) continue;
@@ -139,7 +143,9 @@ function reservedSet(): Set<string> {
 
 function isReserved(s: string): bool {
   if (RESERVED_SET.has(s) || isTgName(s) || isTypeName(s)) return true;
-  for (let i: i32 = 0; i < MACRO_PREFIXES.length; i++) {
+  // every macro prefix starts with an uppercase letter or '_'
+  const c0: i32 = s.length > 0 ? s.charCodeAt(0) : 0;
+  if ((c0 >= 65 && c0 <= 90) || c0 == 95) for (let i: i32 = 0; i < MACRO_PREFIXES.length; i++) {
     const p = MACRO_PREFIXES[i];
     if (s.length >= p.length && s.startsWith(p)) return true;
   }

@@ -3,7 +3,6 @@
 // literal 1, an empty or absent else); attrs are always printed.
 
 import { Doc, Expr, Stmt } from "./ast";
-import { quote } from "../util/json";
 import { Text } from "../util/text";
 import { formatF32 } from "../util/num";
 
@@ -18,17 +17,17 @@ export function printExpr(e: Expr, out: Text): void {
     return;
   }
   if (op == "name") {
-    out.add(quote(e.name));
+    out.quoted(e.name);
     return;
   }
   if (op == "load") {
-    out.add("[\"load\", ").add(quote(e.name)).add(", ");
+    out.add("[\"load\", ").quoted(e.name).add(", ");
     printList(e.args, out);
     out.add("]");
     return;
   }
-  out.add("[").add(quote(op));
-  if (op == "cast") out.add(", ").add(quote(e.name));
+  out.add("[").quoted(op);
+  if (op == "cast") out.add(", ").quoted(e.name);
   for (let i: i32 = 0; i < e.args.length; i++) {
     out.add(", ");
     printExpr(e.args[i], out);
@@ -66,7 +65,7 @@ function printBody(list: Array<Stmt>, depth: i32, out: Text): void {
 
 export function printStmt(s: Stmt, depth: i32, out: Text): void {
   if (s.kind == "for") {
-    out.add("{\"for\": ").add(quote(s.name)).add(", \"in\": [");
+    out.add("{\"for\": ").quoted(s.name).add(", \"in\": [");
     printExpr(s.min, out);
     out.add(", ");
     printExpr(s.extent, out);
@@ -79,8 +78,8 @@ export function printStmt(s: Stmt, depth: i32, out: Text): void {
     printBody(s.body, depth, out);
     out.add("}");
   } else if (s.kind == "reduce") {
-    out.add("{\"reduce\": ").add(quote(s.name)).add(", \"combiner\": ").add(quote(s.combiner));
-    out.add(", \"over\": [").add(quote(s.axis)).add(", ");
+    out.add("{\"reduce\": ").quoted(s.name).add(", \"combiner\": ").quoted(s.combiner);
+    out.add(", \"over\": [").quoted(s.axis).add(", ");
     printExpr(s.min, out);
     out.add(", ");
     printExpr(s.extent, out);
@@ -88,11 +87,11 @@ export function printStmt(s: Stmt, depth: i32, out: Text): void {
     printExpr(s.value, out);
     out.add("}");
   } else if (s.kind == "let") {
-    out.add("{\"let\": ").add(quote(s.name)).add(", \"value\": ");
+    out.add("{\"let\": ").quoted(s.name).add(", \"value\": ");
     printExpr(s.value, out);
     out.add("}");
   } else if (s.kind == "store") {
-    out.add("{\"store\": ").add(quote(s.name)).add(", \"at\": ");
+    out.add("{\"store\": ").quoted(s.name).add(", \"at\": ");
     printList(s.at, out);
     out.add(", \"value\": ");
     printExpr(s.value, out);
@@ -113,18 +112,18 @@ export function printStmt(s: Stmt, depth: i32, out: Text): void {
 /** The canonical text of a document (ends with a newline). */
 export function printDoc(d: Doc): string {
   const out = new Text();
-  out.add("{\n  \"tile\": 1,\n  \"name\": ").add(quote(d.name)).add(",\n");
+  out.add("{\n  \"tile\": 1,\n  \"name\": ").quoted(d.name).add(",\n");
   out.add("  \"attrs\": {\"noalias\": ").add(d.noalias ? "true" : "false").add("},\n");
   out.add("  \"sizes\": {");
   for (let i: i32 = 0; i < d.sizeNames.length; i++) {
     if (i > 0) out.add(", ");
-    out.add(quote(d.sizeNames[i])).add(": ").add(d.sizeValues[i].toString());
+    out.quoted(d.sizeNames[i]).add(": ").add(d.sizeValues[i].toString());
   }
   out.add("},\n  \"params\": [");
   for (let i: i32 = 0; i < d.params.length; i++) {
     const p = d.params[i];
     out.add(i > 0 ? ",\n    " : "\n    ");
-    out.add("{\"name\": ").add(quote(p.name)).add(", \"dtype\": ").add(quote(p.dtype)).add(", \"shape\": ");
+    out.add("{\"name\": ").quoted(p.name).add(", \"dtype\": ").quoted(p.dtype).add(", \"shape\": ");
     printList(p.shape, out);
     out.add("}");
   }

@@ -1,7 +1,6 @@
 // The plan as JSON (`tile plan --json`). Field names are a public contract: keep them stable.
 
 import { Text } from "../util/text";
-import { quote } from "../util/json";
 import { Diagnostic, diagnosticsJson } from "../diag/diagnostic";
 import { formatF64Fixed } from "../util/num";
 import { Candidate, Cost, Mapping, Plan, RuleResult } from "./plan";
@@ -15,7 +14,7 @@ function strings(list: Array<string>, out: Text): void {
   out.add("[");
   for (let i: i32 = 0; i < list.length; i++) {
     if (i > 0) out.add(",");
-    out.add(quote(list[i]));
+    out.quoted(list[i]);
   }
   out.add("]");
 }
@@ -53,7 +52,7 @@ export function costJson(c: Cost, out: Text): void {
   const terms = c.terms();
   for (let i: i32 = 0; i < terms.length; i++) {
     if (i > 0) out.add(",");
-    out.add(quote(terms[i].name)).add(":").add(num(terms[i].value));
+    out.quoted(terms[i].name).add(":").add(num(terms[i].value));
   }
   out.add("}}");
 }
@@ -64,14 +63,14 @@ export function rulesJson(rules: Array<RuleResult>, out: Text): void {
     const r = rules[i];
     if (i > 0) out.add(",");
     const first = r.violations.length > 0;
-    out.add("{\"id\":").add(quote(r.id));
-    out.add(",\"verdict\":").add(quote(r.verdict));
-    out.add(",\"reason\":").add(quote(first ? r.violations[0].reason : r.proof));
-    out.add(",\"pointer\":").add(quote(first ? r.violations[0].pointer : ""));
+    out.add("{\"id\":").quoted(r.id);
+    out.add(",\"verdict\":").quoted(r.verdict);
+    out.add(",\"reason\":").quoted(first ? r.violations[0].reason : r.proof);
+    out.add(",\"pointer\":").quoted(first ? r.violations[0].pointer : "");
     out.add(",\"violations\":[");
     for (let k: i32 = 0; k < r.violations.length; k++) {
       if (k > 0) out.add(",");
-      out.add("{\"reason\":").add(quote(r.violations[k].reason)).add(",\"pointer\":").add(quote(r.violations[k].pointer)).add("}");
+      out.add("{\"reason\":").quoted(r.violations[k].reason).add(",\"pointer\":").quoted(r.violations[k].pointer).add("}");
     }
     out.add("]}");
   }
@@ -90,7 +89,7 @@ function candidatesJson(list: Array<Candidate>, realization: string, out: Text):
     strings(c.failed, out);
     out.add(",\"cost\":");
     costJson(c.cost, out);
-    if (c.note.length > 0) out.add(",\"note\":").add(quote(c.note));
+    if (c.note.length > 0) out.add(",\"note\":").quoted(c.note);
     out.add("}");
   }
   out.add("]");
@@ -98,11 +97,11 @@ function candidatesJson(list: Array<Candidate>, realization: string, out: Text):
 
 /** The plan object; `ok` is false when the document was rejected (diagnostics say why). */
 export function planJson(name: string, ok: bool, p: Plan, withCandidates: bool, diags: Array<Diagnostic>, out: Text): void {
-  out.add("{\"name\":").add(quote(name));
+  out.add("{\"name\":").quoted(name);
   out.add(",\"ok\":").add(ok ? "true" : "false");
-  out.add(",\"family\":").add(quote(p.family));
-  out.add(",\"realization\":").add(quote(ok ? p.realization : ""));
-  out.add(",\"kernel\":").add(quote(p.kernelName));
+  out.add(",\"family\":").quoted(p.family);
+  out.add(",\"realization\":").quoted(ok ? p.realization : "");
+  out.add(",\"kernel\":").quoted(p.kernelName);
   out.add(",\"mapping\":");
   mappingJson(p.mapping, p.realization, out);
   out.add(",\"dispatch\":{\"groups\":").add(p.mapping.groups.toString()).add(",\"threads\":").add(p.mapping.T.toString());
@@ -114,8 +113,8 @@ export function planJson(name: string, ok: bool, p: Plan, withCandidates: bool, 
   for (let i: i32 = 0; i < p.bindings.length; i++) {
     const b = p.bindings[i];
     if (i > 0) out.add(",");
-    out.add("{\"kind\":").add(quote(b.kind)).add(",\"index\":").add(b.index.toString());
-    out.add(",\"name\":").add(quote(b.name)).add(",\"access\":").add(quote(b.access));
+    out.add("{\"kind\":").quoted(b.kind).add(",\"index\":").add(b.index.toString());
+    out.add(",\"name\":").quoted(b.name).add(",\"access\":").quoted(b.access);
     out.add(",\"bytes\":").add(formatF64Fixed(b.bytes, 0)).add("}");
   }
   out.add("]");
@@ -125,9 +124,9 @@ export function planJson(name: string, ok: bool, p: Plan, withCandidates: bool, 
   for (let i: i32 = 0; i < p.rejections.length; i++) {
     const r = p.rejections[i];
     if (i > 0) out.add(",");
-    out.add("{\"realization\":").add(quote(r.realization)).add(",\"failed\":");
+    out.add("{\"realization\":").quoted(r.realization).add(",\"failed\":");
     strings(r.failed, out);
-    out.add(",\"message\":").add(quote(r.message)).add("}");
+    out.add(",\"message\":").quoted(r.message).add("}");
   }
   out.add("]");
   out.add(",\"notes\":");

@@ -432,15 +432,14 @@ export function readJsonWithin(src: string, maxDepth: i32, maxChars: i32): JsonR
 /** JSON string literal (with quotes) for `s`. */
 export function quote(s: string): string {
   if (!needsEscape(s)) return "\"" + s + "\"";
-  const out = new Text();
-  quoteTo(out, s);
-  return out.toString();
+  return new Text().quoted(s).toString();
 }
 
 function needsEscape(s: string): bool {
   for (let i: i32 = 0; i < s.length; i++) {
     const c: i32 = s.charCodeAt(i);
-    if (c < 32 || c == 34 || c == 92 || (c >= 0xd800 && c <= 0xdfff)) return true;
+    if (c >= 32 && c != 34 && c != 92 && c < 0xd800) continue;
+    if (c < 32 || c == 34 || c == 92 || c <= 0xdfff) return true;
   }
   return false;
 }
@@ -448,29 +447,5 @@ function needsEscape(s: string): bool {
 /** Adds the JSON string literal for `s` to `out` (the same text as quote(s), without building
  *  it as one string first: a response adds an MSL kernel this way). */
 export function quoteTo(out: Text, s: string): void {
-  // runs of characters that need no escape go in as one substring each
-  out.add("\"");
-  let run: i32 = 0;
-  for (let i: i32 = 0; i < s.length; i++) {
-    const c: i32 = s.charCodeAt(i);
-    let esc: string = "";
-    if (c == 34) esc = "\\\"";
-    else if (c == 92) esc = "\\\\";
-    else if (c == 10) esc = "\\n";
-    else if (c == 13) esc = "\\r";
-    else if (c == 9) esc = "\\t";
-    else if (c < 32) esc = "\\u" + hex4(c).toLowerCase();
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) == 0xdc00) {
-      i++; // a surrogate pair: one character, kept as is (part of the run)
-      continue;
-    } else if (c >= 0xd800 && c <= 0xdfff) {
-      // A lone surrogate has no UTF-8 form: escape it, so the response is valid UTF-8 in both builds.
-      esc = "\\u" + hex4(c).toLowerCase();
-    } else continue;
-    if (i > run) out.add(s.substring(run, i));
-    out.add(esc);
-    run = i + 1;
-  }
-  if (s.length > run) out.add(run == 0 ? s : s.substring(run, s.length));
-  out.add("\"");
+  out.quoted(s);
 }

@@ -14,6 +14,36 @@ export class Text {
     return this;
   }
 
+  /** Adds the JSON string literal for `s` (quotes and escapes; the text util/json's quote gives):
+   *  runs of characters that need no escape go in as parts of their own, no string is built. */
+  quoted(s: string): Text {
+    this.add("\"");
+    let run: i32 = 0;
+    for (let i: i32 = 0; i < s.length; i++) {
+      const c: i32 = s.charCodeAt(i);
+      if (c >= 32 && c != 34 && c != 92 && c < 0xd800) continue; // the usual character: part of the run
+      let esc: string = "";
+      if (c == 34) esc = "\\\"";
+      else if (c == 92) esc = "\\\\";
+      else if (c == 10) esc = "\\n";
+      else if (c == 13) esc = "\\r";
+      else if (c == 9) esc = "\\t";
+      else if (c < 32) esc = "\\u" + hexLower4(c);
+      else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) == 0xdc00) {
+        i++; // a surrogate pair: one character, kept as is (part of the run)
+        continue;
+      } else if (c >= 0xd800 && c <= 0xdfff) {
+        // A lone surrogate has no UTF-8 form: escape it, so the response is valid UTF-8 in both builds.
+        esc = "\\u" + hexLower4(c);
+      } else continue;
+      if (i > run) this.add(s.substring(run, i));
+      this.add(esc);
+      run = i + 1;
+    }
+    if (s.length > run) this.add(run == 0 ? s : s.substring(run, s.length));
+    return this.add("\"");
+  }
+
   line(s: string): Text {
     this.add(s);
     return this.add("\n");
@@ -26,6 +56,15 @@ export class Text {
     all.push(this.parts.join(""));
     return all.join("");
   }
+}
+
+const HEX_LOWER: string = "0123456789abcdef";
+
+/** Four lowercase hex digits of c (0 <= c < 65536). */
+function hexLower4(c: i32): string {
+  let s = "";
+  for (let k: i32 = 12; k >= 0; k -= 4) s += HEX_LOWER.charAt((c >> k) & 15);
+  return s;
 }
 
 /** Integer division truncating toward zero, identical in both builds (b != 0). */

@@ -67,43 +67,31 @@ function rangeStartsWith(src: string, s: i32, e: i32, p: string): bool {
   return true;
 }
 
-/** The word code of the identifier src[s, e). */
+/** The word code of the identifier src[s, e): by its first character, then one or two candidates. */
 export function wordOf(src: string, s: i32, e: i32): i32 {
   const n: i32 = e - s;
   const c: i32 = src.charCodeAt(s);
-  if (n == 2) {
-    if (rangeIs(src, s, e, "if")) return W_IF;
-    if (rangeIs(src, s, e, "do")) return W_DO;
-    return 0;
+  if (c == 105) return rangeIs(src, s, e, "if") ? W_IF : 0; // i
+  if (c == 100) { // d
+    if (n == 2) return rangeIs(src, s, e, "do") ? W_DO : 0;
+    if (n == 6) return rangeIs(src, s, e, "device") ? W_DEVICE : rangeIs(src, s, e, "double") ? W_DOUBLE : 0;
+    return rangeIs(src, s, e, "default") ? W_DEFAULT : 0;
   }
-  if (n == 3) return rangeIs(src, s, e, "for") ? W_FOR : 0;
-  if (n == 4) {
-    if (rangeIs(src, s, e, "else")) return W_ELSE;
-    if (rangeIs(src, s, e, "case")) return W_CASE;
-    if (rangeIs(src, s, e, "live")) return W_LIVE;
-    return 0;
-  }
-  if (n == 5) {
-    if (rangeIs(src, s, e, "while")) return W_WHILE;
-    if (rangeIs(src, s, e, "const")) return W_CONST;
-    return 0;
-  }
-  if (n == 6) {
+  if (c == 102) return rangeIs(src, s, e, "for") ? W_FOR : 0; // f
+  if (c == 101) return rangeIs(src, s, e, "else") ? W_ELSE : 0; // e
+  if (c == 99) return n == 4 ? (rangeIs(src, s, e, "case") ? W_CASE : 0) : rangeIs(src, s, e, "const") ? W_CONST : 0; // c
+  if (c == 108) return rangeIs(src, s, e, "live") ? W_LIVE : 0; // l
+  if (c == 119) return rangeIs(src, s, e, "while") ? W_WHILE : 0; // w
+  if (c == 114) return rangeIs(src, s, e, "return") ? W_RETURN : 0; // r
+  if (c == 107) return rangeIs(src, s, e, "kernel") ? W_KERNEL : 0; // k
+  if (c == 115) { // s: switch, and the collectives simdgroup_barrier, simd_X
     if (rangeIs(src, s, e, "switch")) return W_SWITCH;
-    if (rangeIs(src, s, e, "return")) return W_RETURN;
-    if (rangeIs(src, s, e, "kernel")) return W_KERNEL;
-    if (rangeIs(src, s, e, "device")) return W_DEVICE;
-    if (rangeIs(src, s, e, "double")) return W_DOUBLE;
-    // simd_X, quad_X
-    if (rangeStartsWith(src, s, e, "simd_") || rangeStartsWith(src, s, e, "quad_")) return W_COLLECTIVE;
-    return 0;
+    return rangeIs(src, s, e, "simdgroup_barrier") || rangeStartsWith(src, s, e, "simd_") ? W_COLLECTIVE : 0;
   }
-  if (n == 7 && rangeIs(src, s, e, "default")) return W_DEFAULT;
   if (c == 116) { // t
     if (rangeIs(src, s, e, "threadgroup_barrier")) return W_BARRIER;
     return rangeStartsWith(src, s, e, "tile_simd_") ? W_COLLECTIVE : 0;
   }
-  if (c == 115) return rangeIs(src, s, e, "simdgroup_barrier") || rangeStartsWith(src, s, e, "simd_") ? W_COLLECTIVE : 0; // s
   if (c == 113) return rangeStartsWith(src, s, e, "quad_") ? W_COLLECTIVE : 0; // q
   return 0;
 }
@@ -117,7 +105,14 @@ export function punctCode(c: i32, d: i32, e: i32, len: i32): i32 {
 }
 
 function isAlpha(c: i32): bool {
-  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c == 95;
+  const l: i32 = c | 32; // A-Z to a-z; no other character lands in a-z
+  return (l >= 97 && l <= 122) || c == 95;
+}
+
+/** A character that continues an identifier: a letter, a digit or '_'. */
+function isIdentPart(c: i32): bool {
+  const l: i32 = c | 32;
+  return (l >= 97 && l <= 122) || (c >= 48 && c <= 57) || c == 95;
 }
 
 function isDigit(c: i32): bool {
@@ -194,7 +189,7 @@ export function tokenize(src: string): Array<Token> {
     }
     if (isAlpha(c)) {
       const s: i32 = i;
-      while (i < n && (isAlpha(src.charCodeAt(i)) || isDigit(src.charCodeAt(i)))) i = i + 1;
+      while (i < n && isIdentPart(src.charCodeAt(i))) i = i + 1;
       const tok = new Token(TK_IDENT, s, i, line);
       tok.word = wordOf(src, s, i);
       out.push(tok);

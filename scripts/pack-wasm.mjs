@@ -417,7 +417,7 @@ export async function sameMemoryAfterStart(a, b) {
   return Buffer.from(ma).equals(Buffer.from(mb));
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   for (const file of process.argv.slice(2)) {
     const before = fs.readFileSync(file);
     const r = packWasm(before);

@@ -2,7 +2,7 @@
 export function compress(img: Uint8Array): Uint8Array;
 export function decompress(src: Uint8Array, n: number): Uint8Array;
 export function packWasm(input: Uint8Array): {
-  bytes: Buffer;
+  bytes: Uint8Array;
   packed: boolean;
   segments?: number;
   imageBytes?: number;

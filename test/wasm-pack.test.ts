@@ -130,7 +130,7 @@ describe("packing a module", () => {
       expect(dataSegments(r.bytes)).toEqual({ count: 1, flags: [1] });
       expect(await sameMemoryAfterStart(original, r.bytes)).toBe(true);
       // the module's own start function ran after the unpacking: it copied unpacked bytes
-      const { instance } = await WebAssembly.instantiate(r.bytes, {});
+      const { instance } = await WebAssembly.instantiate(new Uint8Array(r.bytes), {});
       const mem = new Uint8Array((instance.exports.memory as WebAssembly.Memory).buffer);
       expect(Buffer.from(mem.subarray(100000, 100300)).equals(Buffer.from(mem.subarray(segments[0].at, segments[0].at + 300)))).toBe(true);
       expect(mem.subarray(100000, 100300).some((b) => b !== 0)).toBe(true);
@@ -143,7 +143,7 @@ describe("packing a module", () => {
     const big = new Uint8Array(60000).map(() => Math.floor(rand() * 256)); // incompressible
     const original = makeModule([{ at: 4096, bytes: big }], null, 1, 4);
     const r = packWasm(original);
-    const { instance } = await WebAssembly.instantiate(r.bytes, {});
+    const { instance } = await WebAssembly.instantiate(new Uint8Array(r.bytes), {});
     const mem = new Uint8Array((instance.exports.memory as WebAssembly.Memory).buffer);
     expect(Buffer.from(mem.subarray(4096, 4096 + big.length)).equals(Buffer.from(big))).toBe(true);
     // everything else is zero, as in a fresh memory: the packed bytes were cleared after use

@@ -7,10 +7,18 @@ vi.mock("../core/glue/wasm", async () => await import("../core/glue/js"));
 
 import {
   TK_IDENT, TK_NUMBER, TK_PUNCT, W_BARRIER, W_CASE, W_COLLECTIVE, W_CONST, W_DEFAULT, W_DEVICE, W_DO, W_DOUBLE, W_ELSE, W_FOR,
-  W_IF, W_KERNEL, W_LIVE, W_RETURN, W_SWITCH, W_WHILE, tokenText, tokenize,
+  W_IF, W_KERNEL, W_LIVE, W_RETURN, W_SWITCH, W_WHILE, tokenize,
 } from "../core/audit/scan";
 
-const texts = (src: string): string[] => tokenize(src).map((t) => tokenText(src, t));
+interface Tok { kind: number; text: string; line: number; code: number; word: number }
+/** The tokens of src as plain records (the tokenizer keeps them as numbers in one array). */
+function toks(src: string): Tok[] {
+  const t = tokenize(src);
+  const out: Tok[] = [];
+  for (let i = 0; i < t.length; i++) out.push({ kind: t.kind(i), text: t.text(src, i), line: t.line(i), code: t.code(i), word: t.word(i) });
+  return out;
+}
+const texts = (src: string): string[] => toks(src).map((t) => t.text);
 
 describe("tokenize", () => {
   it("every two- and three-character operator is one token, longest first", () => {
@@ -24,8 +32,7 @@ describe("tokenize", () => {
 
   it("kinds and lines; comments, strings and preprocessor lines dropped; a trailing operator at the end", () => {
     const src = "#include <metal_stdlib>\n// c\nfloat x = 1.5e-3f; /* a\nb */ y[2] += 0x1p3f;\n\"s\" z--";
-    const toks = tokenize(src);
-    expect(toks.map((t) => [t.kind, tokenText(src, t), t.line])).toEqual([
+    expect(toks(src).map((t) => [t.kind, t.text, t.line])).toEqual([
       [TK_IDENT, "float", 3], [TK_IDENT, "x", 3], [TK_PUNCT, "=", 3], [TK_NUMBER, "1.5e-3f", 3], [TK_PUNCT, ";", 3],
       [TK_IDENT, "y", 4], [TK_PUNCT, "[", 4], [TK_NUMBER, "2", 4], [TK_PUNCT, "]", 4], [TK_PUNCT, "+=", 4], [TK_NUMBER, "0x1p3f", 4], [TK_PUNCT, ";", 4],
       [TK_IDENT, "z", 5], [TK_PUNCT, "--", 5],
@@ -35,7 +42,7 @@ describe("tokenize", () => {
   });
 
   it("word codes: exactly the audit's keywords and collectives, by whole identifier", () => {
-    const words = (src: string): number[] => tokenize(src).map((t) => t.word);
+    const words = (src: string): number[] => toks(src).map((t) => t.word);
     expect(words("if else for while switch do return case default const kernel device live double")).toEqual([
       W_IF, W_ELSE, W_FOR, W_WHILE, W_SWITCH, W_DO, W_RETURN, W_CASE, W_DEFAULT, W_CONST, W_KERNEL, W_DEVICE, W_LIVE, W_DOUBLE,
     ]);
@@ -47,4 +54,15 @@ describe("tokenize", () => {
       new Array(15).fill(0));
     expect(words("( if2 ) 12 \"if\"")).toEqual([0, 0, 0, 0]);
   });
+
+  it("punctuation codes only on punctuation; a text of many tokens grows the store and keeps every token", () => {
+    const t = toks("a + 1 <<= b");
+    expect(t.map((x) => x.code)).toEqual([-1, 43, -1, 60 | (60 << 16) | (61 << 24), -1]);
+    // far more tokens than the first guess of one per four characters: "a;" is two tokens in two characters
+    const src = "a;".repeat(3000);
+    const many = toks(src);
+    expect(many.length).toBe(6000);
+    expect(many.every((x, i) => (i % 2 === 0 ? x.kind === TK_IDENT && x.text === "a" : x.kind === TK_PUNCT && x.code === 59))).toBe(true);
+  });
 });
+

@@ -16,8 +16,8 @@ import { REALIZATION_COOPERATIVE } from "../plan/plan";
 import { formatI32 } from "../util/num";
 import { Text } from "../util/text";
 import {
-  TK_IDENT, TK_NUMBER, Token, W_BARRIER, W_CASE, W_COLLECTIVE, W_CONST, W_DEFAULT, W_DEVICE, W_DO, W_DOUBLE, W_ELSE,
-  W_FOR, W_IF, W_KERNEL, W_LIVE, W_RETURN, W_SWITCH, W_WHILE, isIntLiteral, punctCode, rangeIs, tokenText, tokenize,
+  TK_IDENT, TK_NUMBER, Tokens, W_BARRIER, W_CASE, W_COLLECTIVE, W_CONST, W_DEFAULT, W_DEVICE, W_DO, W_DOUBLE, W_ELSE,
+  W_FOR, W_IF, W_KERNEL, W_LIVE, W_RETURN, W_SWITCH, W_WHILE, isIntLiteral, punctCode, rangeIs, tokenize,
 } from "./scan";
 
 // punctuation codes (scan.ts, punctCode): comparing tokens by number, not by text
@@ -141,7 +141,7 @@ function isCompareCode(k: i32): bool {
 
 class Auditor {
   src: string;
-  toks: Array<Token>;
+  toks: Tokens;
   pos: i32 = 0;
   report: AuditReport;
   coop: bool;
@@ -153,7 +153,7 @@ class Auditor {
   divergentReturn: bool = false;
   returnLine: i32 = 0;
 
-  constructor(src: string, toks: Array<Token>, report: AuditReport, coop: bool) {
+  constructor(src: string, toks: Tokens, report: AuditReport, coop: bool) {
     this.src = src;
     this.toks = toks;
     this.report = report;
@@ -162,39 +162,42 @@ class Auditor {
 
   /** The text of token i ("" out of range): taken only where a name is kept or printed. */
   text(i: i32): string {
-    return i >= 0 && i < this.toks.length ? tokenText(this.src, this.toks[i]) : "";
+    return i >= 0 && i < this.toks.length ? this.toks.text(this.src, i) : "";
   }
 
   /** The word code of token i (0 for other tokens and out of range). */
   word(i: i32): i32 {
-    return i >= 0 && i < this.toks.length ? this.toks[i].word : 0;
+    return i >= 0 && i < this.toks.length ? this.toks.word(i) : 0;
   }
 
   /** Whether tokens i and j have the same text. */
   sameText(i: i32, j: i32): bool {
-    const a = this.toks[i];
-    const b = this.toks[j];
-    if (a.end - a.start != b.end - b.start) return false;
-    for (let k: i32 = 0; k < a.end - a.start; k++) if (this.src.charCodeAt(a.start + k) != this.src.charCodeAt(b.start + k)) return false;
+    const t = this.toks;
+    const a: i32 = t.start(i);
+    const b: i32 = t.start(j);
+    const n: i32 = t.end(i) - a;
+    if (t.end(j) - b != n) return false;
+    for (let k: i32 = 0; k < n; k++) if (this.src.charCodeAt(a + k) != this.src.charCodeAt(b + k)) return false;
     return true;
   }
 
   /** Whether token i is an identifier in the list of writable buffers. */
   isWritable(i: i32): bool {
-    const t = this.toks[i];
-    for (let k: i32 = 0; k < this.writable.length; k++) if (rangeIs(this.src, t.start, t.end, this.writable[k])) return true;
+    const s: i32 = this.toks.start(i);
+    const e: i32 = this.toks.end(i);
+    for (let k: i32 = 0; k < this.writable.length; k++) if (rangeIs(this.src, s, e, this.writable[k])) return true;
     return false;
   }
 
   /** The punctuation code of token i (-1 for other tokens and out of range). */
   code(i: i32): i32 {
-    return i >= 0 && i < this.toks.length ? this.toks[i].code : -1;
+    return i >= 0 && i < this.toks.length ? this.toks.code(i) : -1;
   }
 
   line(i: i32): i32 {
     if (this.toks.length == 0) return 0;
-    if (i >= this.toks.length) return this.toks[this.toks.length - 1].line;
-    return this.toks[i < 0 ? 0 : i].line;
+    if (i >= this.toks.length) return this.toks.line(this.toks.length - 1);
+    return this.toks.line(i < 0 ? 0 : i);
   }
 
   find(check: string, line: i32, message: string): void {
@@ -209,7 +212,7 @@ class Auditor {
       const cc: i32 = oc == P_LPAREN ? P_RPAREN : oc == P_LBRACKET ? P_RBRACKET : P_RBRACE;
       let d: i32 = 0;
       for (let j: i32 = i; j < this.toks.length; j++) {
-        const k: i32 = this.toks[j].code;
+        const k: i32 = this.toks.code(j);
         if (k == oc) d = d + 1;
         else if (k == cc) {
           d = d - 1;
@@ -222,7 +225,7 @@ class Auditor {
     let depth: i32 = 0;
     for (let j: i32 = i; j < this.toks.length; j++) {
       if (this.sameText(i, j)) depth = depth + 1;
-      else if (this.toks[j].code == P_RBRACE) {
+      else if (this.toks.code(j) == P_RBRACE) {
         depth = depth - 1;
         if (depth == 0) return j;
       }
@@ -234,7 +237,7 @@ class Auditor {
   statementEnd(i: i32): i32 {
     let depth: i32 = 0;
     for (let j: i32 = i; j < this.toks.length; j++) {
-      const k: i32 = this.toks[j].code;
+      const k: i32 = this.toks.code(j);
       if (k == P_LPAREN || k == P_LBRACKET || k == P_LBRACE) depth = depth + 1;
       else if (k == P_RPAREN || k == P_RBRACKET || k == P_RBRACE) {
         if (depth == 0) return j; // unbalanced: stop before the closer
@@ -318,7 +321,7 @@ class Auditor {
       if (w == W_DEVICE) dev = true;
       else if (w == W_CONST && !star) isConst = true;
       else if (k == P_STAR || k == P_AMP) star = true;
-      else if (this.toks[i].kind == TK_IDENT) name = i;
+      else if (this.toks.kind(i) == TK_IDENT) name = i;
     }
     if (dev && star && !isConst && name >= 0) this.writable.push(this.text(name));
   }
@@ -413,7 +416,7 @@ class Auditor {
     let isConst = false;
     for (let i: i32 = a; i < b; i++) {
       if (this.word(i) == W_CONST) isConst = true;
-      if (this.code(i) == P_STAR && i + 1 < b && this.toks[i + 1].kind == TK_IDENT) {
+      if (this.code(i) == P_STAR && i + 1 < b && this.toks.kind(i + 1) == TK_IDENT) {
         if (!isConst) this.writable.push(this.text(i + 1));
         return;
       }
@@ -440,16 +443,16 @@ class Auditor {
     if (semis.length != 2) return false;
     // init: ... '=' LITERAL
     const s0 = semis[0];
-    if (s0 - a < 2 || this.code(s0 - 2) != P_ASSIGN || this.toks[s0 - 1].kind != TK_NUMBER || !isIntLiteral(this.text(s0 - 1))) return false;
+    if (s0 - a < 2 || this.code(s0 - 2) != P_ASSIGN || this.toks.kind(s0 - 1) != TK_NUMBER || !isIntLiteral(this.text(s0 - 1))) return false;
     // cond: IDENT OP LITERAL or LITERAL OP IDENT
     const c0 = s0 + 1;
     const c1 = semis[1];
     if (c1 - c0 != 3) return false;
     if (!isCompareCode(this.code(c0 + 1))) return false;
-    const l = this.toks[c0];
-    const r = this.toks[c0 + 2];
-    if (l.kind == TK_IDENT && r.kind == TK_NUMBER && isIntLiteral(tokenText(this.src, r))) return true;
-    return r.kind == TK_IDENT && l.kind == TK_NUMBER && isIntLiteral(tokenText(this.src, l));
+    const l: i32 = this.toks.kind(c0);
+    const r: i32 = this.toks.kind(c0 + 2);
+    if (l == TK_IDENT && r == TK_NUMBER && isIntLiteral(this.text(c0 + 2))) return true;
+    return r == TK_IDENT && l == TK_NUMBER && isIntLiteral(this.text(c0));
   }
 
   /** Scans the tokens [a, b) of an expression or declaration in scope `sc`. */
@@ -457,8 +460,7 @@ class Auditor {
     const flags = new Array<bool>();
     flags.push(false);
     for (let i: i32 = a; i < b; i++) {
-      const tk = this.toks[i];
-      const k: i32 = tk.code;
+      const k: i32 = this.toks.code(i);
       if (k == P_LPAREN || k == P_LBRACKET) {
         flags.push(false);
         continue;
@@ -471,18 +473,20 @@ class Auditor {
         flags[flags.length - 1] = true;
         continue;
       }
-      if (tk.kind != TK_IDENT) continue;
-      if (this.code(i + 1) == P_LPAREN && (tk.word == W_BARRIER || tk.word == W_COLLECTIVE)) {
+      if (this.toks.kind(i) != TK_IDENT) continue;
+      const w: i32 = this.toks.word(i);
+      const line: i32 = this.toks.line(i);
+      if (this.code(i + 1) == P_LPAREN && (w == W_BARRIER || w == W_COLLECTIVE)) {
         let operand = false;
         for (let k: i32 = 0; k < flags.length; k++) if (flags[k]) operand = true;
-        this.sync(tk.word == W_BARRIER, this.text(i), tk.line, sc, operand);
+        this.sync(w == W_BARRIER, this.text(i), line, sc, operand);
         continue;
       }
       if (this.code(i + 1) == P_LBRACKET && this.code(i - 1) != P_DOT && this.code(i - 1) != P_ARROW && this.isWritable(i)) {
         const close = this.matching(i + 1);
-        if (close < b && isAssignCode(this.code(close + 1))) this.store(this.text(i), tk.line, sc);
+        if (close < b && isAssignCode(this.code(close + 1))) this.store(this.text(i), line, sc);
         // the address of a writable element (`&Y[i]`, a packed store's pointer) counts as a store
-        else if (this.code(i - 1) == P_AMP) this.store(this.text(i), tk.line, sc);
+        else if (this.code(i - 1) == P_AMP) this.store(this.text(i), line, sc);
       }
     }
   }
@@ -522,8 +526,8 @@ export function auditMsl(msl: string, realization: string, expectedBarriers: i32
   report.expectedBarriers = expectedBarriers;
   const toks = tokenize(msl);
   for (let i: i32 = 0; i < toks.length; i++) {
-    if (toks[i].word == W_DOUBLE) {
-      report.findings.push(new Finding(CHECK_DOUBLE, toks[i].line, "`double` appears; Metal has no double precision."));
+    if (toks.word(i) == W_DOUBLE) {
+      report.findings.push(new Finding(CHECK_DOUBLE, toks.line(i), "`double` appears; Metal has no double precision."));
     }
   }
   const a = new Auditor(msl, toks, report, realization == REALIZATION_COOPERATIVE);

@@ -2,7 +2,7 @@
 // line numbers; comments, string literals and preprocessor lines are dropped. A token is a range
 // of the source (no substring per token): punctuation carries a numeric code, and an identifier
 // that the audit looks for carries a word code (W_*), so the audit compares numbers; the text of
-// a token is taken (tokenText) only where the audit needs it.
+// a token is taken (Tokens.text) only where the audit needs it; the tokens are numbers in one array.
 
 export const TK_IDENT: i32 = 1;
 export const TK_NUMBER: i32 = 2;
@@ -28,30 +28,68 @@ export const W_BARRIER: i32 = 15;
 /** A SIMD or quad collective: simdgroup_barrier, simd_*, quad_*, and the prelude's tile_simd_*. */
 export const W_COLLECTIVE: i32 = 16;
 
-export class Token {
-  kind: i32;
-  /** The token is src[start, end). */
-  start: i32;
-  end: i32;
-  line: i32;
+/** Numbers stored per token (Tokens.data): kind, start, end, line, and the punctuation code of a
+ *  punctuation token or the word code of an identifier (0 for a number). */
+const FIELDS: i32 = 5;
+
+/** The tokens of a text, as numbers in one growing Int32Array (no object per token): token i is
+ *  src[start(i), end(i)). */
+export class Tokens {
+  data: Int32Array;
+  length: i32 = 0;
+
+  constructor(capacity: i32) {
+    this.data = new Int32Array((capacity < 16 ? 16 : capacity) * FIELDS);
+  }
+
+  push(kind: i32, start: i32, end: i32, line: i32, cw: i32): void {
+    const at: i32 = this.length * FIELDS;
+    if (at + FIELDS > this.data.length) {
+      const grown = new Int32Array(this.data.length * 2);
+      grown.set(this.data);
+      this.data = grown;
+    }
+    this.data[at] = kind;
+    this.data[at + 1] = start;
+    this.data[at + 2] = end;
+    this.data[at + 3] = line;
+    this.data[at + 4] = cw;
+    this.length = this.length + 1;
+  }
+
+  kind(i: i32): i32 {
+    return this.data[i * FIELDS];
+  }
+
+  start(i: i32): i32 {
+    return this.data[i * FIELDS + 1];
+  }
+
+  end(i: i32): i32 {
+    return this.data[i * FIELDS + 2];
+  }
+
+  line(i: i32): i32 {
+    return this.data[i * FIELDS + 3];
+  }
+
   /** A punctuation token's characters as one number (punctCode), -1 for any other token: the
    *  audit compares punctuation by this instead of by text. */
-  code: i32 = -1;
-  /** An identifier's word code (W_*), 0 for any other identifier and other tokens. */
-  word: i32 = 0;
+  code(i: i32): i32 {
+    return this.data[i * FIELDS] == TK_PUNCT ? this.data[i * FIELDS + 4] : -1;
+  }
 
-  constructor(kind: i32, start: i32, end: i32, line: i32) {
-    this.kind = kind;
-    this.start = start;
-    this.end = end;
-    this.line = line;
+  /** An identifier's word code (W_*), 0 for any other identifier and other tokens. */
+  word(i: i32): i32 {
+    return this.data[i * FIELDS] == TK_IDENT ? this.data[i * FIELDS + 4] : 0;
+  }
+
+  /** The text of token i of `src`. */
+  text(src: string, i: i32): string {
+    return src.substring(this.start(i), this.end(i));
   }
 }
 
-/** The text of a token of `src`. */
-export function tokenText(src: string, t: Token): string {
-  return src.substring(t.start, t.end);
-}
 
 /** Whether src[s, e) is `w`. */
 export function rangeIs(src: string, s: i32, e: i32, w: string): bool {
@@ -134,8 +172,9 @@ function isPunct2(c: i32, d: i32): bool {
   return c == 45 && d == 62; // ->
 }
 
-export function tokenize(src: string): Array<Token> {
-  const out = new Array<Token>();
+export function tokenize(src: string): Tokens {
+  // about one token per five characters of MSL: rarely grown
+  const out = new Tokens(src.length >> 2);
   const n: i32 = src.length;
   let i: i32 = 0;
   let line: i32 = 1;
@@ -190,9 +229,7 @@ export function tokenize(src: string): Array<Token> {
     if (isAlpha(c)) {
       const s: i32 = i;
       while (i < n && isIdentPart(src.charCodeAt(i))) i = i + 1;
-      const tok = new Token(TK_IDENT, s, i, line);
-      tok.word = wordOf(src, s, i);
-      out.push(tok);
+      out.push(TK_IDENT, s, i, line, wordOf(src, s, i));
       continue;
     }
     if (isDigit(c) || (c == 46 && i + 1 < n && isDigit(src.charCodeAt(i + 1)))) {
@@ -204,16 +241,14 @@ export function tokenize(src: string): Array<Token> {
         else if ((d == 43 || d == 45) && (prev == 101 || prev == 69 || prev == 112 || prev == 80)) i = i + 1;
         else break;
       }
-      out.push(new Token(TK_NUMBER, s, i, line));
+      out.push(TK_NUMBER, s, i, line, 0);
       continue;
     }
     // the operator's length from the character codes (no substring until the token is known)
     const d: i32 = i + 1 < n ? src.charCodeAt(i + 1) : 0;
     const e: i32 = i + 2 < n ? src.charCodeAt(i + 2) : 0;
     const len: i32 = isPunct3(c, d, e) ? 3 : isPunct2(c, d) ? 2 : 1;
-    const tok = new Token(TK_PUNCT, i, i + len, line);
-    tok.code = punctCode(c, d, e, len);
-    out.push(tok);
+    out.push(TK_PUNCT, i, i + len, line, punctCode(c, d, e, len));
     i = i + len;
   }
   return out;

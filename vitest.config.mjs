@@ -1,10 +1,13 @@
 import os from "node:os";
 import path from "node:path";
 import { defineConfig } from "vitest/config";
+import LongestFirstSequencer from "./test/tools/sequencer.mjs";
 
 // Test-only settings that keep `npm test` fast (README "Tests and benchmarks"):
 // - one worker per core: vitest's default in run mode is cores - 1 (a single worker on a 2-core
 //   machine), but the main process only waits, so every core can run a test file.
+// - the longest files start first (test/tools/sequencer.mjs), so that no long file runs alone at
+//   the end while the other core idles.
 // - host kernels compile at -O0 (test/tools/cxx-O0.sh) unless TILE_CXX is set or TILE_TEST_O1=1.
 const root = path.dirname(new URL(import.meta.url).pathname);
 const env = {};
@@ -22,5 +25,6 @@ export default defineConfig({
     pool: "forks",
     maxWorkers: Math.max(1, os.availableParallelism?.() ?? os.cpus().length),
     env,
+    sequence: { sequencer: LongestFirstSequencer },
   },
 });

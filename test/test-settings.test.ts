@@ -34,6 +34,55 @@ describe("the test compiler (test/tools/cxx-O0.sh)", () => {
   });
 });
 
+describe.skipIf(process.platform !== "linux")("the test link (libm alone, else the compiler's default link)", () => {
+  let dir = "";
+  beforeAll(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "tile-test-link-"));
+  });
+  afterAll(() => {
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+  // the runtime's flags (shell-native/host/compile.cpp) for a shared kernel unit
+  const FLAGS = ["-std=c++17", "-O1", "-shared", "-fPIC", "-fno-exceptions", "-fno-rtti", "-fvisibility=hidden"];
+  /** The libraries a .so needs and the symbols (with their versions) it imports. */
+  const linkage = (so: string): string[] => {
+    const needed = spawnSync("readelf", ["-d", so], { encoding: "utf8" }).stdout.split("\n").filter((l) => l.includes("(NEEDED)")).map((l) => l.trim().split(/\s+/).pop()!);
+    const imports = spawnSync("nm", ["-D", "--undefined-only", so], { encoding: "utf8" }).stdout.split("\n").map((l) => l.trim()).filter((l) => l !== "");
+    return [...needed.sort(), ...imports.sort()];
+  };
+  /** `unit` compiled by the runtime's compiler as it is (-O0 added, so only the link differs) and
+   *  by the wrapper: the linkage of each. */
+  const both = (name: string, unit: string): [string[], string[]] => {
+    const src = path.join(dir, name + ".cpp");
+    fs.writeFileSync(src, unit);
+    const product = spawnSync(PRODUCT, [...FLAGS, "-o", path.join(dir, name + ".product.so"), src, "-O0"], { encoding: "utf8" });
+    expect(product.status, product.stderr).toBe(0);
+    const wrapper = spawnSync(WRAPPER, [...FLAGS, "-o", path.join(dir, name + ".tests.so"), src], { encoding: "utf8" });
+    expect(wrapper.status, wrapper.stderr).toBe(0);
+    return [linkage(path.join(dir, name + ".product.so")), linkage(path.join(dir, name + ".tests.so"))];
+  };
+
+  it("a unit that needs libm only imports the same versioned symbols from the same libraries", () => {
+    const [product, tests] = both("libm", '#include <cmath>\nextern "C" float f(float x, float y) { return fmaxf(expf(x), sqrtf(y)); }\n');
+    expect(tests).toEqual(product);
+    expect(tests.some((s) => /expf@GLIBC/.test(s))).toBe(true); // versioned, as the runtime's link makes it
+  });
+
+  it("a unit that needs more than libm (memcpy of a run-time length) is linked as the runtime links it", () => {
+    const [product, tests] = both("libc", '#include <cstring>\nextern "C" void f(char* a, const char* b, unsigned long n) { std::memcpy(a, b, n); }\n');
+    expect(tests).toEqual(product);
+    expect(tests.some((s) => /memcpy@GLIBC/.test(s))).toBe(true);
+  });
+
+  it("a unit that does not compile still fails, with the compiler's message", () => {
+    const src = path.join(dir, "broken.cpp");
+    fs.writeFileSync(src, "int f() { return undeclared_name; }\n");
+    const r = spawnSync(WRAPPER, [...FLAGS, "-o", path.join(dir, "broken.so"), src], { encoding: "utf8" });
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toContain("undeclared_name");
+  });
+});
+
 describe("kernels compiled at the product's -O1 and at the tests' -O0 give the same bytes", () => {
   let js: Engine;
   let product: Runtime;

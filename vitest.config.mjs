@@ -8,6 +8,9 @@ import LongestFirstSequencer from "./test/tools/sequencer.mjs";
 //   machine), but the main process only waits, so every core can run a test file.
 // - the longest files start first (test/tools/sequencer.mjs), so that no long file runs alone at
 //   the end while the other core idles.
+// - a worker runs its files one after another in one process (isolate: false): no new process,
+//   module graph and WebAssembly compile per file. No test relies on a fresh process: files that
+//   change process.env or the output streams restore them.
 // - host kernels compile at -O0 (test/tools/cxx-O0.sh) unless TILE_CXX is set or TILE_TEST_O1=1.
 const root = path.dirname(new URL(import.meta.url).pathname);
 const env = {};
@@ -23,6 +26,7 @@ export default defineConfig({
     testTimeout: 120000,
     hookTimeout: 120000,
     pool: "forks",
+    isolate: false,
     maxWorkers: Math.max(1, os.availableParallelism?.() ?? os.cpus().length),
     env,
     sequence: { sequencer: LongestFirstSequencer },

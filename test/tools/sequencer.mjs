@@ -6,7 +6,7 @@
 // the same checkout), else by the CPU-seconds in WEIGHTS below (measured one file at a time with
 // /usr/bin/time on the 2-core development machine, cold kernel cache; only the order matters),
 // longest first. A file known to neither goes first (as vitest does), so a new suite never waits
-// at the end. The order changes no test's outcome: every file still runs in its own process.
+// at the end. The order changes no test's outcome.
 import { BaseSequencer } from "vitest/node";
 import path from "node:path";
 

@@ -10,7 +10,7 @@
 //   {"command": "device",    "options": {"device": {...}}}  the device description, fields documented
 // Every response is an object; failures are diagnostics, never exceptions.
 
-import { J_OBJ, J_STR, JsonValue, MAX_JSON_DEPTH, MAX_REQUEST_CHARS, quote, quoteTo, readJsonWithin } from "./util/json";
+import { J_OBJ, J_STR, JsonValue, MAX_JSON_DEPTH, MAX_REQUEST_CHARS, quote, readJsonWithin } from "./util/json";
 import { Text } from "./util/text";
 import { Diagnostic, diag, diagnosticsJson, hasErrors } from "./diag/diagnostic";
 import { deviceFieldsJson, deviceJson, readDevice } from "./device/device";
@@ -87,11 +87,9 @@ export function handle(request: string): string {
     out.add(",\"failedAt\":").quoted(c.failedAt);
     out.add(",\"plan\":");
     planJson(c.doc.name, c.ok, c.plan, opts.options.candidates, c.diags, out);
-    out.add(",\"msl\":");
-    quoteTo(out, c.msl);
+    out.add(",\"msl\":").quoted(c.msl);
     out.add(",\"target\":").quoted(opts.options.target);
-    out.add(",\"python\":");
-    quoteTo(out, c.python);
+    out.add(",\"python\":").quoted(c.python);
     out.add(",\"audit\":");
     const a = c.audit;
     if (a === null) out.add("null");

@@ -11,7 +11,7 @@ import { Device, readDevice } from "./device/device";
 import { Structure, recognize } from "./analysis/structure";
 import { FlatNest, flattenProgramNest } from "./analysis/nest";
 import { writeConflictsIn } from "./legality/index";
-import { Facts, collectFacts } from "./legality/facts";
+import { collectFacts } from "./legality/facts";
 import { Plan } from "./plan/plan";
 import { solve } from "./solver/solver";
 import { bindingsFor, kernelName } from "./emit/abi";
@@ -105,9 +105,6 @@ function stages(r: Compiled, loaded: Loaded, o: Options, emit: bool, version: st
   }
   // 4b. several parallel loops above a reduction: one program per index tuple, planned as the
   //     equivalent document with a single program loop (same proofs, same emitter)
-  // the solver's legality context collects the same facts (a reduction's program loop, or none
-  // at all): it reuses these unless the document is replaced below
-  let reuse: Facts | null = st.family == "reduction" || pl === null ? facts : null;
   if (st.family == "serial") {
     const nest = flattenProgramNest(r.doc);
     const flat = nest.doc;
@@ -116,7 +113,6 @@ function stages(r: Compiled, loaded: Loaded, o: Options, emit: bool, version: st
       if (fst.family == "reduction") {
         r.doc = changetype<Doc>(flat);
         st = fst;
-        reuse = null;
         r.plan.notes.push(nestNote(nest));
       }
     }
@@ -127,7 +123,8 @@ function stages(r: Compiled, loaded: Loaded, o: Options, emit: bool, version: st
   plan.domainLoops = st.domainLoops;
   plan.reduces = st.reduces;
   plan.distribution = st.distribution;
-  solve(r.doc, st, r.device, o, plan, reuse);
+  // the solver's legality context takes these facts where they are the ones it would collect
+  solve(r.doc, st, r.device, o, plan, facts);
   append(r.diags, plan.diags);
   if (hasErrors(plan.diags)) {
     r.failedAt = "plan";

@@ -1,8 +1,9 @@
 // The pipeline collects a document's access facts once for the write-conflict check and hands
-// them to the solver's legality context (core/pipeline.ts, stage 4): that is sound only where the
-// context would collect the same facts, i.e. for a reduction (its program loop) or a document
-// without a program loop. This checks, for every legality fixture and built-in case, that the
-// facts collected the pipeline's way equal the context's own where the pipeline reuses them.
+// them to the solver's legality context (core/pipeline.ts, stage 4). The context takes them only
+// when they were collected for its document, program loop and roles (LegalityContext.useFacts):
+// for a reduction (its program loop) or a document without a program loop. This checks, for every
+// legality fixture and built-in case, that the facts it takes equal the ones it would collect, and
+// that it refuses them where they differ (an element document with a program loop).
 import { describe, expect, it, vi } from "vitest";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -30,6 +31,7 @@ const texts: [string, string][] = [
 describe("facts shared by the write-conflict check and the solver", () => {
   it("equal the legality context's own wherever the pipeline reuses them", () => {
     let reused = 0;
+    let refused = 0;
     let families = new Set<string>();
     for (const [name, text] of texts) {
       const loaded = loadDocument(text, [], []);
@@ -37,13 +39,24 @@ describe("facts shared by the write-conflict check and the solver", () => {
       const st = recognize(loaded.doc);
       families.add(st.family);
       const pl = st.programLoop;
-      if (!(st.family === "reduction" || pl === null)) continue;
       const pipeline = collectFacts(loaded.doc, pl, st.distribution);
+      const taker = new LegalityContext(loaded.doc, st, new Device());
+      const taken = taker.useFacts(pipeline);
+      expect(taken, name).toBe(st.family === "reduction" || pl === null);
+      if (!taken) {
+        refused++;
+        continue;
+      }
+      expect(taker.facts(), name).toBe(pipeline);
       const own = new LegalityContext(loaded.doc, st, new Device()).facts();
       expect(summary(pipeline), name).toEqual(summary(own));
+      // facts of another document (the same text read again) are never taken
+      const again = loadDocument(text, [], []);
+      expect(taker.useFacts(collectFacts(again.doc, pl, st.distribution)), name).toBe(false);
       reused++;
     }
     expect(reused).toBeGreaterThan(20);
+    expect(refused).toBeGreaterThan(0);
     expect([...families]).toEqual(expect.arrayContaining(["reduction", "element"]));
   });
 });

@@ -32,17 +32,24 @@ export class LegalityContext {
     this.programs = programCount(doc, structure);
   }
 
-  /** Uses facts already collected for this context's document with the same program loop and
-   *  roles (the pipeline's write-conflict check collects them first). */
-  useFacts(f: Facts): void {
-    this.memo = f;
+  /** The program loop the facts are collected with: a reduction's, none for other families. */
+  private factsLoop(): Stmt | null {
+    return this.structure.family == "reduction" ? this.structure.programLoop : null;
+  }
+
+  /** Takes facts collected elsewhere (the pipeline's write-conflict check) when they were collected
+   *  for this document, program loop and roles, i.e. are what facts() would collect; says whether. */
+  useFacts(f: Facts): bool {
+    const same = f.doc === this.doc && f.programLoop === this.factsLoop() && f.roles === this.structure.distribution;
+    if (same) this.memo = f;
+    return same;
   }
 
   /** Accesses of the document, computed once per context. */
   facts(): Facts {
     const m = this.memo;
     if (m !== null) return changetype<Facts>(m);
-    const f = collectFacts(this.doc, this.structure.family == "reduction" ? this.structure.programLoop : null, this.structure.distribution);
+    const f = collectFacts(this.doc, this.factsLoop(), this.structure.distribution);
     this.memo = f;
     return f;
   }

@@ -103,6 +103,11 @@ export class Site {
 }
 
 export class Facts {
+  /** What they were collected for (collectFacts' arguments): a legality context takes facts
+   *  collected elsewhere only when these are its own (LegalityContext.useFacts). */
+  doc: Doc | null = null;
+  programLoop: Stmt | null = null;
+  roles: Distribution | null = null;
   loads: Array<Site> = new Array<Site>();
   stores: Array<Site> = new Array<Site>();
   /** Pointers of expression nodes whose operator is not known to be pure. */
@@ -315,6 +320,9 @@ class Walker {
  */
 export function collectFacts(doc: Doc, programLoop: Stmt | null, roles: Distribution): Facts {
   const w = new Walker(doc, programLoop, roles);
+  w.facts.doc = doc;
+  w.facts.programLoop = programLoop;
+  w.facts.roles = roles;
   w.stmts(doc.body);
   return w.facts;
 }

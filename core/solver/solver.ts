@@ -554,8 +554,8 @@ function solveElement(doc: Doc, st: Structure, device: Device, o: Options, plan:
 }
 
 /** Solves widths and scores: fills realization, mapping, rules, rejections and cost. `facts`,
- *  when given, are the document's access facts for `st` as the legality context collects them
- *  (collectFacts with the program loop of a reduction, none otherwise): they are not collected again. */
+ *  when given, are access facts already collected: the legality context takes them where they are
+ *  its own (LegalityContext.useFacts), and collects its own otherwise. */
 export function solve(doc: Doc, st: Structure, device: Device, o: Options, plan: Plan, facts: Facts | null = null): void {
   plan.family = st.family;
   if (!optionsInLimits(o, plan)) return;

@@ -444,8 +444,3 @@ function needsEscape(s: string): bool {
   return false;
 }
 
-/** Adds the JSON string literal for `s` to `out` (the same text as quote(s), without building
- *  it as one string first: a response adds an MSL kernel this way). */
-export function quoteTo(out: Text, s: string): void {
-  out.quoted(s);
-}

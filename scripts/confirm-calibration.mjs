@@ -10,6 +10,7 @@
 //       uncalibrated pick (µs per dispatch, the tile time metric)
 import fs from "node:fs";
 import path from "node:path";
+import zlib from "node:zlib";
 
 const [cmd, ...args] = process.argv.slice(2);
 if (cmd === "list") {
@@ -18,7 +19,9 @@ if (cmd === "list") {
   const base = JSON.parse(fs.readFileSync(baseFile, "utf8"));
   const entries = [];
   for (const d of dirs) {
-    const s = JSON.parse(fs.readFileSync(path.join(d, "sweep.json"), "utf8"));
+    // committed evidence may hold the sweep gzip-compressed (evidence/h200/README.md)
+    const plain = path.join(d, "sweep.json");
+    const s = JSON.parse(fs.existsSync(plain) ? fs.readFileSync(plain, "utf8") : zlib.gunzipSync(fs.readFileSync(plain + ".gz")).toString("utf8"));
     const shape = Object.values(s.sizes).join("x");
     const best = s.candidates.find((c) => c.key === s.summary.best);
     entries.push({ id: `${s.case} ${shape} calibrated`, case: s.case, sizes: s.sizes, options: { device: cal } });

@@ -37,7 +37,8 @@ start=$(date +%s)
 # shape by shape (every case at one shape before the next shape), taking whatever is left.
 budget=${BUDGET:-560}
 deadline=$(( start + budget ))
-T_SETUP=150 T_SMOKE=30 T_SUITE=60 T_BENCH_PACK=100 T_BENCH_FUSION=45 T_AUDIT=20 T_TORCH=150 T_SWEEP=40
+T_SETUP=150 T_SMOKE=30 T_SUITE=60 T_BENCH_PACK=100 T_BENCH_FUSION=45 T_AUDIT=20
+T_TORCH=${T_TORCH:-150} T_SWEEP=${T_SWEEP:-40}   # T_TORCH, T_SWEEP: longer limits for large shapes or many candidates
 shapes=${SHAPES:-"1024x4096 256x3072 768x6144 37x1537"}
 [ "$quick" = "--quick" ] && shapes=${SHAPES:-"1024x4096"}
 rt=${RUNTIME:-cuda}

@@ -6,6 +6,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import zlib from "node:zlib";
 import { ROOT } from "./helpers/files";
 import { Engine, loadEngine } from "../shell-node/src/engine";
 import { candidateKey } from "../shell-node/src/bench/sweep";
@@ -220,6 +221,35 @@ describe("tile calibrate on sweeps made of the model itself", () => {
     expect(p.status).toBe(0);
     const again = spawnSync(process.execPath, [BIN, "device", "--device", out, "--json"], { cwd: ROOT, encoding: "utf8" });
     expect(JSON.parse(again.stdout).device.costModel.memoryFactor).toBeCloseTo(rec.costModel.memoryFactor, 5);
+  });
+
+  it("reads sweeps stored gzip-compressed (sweep.json.gz, as committed evidence holds them) like the plain files", () => {
+    const gz = dirs.map((d) => {
+      const g = path.join(tmp, "gz", path.basename(d));
+      fs.mkdirSync(g, { recursive: true });
+      fs.writeFileSync(path.join(g, "sweep.json.gz"), zlib.gzipSync(fs.readFileSync(path.join(d, "sweep.json"))));
+      return g;
+    });
+    expect(fs.existsSync(path.join(gz[0], "sweep.json"))).toBe(false);
+    const a = readShape(wasm, dirs[0], H200);
+    const b = readShape(wasm, gz[0], H200);
+    expect(b.candidates).toEqual(a.candidates);
+    // the gz file named directly, and `tile calibrate` on the folders: the same record as the plain sweeps
+    expect(readShape(wasm, path.join(gz[1], "sweep.json.gz"), H200).candidates).toEqual(readShape(wasm, dirs[1], H200).candidates);
+    const run = (ds: string[], out: string) => {
+      const x = spawnSync(process.execPath, [BIN, "calibrate", ...ds, "-o", out], { cwd: ROOT, encoding: "utf8" });
+      expect(x.status, x.stderr).toBe(0);
+      const rec = JSON.parse(fs.readFileSync(out, "utf8"));
+      delete rec.costModel.source;
+      return rec;
+    };
+    expect(run(gz, path.join(tmp, "from-gz.json"))).toEqual(run(dirs, path.join(tmp, "from-plain.json")));
+    // a folder with neither file is still a usage error naming the file it looked for
+    const empty = path.join(tmp, "gz", "empty");
+    fs.mkdirSync(empty, { recursive: true });
+    const bad = spawnSync(process.execPath, [BIN, "calibrate", empty, gz[1], "-o", path.join(tmp, "y.json")], { cwd: ROOT, encoding: "utf8" });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain(path.join(empty, "sweep.json"));
   });
 
   it("needs sweeps of two sizes and -o (exit 2)", () => {

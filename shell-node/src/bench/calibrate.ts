@@ -41,6 +41,7 @@ import path from "node:path";
 import { Engine } from "../engine";
 import { UsageError } from "../io";
 import { candidateKey } from "./sweep";
+import { readSweepText, sweepFile } from "./sweep-file";
 import { median } from "./stats";
 import { spearman } from "./timing";
 
@@ -92,10 +93,10 @@ function scored(engine: Engine, text: string, sizes: Record<string, number>, dev
 
 /** Reads one sweep folder (or sweep.json) and splits its timed candidates' costs into features. */
 export function readShape(engine: Engine, dir: string, baseDevice: any): Shape {
-  const file = fs.existsSync(dir) && fs.statSync(dir).isDirectory() ? path.join(dir, "sweep.json") : dir;
+  const file = sweepFile(dir);
   let s: any;
   try {
-    s = JSON.parse(fs.readFileSync(file, "utf8"));
+    s = JSON.parse(readSweepText(file));
   } catch {
     throw new UsageError(`cannot read a sweep at ${file}`);
   }

@@ -9,15 +9,15 @@ import { Engine } from "../engine";
 import { EXIT_OK, printJson, UsageError } from "../io";
 import { calibrate, CALIBRATION_FORMAT, Coefficients, DEFAULTS, lambdaText, predict, readShape, renderCalibration } from "../bench/calibrate";
 import { candidateKey } from "../bench/sweep";
+import { readSweepText } from "../bench/sweep-file";
 import { readDeviceArg } from "./device";
 
 export function calibrateCommand(engine: Engine, dirs: string[], out: string, deviceArg: string | undefined, json: boolean, argv: string[], report?: string): number {
   if (!out) throw new UsageError("calibrate needs -o FILE: where to write the calibrated device record");
   let base: any = deviceArg ? readDeviceArg(deviceArg) : undefined;
   if (base === undefined) {
-    const first = dirs[0] && fs.existsSync(dirs[0]) ? (fs.statSync(dirs[0]).isDirectory() ? path.join(dirs[0], "sweep.json") : dirs[0]) : "";
     try {
-      base = JSON.parse(fs.readFileSync(first, "utf8"))?.device?.description ?? {};
+      base = JSON.parse(readSweepText(dirs[0] ?? ""))?.device?.description ?? {};
     } catch {
       base = {};
     }
@@ -44,7 +44,7 @@ export function calibrateCommand(engine: Engine, dirs: string[], out: string, de
   const verify: string[] = [];
   let worstDiff = 0;
   for (const s of shapes) {
-    const sweep = JSON.parse(fs.readFileSync(fs.statSync(s.dir).isDirectory() ? path.join(s.dir, "sweep.json") : s.dir, "utf8"));
+    const sweep = JSON.parse(readSweepText(s.dir));
     const p = engine.call({ command: "plan", document: sweep.document, options: { sizes: sweep.sizes, candidates: true, device: record } });
     if (!p.ok) {
       verify.push(`${s.id}: not planned with the written record`);

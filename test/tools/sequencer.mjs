@@ -62,6 +62,8 @@ export const WEIGHTS = {
   "test/wasm-host.test.ts": 3,
   "test/fiber-arm64.test.ts": 2,
   "test/access.test.ts": 2,
+  "test/typecheck.test.ts": 10,
+  "test/core-stamp.test.ts": 2,
 };
 
 /** The expected seconds of `file` (absolute): vitest's last duration, else WEIGHTS, else Infinity. */

@@ -5,39 +5,100 @@
 //
 // AssemblyScript lays out every static string as a 20-byte object header plus UTF-16 text, in
 // thousands of active data segments. This replaces all of them with one passive segment holding
-// the same memory image, LZ-compressed, and a start function (a few hundred bytes of hand-written
-// code) that unpacks the image to the addresses the segments named, clears the scratch space it
-// used, drops the segment and then calls the module's own start function. Storage only: no code
+// the same memory image, compressed (LZ77 + a range coder, below), and a start function (about
+// 1 KB, written in WebAssembly text below) that unpacks the image to the addresses the segments
+// named, clears the scratch space and probability table it used, drops the segment and then calls the module's own start function. Storage only: no code
 // of the module changes, and after instantiation memory holds exactly the bytes it held without
 // packing. The script checks that on every module it writes (instantiating both and comparing
 // every byte of memory) and refuses to write one that differs.
 import fs from "node:fs";
 import { pathToFileURL } from "node:url";
+import binaryen from "binaryen";
 
 // ---- the encoding ---------------------------------------------------------------------------
-// A sequence of commands, each an unsigned LEB128 number c with k = c >>> 2:
-//   c & 3 == 0: k literal bytes follow;
-//   c & 3 == 1: k bytes follow, each written followed by a zero byte (ASCII text stored as UTF-16);
-//   c & 3 == 2: k zero bytes (memory is zero already: the output position just moves on);
-//   c & 3 == 3: a LEB128 distance d follows; copy k bytes from d bytes back (may overlap).
+// LZ77 tokens written with an adaptive binary range coder (the one LZMA uses: 11-bit
+// probabilities, 32-bit range, carry propagation through a cached byte). Every bit is coded with
+// its own probability, which adapts to the bits seen before under the same context:
+//   a token starts with bit isMatch[ctx], ctx = (output position & 1) | (previous token was a
+//   match) << 1 (static data is mostly UTF-16 text: even bytes ASCII, odd bytes zero);
+//   0: a literal byte, 8 bits high to low on a binary tree, with the position's parity as context;
+//   1: bit isRep[ctx]: 1 = copy from the same distance as the previous match; 0 = a new distance
+//      follows as a number; then the length as a number (length - MIN_REP + 1).
+// A number v >= 1 is its bit count nb in unary (nb - 1 ones, then a zero unless nb is 32), then
+// its nb - 1 bits below the top one, high to low, each with its own probability per (nb, bit).
+// The stream ends when the image is complete; the coder's flush writes 5 bytes, so the decoder's
+// look-ahead never reads past the packed bytes.
 
-const MIN_MATCH = 4;
-const CHAIN = 256;
+const MIN_MATCH = 3; // shortest match at a new distance
+const MIN_REP = 2; // shortest match at the previous distance
+const CHAIN = 512; // match candidates tried per position
+const SHIFT = 4; // probability adaptation rate
+const NUM_PROBS = 32 + 33 * 32; // probabilities of one kind of number
+// the probability table: u16 entries, all starting at 1024 (one half)
+const P_ISMATCH = 0;
+const P_ISREP = 4;
+const P_LIT = 8;
+const P_LEN = P_LIT + 512;
+const P_DIST = P_LEN + NUM_PROBS;
+const P_COUNT = P_DIST + NUM_PROBS;
 
-/** Compresses `img` (a Uint8Array) into the command sequence above. Deterministic. */
+class RangeEncoder {
+  constructor() {
+    this.low = 0; // up to 2^32 + 2^32: a carry is pending when >= 2^32
+    this.range = 0xffffffff;
+    this.cache = 0;
+    this.cacheSize = 1;
+    this.out = [];
+    this.p = new Uint16Array(P_COUNT).fill(1024);
+  }
+  shiftLow() {
+    if (this.low < 0xff000000 || this.low >= 0x100000000) {
+      const carry = this.low >= 0x100000000 ? 1 : 0;
+      let temp = this.cache;
+      do {
+        this.out.push((temp + carry) & 0xff);
+        temp = 0xff;
+      } while (--this.cacheSize !== 0);
+      this.cache = Math.floor(this.low / 0x1000000) & 0xff;
+    }
+    this.cacheSize++;
+    this.low = (this.low % 0x1000000) * 256;
+  }
+  bit(i, b) {
+    const pr = this.p[i];
+    const bound = (this.range >>> 11) * pr;
+    if (b === 0) {
+      this.range = bound;
+      this.p[i] = pr + ((2048 - pr) >> SHIFT);
+    } else {
+      this.low += bound;
+      this.range = (this.range - bound) >>> 0;
+      this.p[i] = pr - (pr >> SHIFT);
+    }
+    while (this.range < 0x1000000) {
+      this.range = (this.range * 256) >>> 0;
+      this.shiftLow();
+    }
+  }
+  num(base, v) {
+    const nb = 32 - Math.clz32(v);
+    for (let k = 1; k < nb; k++) this.bit(base + k - 1, 1);
+    if (nb < 32) this.bit(base + nb - 1, 0);
+    for (let k = nb - 2; k >= 0; k--) this.bit(base + 32 + nb * 32 + k, (v >>> k) & 1);
+  }
+  finish() {
+    for (let k = 0; k < 5; k++) this.shiftLow();
+    return Uint8Array.from(this.out);
+  }
+}
+
+/** Compresses `img` (a Uint8Array) into the format above. Deterministic. */
 export function compress(img) {
-  const out = [];
-  const leb = (v) => {
-    do {
-      const x = v & 0x7f;
-      v >>>= 7;
-      out.push(v ? x | 0x80 : x);
-    } while (v);
-  };
   const n = img.length;
+  const e = new RangeEncoder();
   const head = new Map();
   const prev = new Int32Array(n).fill(-1);
-  const key = (i) => (img[i] | (img[i + 1] << 8) | (img[i + 2] << 16) | (img[i + 3] << 24)) >>> 0;
+  const key = (i) => img[i] | (img[i + 1] << 8) | (img[i + 2] << 16);
   const insert = (i) => {
     if (i + MIN_MATCH > n) return;
     const k = key(i);
@@ -62,85 +123,106 @@ export function compress(img) {
     }
     return [bestLen, bestDist];
   };
-  const wideAt = (lit, k) => {
-    let w = 0;
-    while (k + 2 * w + 1 < lit.length && lit[k + 2 * w + 1] === 0 && lit[k + 2 * w] !== 0) w++;
-    return w;
-  };
-  const zerosAt = (lit, k) => {
-    let z = 0;
-    while (k + z < lit.length && lit[k + z] === 0) z++;
-    return z;
-  };
-  let lit = [];
-  const flush = () => {
-    let k = 0;
-    while (k < lit.length) {
-      const w = wideAt(lit, k);
-      if (w >= 3) {
-        leb((w << 2) | 1);
-        for (let q = 0; q < w; q++) out.push(lit[k + 2 * q]);
-        k += 2 * w;
-        continue;
-      }
-      const z = zerosAt(lit, k);
-      if (z >= 3) {
-        leb((z << 2) | 2);
-        k += z;
-        continue;
-      }
-      let e = k + 1;
-      while (e < lit.length && wideAt(lit, e) < 3 && zerosAt(lit, e) < 3) e++;
-      leb(((e - k) << 2) | 0);
-      for (let q = k; q < e; q++) out.push(lit[q]);
-      k = e;
-    }
-    lit = [];
+  const repLen = (i, d) => {
+    if (d === 0 || d > i) return 0;
+    let l = 0;
+    while (i + l < n && img[i + l] === img[i + l - d]) l++;
+    return l;
   };
   let i = 0;
+  let rep = 0;
+  let wasMatch = 0;
   while (i < n) {
+    const ctx = (i & 1) | (wasMatch << 1);
+    const r = repLen(i, rep);
     const [l, d] = longest(i);
-    if (l >= MIN_MATCH && longest(i + 1)[0] <= l + 1) {
-      flush();
-      leb((l << 2) | 3);
-      leb(d);
-      for (let q = 0; q < l; q++) insert(i + q);
-      i += l;
-    } else {
-      lit.push(img[i]);
+    let len = 0;
+    let fresh = false;
+    if (r >= MIN_REP && r + 2 >= l) len = r;
+    else if (l >= MIN_MATCH && longest(i + 1)[0] <= l + 1) {
+      len = l;
+      fresh = true;
+    }
+    if (len === 0) {
+      e.bit(P_ISMATCH + ctx, 0);
+      let sym = 1;
+      for (let k = 7; k >= 0; k--) {
+        const b = (img[i] >> k) & 1;
+        e.bit(P_LIT + (i & 1) * 256 + sym, b);
+        sym = sym * 2 + b;
+      }
       insert(i);
       i++;
+      wasMatch = 0;
+    } else {
+      e.bit(P_ISMATCH + ctx, 1);
+      e.bit(P_ISREP + ctx, fresh ? 0 : 1);
+      if (fresh) {
+        e.num(P_DIST, d);
+        rep = d;
+      }
+      e.num(P_LEN, len - MIN_REP + 1);
+      for (let q = 0; q < len; q++) insert(i + q);
+      i += len;
+      wasMatch = 1;
     }
   }
-  flush();
-  return Uint8Array.from(out);
+  return e.finish();
 }
 
 /** The reference decoder (the module's start function does the same in WebAssembly). */
 export function decompress(src, n) {
   const dst = new Uint8Array(n);
+  const p = new Uint16Array(P_COUNT).fill(1024);
   let s = 0;
-  let o = 0;
-  const leb = () => {
-    let r = 0;
-    let sh = 0;
-    let x;
-    do {
-      x = src[s++];
-      r |= (x & 0x7f) << sh;
-      sh += 7;
-    } while (x & 0x80);
-    return r >>> 0;
+  let range = 0xffffffff;
+  let code = 0;
+  const next = () => (s < src.length ? src[s++] : 0);
+  for (let k = 0; k < 5; k++) code = ((code << 8) | next()) >>> 0;
+  const bit = (i) => {
+    const pr = p[i];
+    const bound = (range >>> 11) * pr;
+    let b = 0;
+    if (code < bound) {
+      range = bound;
+      p[i] = pr + ((2048 - pr) >> SHIFT);
+    } else {
+      code = (code - bound) >>> 0;
+      range = (range - bound) >>> 0;
+      p[i] = pr - (pr >> SHIFT);
+      b = 1;
+    }
+    if (range < 0x1000000) {
+      range = (range * 256) >>> 0;
+      code = ((code << 8) | next()) >>> 0;
+    }
+    return b;
   };
-  while (s < src.length) {
-    const c = leb();
-    const k = c >>> 2;
-    if ((c & 3) === 0) for (let q = 0; q < k; q++) dst[o++] = src[s++];
-    else if ((c & 3) === 1) for (let q = 0; q < k; q++, o += 2) dst[o] = src[s++];
-    else if ((c & 3) === 2) o += k;
-    else {
-      const d = leb();
-      for (let q = 0; q < k; q++, o++) dst[o] = dst[o - d];
+  const num = (base) => {
+    let nb = 1;
+    while (nb < 32 && bit(base + nb - 1)) nb++;
+    let v = 1;
+    for (let k = nb - 2; k >= 0; k--) v = (v * 2 + bit(base + 32 + nb * 32 + k)) >>> 0;
+    return v;
+  };
+  let o = 0;
+  let rep = 0;
+  let wasMatch = 0;
+  while (o < n) {
+    const ctx = (o & 1) | (wasMatch << 1);
+    if (!bit(P_ISMATCH + ctx)) {
+      let sym = 1;
+      while (sym < 256) sym = sym * 2 + bit(P_LIT + (o & 1) * 256 + sym);
+      dst[o++] = sym - 256;
+      wasMatch = 0;
+    } else {
+      if (!bit(P_ISREP + ctx)) rep = num(P_DIST);
+      let len = num(P_LEN) + MIN_REP - 1;
+      while (len-- > 0 && o < n) {
+        dst[o] = o >= rep ? dst[o - rep] : 0;
+        o++;
+      }
+      wasMatch = 1;
     }
   }
   return dst;
@@ -214,81 +296,133 @@ function readSections(bytes) {
   return sections;
 }
 
-function vec(items) {
-  return [...uleb(items.length), ...items.flat()];
+/** The unpacking function in WebAssembly text: the decoder above, with the addresses as constants.
+ *  `scratch`: where memory.init puts the `length` packed bytes; `probs`: the probability table;
+ *  `image`, `size`: where the image goes. Ends by clearing all it used and dropping the segment. */
+function unpackerText(scratch, length, probs, image, size) {
+  const c = (v) => `(i32.const ${v | 0})`;
+  const g = (l) => `(local.get $${l})`;
+  // decodes one bit with the probability at byte address `addr` into $b
+  const bit = (addr) => `
+    (local.set $pa ${addr})
+    (local.set $pr (i32.load16_u ${g("pa")}))
+    (local.set $bound (i32.mul (i32.shr_u ${g("range")} ${c(11)}) ${g("pr")}))
+    (if (i32.lt_u ${g("code")} ${g("bound")})
+      (then
+        (local.set $range ${g("bound")})
+        (i32.store16 ${g("pa")} (i32.add ${g("pr")} (i32.shr_u (i32.sub ${c(2048)} ${g("pr")}) ${c(SHIFT)})))
+        (local.set $b ${c(0)}))
+      (else
+        (local.set $code (i32.sub ${g("code")} ${g("bound")}))
+        (local.set $range (i32.sub ${g("range")} ${g("bound")}))
+        (i32.store16 ${g("pa")} (i32.sub ${g("pr")} (i32.shr_u ${g("pr")} ${c(SHIFT)})))
+        (local.set $b ${c(1)})))
+    (if (i32.lt_u ${g("range")} ${c(0x1000000)})
+      (then
+        (local.set $range (i32.shl ${g("range")} ${c(8)}))
+        (local.set $code (i32.or (i32.shl ${g("code")} ${c(8)}) (i32.load8_u ${g("s")})))
+        (local.set $s (i32.add ${g("s")} ${c(1)}))))`;
+  const prob = (index) => `(i32.add ${c(probs)} (i32.shl ${index} ${c(1)}))`;
+  const end = probs + P_COUNT * 2;
+  return `(module
+  (memory 1)
+  (data "")
+  (func $unpack
+    (local $s i32) (local $range i32) (local $code i32) (local $o i32) (local $rep i32) (local $wm i32)
+    (local $b i32) (local $pa i32) (local $pr i32) (local $bound i32) (local $sym i32) (local $nb i32)
+    (local $v i32) (local $k i32) (local $base i32) (local $ctx i32)
+    (memory.init 0 ${c(scratch)} ${c(0)} ${c(length)})
+    ;; every probability starts at one half
+    (local.set $pa ${c(probs)})
+    (loop $fill
+      (i32.store16 ${g("pa")} ${c(1024)})
+      (local.set $pa (i32.add ${g("pa")} ${c(2)}))
+      (br_if $fill (i32.lt_u ${g("pa")} ${c(end)})))
+    ;; the coder's first five bytes
+    (local.set $s ${c(scratch)})
+    (local.set $range ${c(-1)})
+    (local.set $k ${c(5)})
+    (loop $first
+      (local.set $code (i32.or (i32.shl ${g("code")} ${c(8)}) (i32.load8_u ${g("s")})))
+      (local.set $s (i32.add ${g("s")} ${c(1)}))
+      (local.set $k (i32.sub ${g("k")} ${c(1)}))
+      (br_if $first ${g("k")}))
+    (local.set $o ${c(image)})
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u ${g("o")} ${c(image + size)}))
+        (local.set $ctx (i32.or (i32.and (i32.sub ${g("o")} ${c(image)}) ${c(1)}) (i32.shl ${g("wm")} ${c(1)})))
+        ${bit(prob(`(i32.add ${c(P_ISMATCH)} ${g("ctx")})`))}
+        (if (i32.eqz ${g("b")})
+          (then
+            ;; a literal byte
+            (local.set $sym ${c(1)})
+            (loop $lit
+              ${bit(prob(`(i32.add (i32.add ${c(P_LIT)} (i32.shl (i32.and (i32.sub ${g("o")} ${c(image)}) ${c(1)}) ${c(8)})) ${g("sym")})`))}
+              (local.set $sym (i32.or (i32.shl ${g("sym")} ${c(1)}) ${g("b")}))
+              (br_if $lit (i32.lt_u ${g("sym")} ${c(256)})))
+            (i32.store8 ${g("o")} ${g("sym")})
+            (local.set $o (i32.add ${g("o")} ${c(1)}))
+            (local.set $wm ${c(0)}))
+          (else
+            ;; a match: a new distance unless isRep, then the length
+            ${bit(prob(`(i32.add ${c(P_ISREP)} ${g("ctx")})`))}
+            (local.set $base (select ${c(P_LEN)} ${c(P_DIST)} ${g("b")}))
+            (loop $number
+              (local.set $nb ${c(1)})
+              (block $counted
+                (loop $count
+                  (br_if $counted (i32.ge_u ${g("nb")} ${c(32)}))
+                  ${bit(prob(`(i32.sub (i32.add ${g("base")} ${g("nb")}) ${c(1)})`))}
+                  (br_if $counted (i32.eqz ${g("b")}))
+                  (local.set $nb (i32.add ${g("nb")} ${c(1)}))
+                  (br $count)))
+              (local.set $v ${c(1)})
+              (local.set $k (i32.sub ${g("nb")} ${c(1)}))
+              (block $read
+                (loop $bits
+                  (br_if $read (i32.eqz ${g("k")}))
+                  (local.set $k (i32.sub ${g("k")} ${c(1)}))
+                  ${bit(prob(`(i32.add (i32.add (i32.add ${g("base")} ${c(32)}) (i32.shl ${g("nb")} ${c(5)})) ${g("k")})`))}
+                  (local.set $v (i32.or (i32.shl ${g("v")} ${c(1)}) ${g("b")}))
+                  (br $bits)))
+              (if (i32.eq ${g("base")} ${c(P_DIST)})
+                (then
+                  (local.set $rep ${g("v")})
+                  (local.set $base ${c(P_LEN)})
+                  (br $number))))
+            (local.set $k (i32.add ${g("v")} ${c(MIN_REP - 1)}))
+            (loop $copy
+              (i32.store8 ${g("o")} (i32.load8_u (i32.sub ${g("o")} ${g("rep")})))
+              (local.set $o (i32.add ${g("o")} ${c(1)}))
+              (local.set $k (i32.sub ${g("k")} ${c(1)}))
+              (br_if $copy ${g("k")}))
+            (local.set $wm ${c(1)})))
+        (br $next)))
+    ;; clear what was used, as in a fresh memory, and drop the segment
+    (memory.fill ${c(scratch)} ${c(0)} ${c(end - scratch)})
+    (data.drop 0))
+  (export "unpack" (func $unpack)))`;
 }
 
-/** Builds the unpacking function's body (locals and code). */
-function unpackerBody(scratch, length, imageStart, oldStart) {
-  // locals: 0 s (source), 1 e (source end), 2 o (output), 3 c (command), 4 k (count),
-  // 5 x (byte), 6 sh (shift), 7 d (distance)
-  const [S, E, O, C, K, X, SH, D] = [0, 1, 2, 3, 4, 5, 6, 7];
-  const get = (l) => [0x20, l];
-  const set = (l) => [0x21, l];
-  const i32 = (v) => [0x41, ...sleb(v)];
-  const ADD = 0x6a, SUB = 0x6b, AND = 0x71, OR = 0x72, SHL = 0x74, SHRU = 0x76, GEU = 0x4f;
-  const load8 = [0x2d, 0x00, 0x00];
-  const store8 = [0x3a, 0x00, 0x00];
-  const BLOCK = [0x02, 0x40], LOOP = [0x03, 0x40], END = 0x0b;
-  const br = (d) => [0x0c, d];
-  const brIf = (d) => [0x0d, d];
-  // reads a LEB128 number at s into `into` (a loop at depth +1 of where it is placed)
-  const readLeb = (into) => [
-    ...i32(0), ...set(into), ...i32(0), ...set(SH),
-    ...LOOP,
-    ...get(S), ...load8, ...set(X),
-    ...get(S), ...i32(1), ADD, ...set(S),
-    ...get(into), ...get(X), ...i32(0x7f), AND, ...get(SH), SHL, OR, ...set(into),
-    ...get(SH), ...i32(7), ADD, ...set(SH),
-    ...get(X), ...i32(0x80), AND, ...brIf(0),
-    END,
-  ];
-  const code = [
-    // memory.init 0: the packed bytes to the scratch space
-    ...i32(scratch), ...i32(0), ...i32(length), 0xfc, 0x08, 0x00, 0x00,
-    ...i32(scratch), ...set(S), ...i32(scratch + length), ...set(E), ...i32(imageStart), ...set(O),
-    ...BLOCK, // $done (depth from the command loop: 1)
-    ...LOOP, // $next (depth from inside it: 0)
-    ...get(S), ...get(E), GEU, ...brIf(1),
-    ...readLeb(C),
-    ...get(C), ...i32(2), SHRU, ...set(K),
-    ...BLOCK, ...BLOCK, ...BLOCK, ...BLOCK, // $b3 $b2 $b1 $b0
-    ...get(C), ...i32(3), AND, 0x0e, 0x03, 0x00, 0x01, 0x02, 0x03,
-    END,
-    // 0: literal bytes (depths: $b1 0, $b2 1, $b3 2, $next 3, $done 4)
-    ...get(O), ...get(S), ...get(K), 0xfc, 0x0a, 0x00, 0x00,
-    ...get(O), ...get(K), ADD, ...set(O), ...get(S), ...get(K), ADD, ...set(S),
-    ...br(3),
-    END,
-    // 1: bytes each followed by a zero (depths: $b2 0, $b3 1, $next 2)
-    ...LOOP,
-    ...get(O), ...get(S), ...load8, ...store8,
-    ...get(O), ...i32(2), ADD, ...set(O), ...get(S), ...i32(1), ADD, ...set(S),
-    ...get(K), ...i32(1), SUB, 0x22, K, ...brIf(0),
-    END,
-    ...br(2),
-    END,
-    // 2: zero bytes (depths: $b3 0, $next 1)
-    ...get(O), ...get(K), ADD, ...set(O),
-    ...br(1),
-    END,
-    // 3: a copy from d bytes back (depths: $next 0)
-    ...readLeb(D),
-    ...LOOP,
-    ...get(O), ...get(O), ...get(D), SUB, ...load8, ...store8,
-    ...get(O), ...i32(1), ADD, ...set(O),
-    ...get(K), ...i32(1), SUB, 0x22, K, ...brIf(0),
-    END,
-    ...br(0),
-    END, // $next
-    END, // $done
-    // clear the scratch space, drop the segment, run the module's own start function
-    ...i32(scratch), ...i32(0), ...i32(length), 0xfc, 0x0b, 0x00,
-    0xfc, 0x09, 0x00,
-    ...(oldStart === null ? [] : [0x10, ...uleb(oldStart)]),
-    END,
-  ];
-  return [...uleb(1), ...uleb(8), 0x7f, ...code];
+/** Assembles the unpacking function and returns its body (locals and code), with a call to
+ *  `oldStart` (the module's own start function, if any) at the end. */
+function unpackerBody(scratch, length, probs, image, size, oldStart) {
+  const m = binaryen.parseText(unpackerText(scratch, length, probs, image, size));
+  try {
+    m.setFeatures(binaryen.Features.MVP | binaryen.Features.BulkMemory | binaryen.Features.BulkMemoryOpt);
+    if (!m.validate()) throw new Error("internal error: the unpacking function does not validate");
+    const sections = readSections(Buffer.from(m.emitBinary()));
+    const code = sections.find((s) => s.id === 10);
+    const c = new Cursor(code.body);
+    if (c.u() !== 1) throw new Error("internal error: the unpacking module has more than one function");
+    const len = c.u();
+    const body = code.body.subarray(c.p, c.p + len);
+    if (body[body.length - 1] !== 0x0b) throw new Error("internal error: the unpacking function's body does not end with end");
+    return [...body.subarray(0, body.length - 1), ...(oldStart === null ? [] : [0x10, ...uleb(oldStart)]), 0x0b];
+  } finally {
+    m.dispose();
+  }
 }
 
 /** Returns the packed module's bytes and figures, or throws if the module is not one it can pack. */
@@ -329,7 +463,8 @@ export function packWasm(input) {
   let initial = mc.u();
   const maximum = limitsFlag === 1 ? mc.u() : null;
   const scratch = (hi + 15) & ~15;
-  const pages = Math.ceil((scratch + packed.length) / 65536);
+  const probs = (scratch + packed.length + 15) & ~15;
+  const pages = Math.ceil((probs + P_COUNT * 2) / 65536);
   if (pages > initial) {
     if (maximum !== null && pages > maximum) throw new Error("no room in memory for the packed data");
     initial = pages;
@@ -386,7 +521,7 @@ export function packWasm(input) {
   const code = find(10);
   const cc = new Cursor(code.body);
   const nbodies = cc.u();
-  const body = unpackerBody(scratch, packed.length, lo, oldStart);
+  const body = unpackerBody(scratch, packed.length, probs, lo, image.length, oldStart);
 
   // the new sections, in the order the binary format requires (custom sections kept at the end)
   const replaced = new Map();

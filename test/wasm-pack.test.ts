@@ -152,6 +152,23 @@ describe("packing a module", () => {
     expect(mem.length).toBeGreaterThan(65536); // one page could not hold the image and the packed bytes
   });
 
+  test("long distances and long matches (numbers of many bits) unpack in WebAssembly as in the reference decoder", async () => {
+    // 3 pages: a text-like block, 120 KB of zeros, then the block again with one byte changed and
+    // a stretch copied from far back, so distances above 2^16 and lengths in the thousands occur
+    const rand = seeded(11);
+    const block = asLikeImage(rand, 9000);
+    const img = new Uint8Array(150000);
+    img.set(block, 0);
+    img.set(block, 130000);
+    img[134567] ^= 0x5a;
+    img.set(block.subarray(100, 4100), 140000);
+    const original = makeModule([{ at: 1024, bytes: img }], null, 4, 8);
+    const r = packWasm(original);
+    expect(r.packedBytes).toBeLessThan(block.length);
+    expect(Buffer.from(decompress(compress(img), img.length)).equals(Buffer.from(img))).toBe(true);
+    expect(await sameMemoryAfterStart(original, r.bytes)).toBe(true);
+  });
+
   test("the built core is packed (one passive data segment) in both WebAssembly builds", () => {
     for (const file of ["tile-core.wasm", "tile-core.small.wasm"]) {
       const bytes = fs.readFileSync(path.join(DIST_DIR, file));

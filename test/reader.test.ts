@@ -9,7 +9,7 @@ import {
   J_ARR, J_BOOL, J_NULL, J_NUM, J_OBJ, J_STR, JsonValue, MAX_DOCUMENT_CHARS, MAX_JSON_DEPTH, quote, readJson,
 } from "../core/util/json";
 import { validate } from "./helpers/core";
-import { Text } from "../core/util/text";
+import { hexDigits, Text } from "../core/util/text";
 
 function ok(src: string): JsonValue {
   const r = readJson(src, MAX_JSON_DEPTH);
@@ -264,6 +264,19 @@ describe("unicode", () => {
       expect(hasLoneSurrogate(q)).toBe(false);
     }
     expect(quote("é😀")).toBe('"é😀"');
+  });
+
+  it("hexDigits: the one hex writer of JSON escapes, Python escapes and U+ messages", () => {
+    expect(hexDigits(0, 4, false)).toBe("0000");
+    expect(hexDigits(0x1f, 2, false)).toBe("1f");
+    expect(hexDigits(0xabcd, 4, true)).toBe("ABCD");
+    expect(hexDigits(0xabcd, 4, false)).toBe("abcd");
+    expect(hexDigits(0xffff, 4, false)).toBe("ffff");
+    expect(hexDigits(0x7f, 2, true)).toBe("7F");
+    expect(quote("\u001f")).toBe('"\\u001f"');
+    // a raw control character inside a string names it in upper case
+    expect(failure('"a\u0001b"').message).toContain("U+0001");
+    expect(failure('"a\u001fb"').message).toContain("U+001F");
   });
 });
 

@@ -3,8 +3,8 @@
 
 import { Doc } from "../ir/ast";
 import { formatI32 } from "../util/num";
+import { hexDigits } from "../util/text";
 
-const HEX: string = "0123456789abcdef";
 
 /** Python keywords and the module-level names the generated modules use. */
 const PY_RESERVED: Array<string> = [
@@ -14,11 +14,6 @@ const PY_RESERVED: Array<string> = [
   "yield", "mx", "torch", "os", "HEADER", "SOURCE",
 ];
 
-function hex(v: i32, digits: i32): string {
-  let s: string = "";
-  for (let i: i32 = digits - 1; i >= 0; i--) s = s + HEX.charAt((v >> (i * 4)) & 15);
-  return s;
-}
 
 /** `s` escaped for a Python string literal; newlines stay real newlines when `multiline`. */
 function escape(s: string, multiline: bool): string {
@@ -28,8 +23,8 @@ function escape(s: string, multiline: bool): string {
     if (c == 92) parts.push("\\\\");
     else if (c == 34) parts.push("\\\"");
     else if (c == 10) parts.push(multiline ? "\n" : "\\n");
-    else if (c < 32 || c == 127) parts.push("\\x" + hex(c, 2));
-    else if (c > 127) parts.push("\\u" + hex(c, 4));
+    else if (c < 32 || c == 127) parts.push("\\x" + hexDigits(c, 2, false));
+    else if (c > 127) parts.push("\\u" + hexDigits(c, 4, false));
     else parts.push(String.fromCharCode(c));
   }
   return parts.join("");

@@ -2,7 +2,7 @@
 // so that the IR reader can convert them exactly, reports line and column on error, rejects
 // duplicate keys, and enforces the documented size and depth limits.
 
-import { Text } from "./text";
+import { hexDigits, Text } from "./text";
 
 export const J_NULL: i32 = 0;
 export const J_BOOL: i32 = 1;
@@ -167,7 +167,7 @@ class Reader {
 
   describe(c: i32): string {
     if (c < 0) return "the end of the document";
-    if (c < 32 || c > 126) return "character U+" + hex4(c);
+    if (c < 32 || c > 126) return "character U+" + hexDigits(c, 4, true);
     return "'" + String.fromCharCode(c) + "'";
   }
 
@@ -277,7 +277,7 @@ class Reader {
         break;
       }
       if (c < 32) {
-        return this.fail("syntax", "Control character U+" + hex4(c) + " inside a string must be escaped.");
+        return this.fail("syntax", "Control character U+" + hexDigits(c, 4, true) + " inside a string must be escaped.");
       }
       if (c == 92) {
         parts.push(this.src.substring(runStart, this.pos));
@@ -396,13 +396,6 @@ function hexDigit(c: i32): i32 {
   return -1;
 }
 
-const HEX: string = "0123456789ABCDEF";
-
-function hex4(c: i32): string {
-  let s = "";
-  for (let k: i32 = 12; k >= 0; k -= 4) s += HEX.charAt((c >> k) & 15);
-  return s;
-}
 
 /** Reads one JSON document. Never throws; a failure carries its kind, message, line and column. */
 export function readJson(src: string, maxDepth: i32): JsonResult {

@@ -28,13 +28,13 @@ export class Text {
       else if (c == 10) esc = "\\n";
       else if (c == 13) esc = "\\r";
       else if (c == 9) esc = "\\t";
-      else if (c < 32) esc = "\\u" + hexLower4(c);
+      else if (c < 32) esc = "\\u" + hexDigits(c, 4, false);
       else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) == 0xdc00) {
         i++; // a surrogate pair: one character, kept as is (part of the run)
         continue;
       } else if (c >= 0xd800 && c <= 0xdfff) {
         // A lone surrogate has no UTF-8 form: escape it, so the response is valid UTF-8 in both builds.
-        esc = "\\u" + hexLower4(c);
+        esc = "\\u" + hexDigits(c, 4, false);
       } else continue;
       if (i > run) this.add(s.substring(run, i));
       this.add(esc);
@@ -59,11 +59,14 @@ export class Text {
 }
 
 const HEX_LOWER: string = "0123456789abcdef";
+const HEX_UPPER: string = "0123456789ABCDEF";
 
-/** Four lowercase hex digits of c (0 <= c < 65536). */
-function hexLower4(c: i32): string {
+/** `digits` hex digits of v (0 <= v < 16^digits), in lower or upper case: JSON's and Python's
+ *  escapes (lower), "U+XXXX" in messages (upper). */
+export function hexDigits(v: i32, digits: i32, upper: bool): string {
+  const set: string = upper ? HEX_UPPER : HEX_LOWER;
   let s = "";
-  for (let k: i32 = 12; k >= 0; k -= 4) s += HEX_LOWER.charAt((c >> k) & 15);
+  for (let k: i32 = (digits - 1) * 4; k >= 0; k -= 4) s += set.charAt((v >> k) & 15);
   return s;
 }
 

@@ -399,6 +399,31 @@ describe("loops and bounds", () => {
     expect(codes(tri)).toEqual([]);
   });
 
+  it("a variable whose min moves with an enclosing variable is bounded too: min + [0, (extent - 1) * step]", () => {
+    const at = "/body/0/body/0/value/2/1";
+    // k over [r, r + n): with R = 4 it reaches 3 + n - 1; C = 8
+    const win = (n: number, idx: unknown = "k"): string =>
+      doc(rows([{ reduce: "s", combiner: "sum", over: ["k", "r", n], value: x("r", idx) }, { store: "Y", at: ["r", 0], value: "s" }]));
+    expect(codes(win(5))).toEqual([]); // ..., 7
+    expect(codes(win(6))).toEqual([["TIR023", at]]); // ..., 8
+    expect(validate(win(6)).diagnostics[0].message).toContain("ranges over [0, 8]");
+    // k - r is the shift alone, [0, n - 1]: not k's range minus r's ([-3, n + 2])
+    expect(codes(win(8, ["sub", "k", "r"]))).toEqual([]);
+    expect(codes(win(9, ["sub", "k", "r"]))).toEqual([["TIR023", at]]);
+    expect(codes(win(2, ["sub", "r", "k"]))).toEqual([["TIR023", at]]); // -1 when k = r + 1
+    // nested: j over [r, r + 2), k over [j, j + 2 * (m - 1)] by steps of 2 (serial)
+    const nest = (m: number): string => doc(rows([{ for: "j", in: ["r", 2], kind: "serial", body: [
+      { for: "k", in: ["j", m], kind: "serial", step: 2, body: [{ store: "Y", at: ["r", "k"], value: x("r", 0) }] }] }]));
+    expect(codes(nest(2))).toEqual([]); // 3 + 1 + 2 = 6
+    expect(codes(nest(3))).toEqual([["TIR023", "/body/0/body/0/body/0/body/0/at/1"]]); // 3 + 1 + 4 = 8
+    // a user variable named like the hidden one keeps its own range ([0, 7], so k#t + 1 reaches 8)
+    const named = (n: number): string => doc(rows([{ for: "k#t", in: [0, 8], kind: "serial", body: [
+      { reduce: "s", combiner: "sum", over: ["k", "r", n], value: ["add", x("r", "k"), x("r", ["add", "k#t", 1])] },
+      { store: "Y", at: ["r", "k#t"], value: "s" }] }]));
+    expect(codes(named(5))).toEqual([["TIR023", "/body/0/body/0/body/0/value/2/2/1"]]);
+    expect(codes(named(6))).toEqual([["TIR023", "/body/0/body/0/body/0/value/1/2/1"], ["TIR023", "/body/0/body/0/body/0/value/2/2/1"]]);
+  });
+
   it("a parallel loop with a literal step of 1 is fine; any other step is TIR022", () => {
     expect(codes(doc([{ for: "r", in: [0, "R"], kind: "parallel", step: 1, body: [] }]))).toEqual([]);
     expect(codes(doc([{ for: "r", in: [0, "R"], kind: "parallel", step: "R", body: [] }]))).toEqual([["TIR022", "/body/0/step"]]);

@@ -18,6 +18,12 @@ class Binding {
   lo: f64 = 0.0;
   hi: f64 = 0.0;
   exact: bool = false;
+  /** For a loop/axis variable whose min depends on enclosing variables: min + "<name>#t", where
+   *  "<name>#t" is a hidden exact variable over [0, (extent - 1) * step] (kept in scope beside it).
+   *  Bounds then see that `k - i` of `k` in [i, i + W) is [0, W - 1], not the range of k minus i's. */
+  shift: Expr | null = null;
+  /** The hidden variable of a shift: in scope for bounds only, never suggested. */
+  hidden: bool = false;
 
   constructor(name: string, kind: string, ty: string, ptr: string) {
     this.name = name;
@@ -62,8 +68,35 @@ class Checker {
   /** Names in scope here, innermost first (for suggestions). */
   scopeNames(): Array<string> {
     const out = new Array<string>();
-    for (let i: i32 = this.scope.length - 1; i >= 0; i--) out.push(this.scope[i].name);
+    for (let i: i32 = this.scope.length - 1; i >= 0; i--) if (!this.scope[i].hidden) out.push(this.scope[i].name);
     return out;
+  }
+
+  /** Every name the document binds (sizes, loop and axis variables, scalars), collected once. */
+  boundNames: Array<string> | null = null;
+
+  collectNames(list: Array<Stmt>, out: Array<string>): void {
+    for (let i: i32 = 0; i < list.length; i++) {
+      const s = list[i];
+      if (s.kind == "for" || s.kind == "let" || s.kind == "reduce") out.push(s.name);
+      if (s.kind == "reduce") out.push(s.axis);
+      this.collectNames(s.body, out);
+      this.collectNames(s.orelse, out);
+    }
+  }
+
+  /** A name for the hidden variable of `base`'s shift that no binding of the document uses. */
+  hiddenName(base: string): string {
+    if (this.boundNames === null) {
+      const out = new Array<string>();
+      for (let i: i32 = 0; i < this.doc.sizeNames.length; i++) out.push(this.doc.sizeNames[i]);
+      this.collectNames(this.doc.body, out);
+      this.boundNames = out;
+    }
+    const names = changetype<Array<string>>(this.boundNames);
+    let n = base + "#t";
+    while (names.indexOf(n) >= 0 || this.lookup(n) !== null) n += "#";
+    return n;
   }
 
   /** Binds a name, reporting shadowing and repeated scalar names. */
@@ -93,7 +126,13 @@ class Checker {
         env.constNames.push(b.name);
         env.constValues.push(this.doc.size(b.name));
       } else if (b.kind == "loop" || b.kind == "axis") {
-        env.symbols.push(b.name);
+        const sh = b.shift;
+        if (sh !== null) {
+          env.letNames.push(b.name);
+          env.letValues.push(changetype<Expr>(sh));
+        } else {
+          env.symbols.push(b.name);
+        }
       }
     }
     return env;
@@ -184,10 +223,28 @@ class Checker {
       const m = changetype<Affine>(mn);
       const x = changetype<Affine>(ex);
       const p = changetype<Affine>(st);
-      if (x.isConst() && p.isConst() && x.c >= 1.0 && p.c >= 1.0 && this.boundsOf(m, mb) && mb[0] == mb[1]) {
+      if (x.isConst() && p.isConst() && x.c >= 1.0 && p.c >= 1.0 && this.boundsOf(m, mb)) {
         b.lo = mb[0];
-        b.hi = mb[0] + (x.c - 1.0) * p.c;
+        b.hi = mb[1] + (x.c - 1.0) * p.c;
         b.exact = true;
+        if (mb[0] != mb[1]) {
+          // min varies with enclosing variables (each over an exact range, so its extremes are
+          // reached): the variable is min + t with t over [0, (extent - 1) * step], independent of them
+          const t = new Binding(this.hiddenName(name), kind, "i32", ptr);
+          t.hidden = true;
+          t.lo = 0.0;
+          t.hi = (x.c - 1.0) * p.c;
+          t.exact = true;
+          this.scope.push(t);
+          const sum = new Expr("add", s.min.ptr);
+          const tv = new Expr("name", ptr);
+          tv.name = t.name;
+          const args = new Array<Expr>();
+          args.push(s.min);
+          args.push(tv);
+          sum.args = args;
+          b.shift = sum;
+        }
       }
     }
     this.bind(b);

@@ -20,6 +20,7 @@ export const INPUT_FILES = [
   "asconfig.json",
   "rollup.config.mjs",
   "scripts/pack-wasm.mjs",
+  "scripts/opt-wasm.mjs",
   "scripts/core-stamp.mjs",
   "package.json",
 ];

@@ -154,8 +154,8 @@ function optimize(bytes, flexible, noInline) {
   return m;
 }
 
-/** Returns the optimized module's bytes and the HOT names the module does not have. */
-export function optimizeWasm(input) {
+/** Returns the optimized module's bytes and the names in `hot` the module does not have. */
+export function optimizeWasm(input, hotNames = HOT) {
   const raw = new Uint8Array(input);
   // 1. without flexible inlining: the functions that survive are the ones the size-neutral rules
   //    keep as functions
@@ -163,9 +163,11 @@ export function optimizeWasm(input) {
   const survivors = functionNames(lean);
   lean.dispose();
   // 2. the same pipeline with flexible inlining, which the survivors outside HOT may not take
-  const all = new Set(functionNames(binaryen.readBinary(raw)));
-  const missing = HOT.filter((name) => !all.has(name));
-  const hot = new Set(HOT);
+  const unoptimized = binaryen.readBinary(raw);
+  const all = new Set(functionNames(unoptimized));
+  unoptimized.dispose();
+  const missing = hotNames.filter((name) => !all.has(name));
+  const hot = new Set(hotNames);
   const m = optimize(raw, 70, survivors.filter((name) => !hot.has(name)));
   try {
     if (!m.validate()) throw new Error("the optimized module does not validate");

@@ -1,0 +1,78 @@
+// scripts/opt-wasm.mjs (run by `npm run build:wasm`) runs asc's -O3 pass list with binaryen's
+// flexible inlining kept only for a list of hot functions. These check that a listed function is
+// copied into its callers and an unlisted one of the same shape stays a function, that the
+// size-neutral inlining still happens for unlisted functions, and that behaviour is unchanged.
+import { describe, expect, test } from "vitest";
+import binaryen from "binaryen";
+import { optimizeWasm } from "../scripts/opt-wasm.mjs";
+
+/** A module with names: two leaf functions of the same shape (too big for the always-inline
+ *  size, small enough for flexible inlining), each called from three exports, and a helper
+ *  called from one place only. */
+function makeModule(): Uint8Array {
+  const m = new binaryen.Module();
+  m.setFeatures(binaryen.Features.MVP | binaryen.Features.BulkMemory | binaryen.Features.SignExt | binaryen.Features.MutableGlobals);
+  const x = () => m.local.get(0, binaryen.i32);
+  // about 30 expression nodes, no calls, no loops
+  const body = (k: number) => {
+    let e = m.i32.add(m.i32.mul(x(), m.i32.const(k)), m.i32.const(7));
+    for (let i = 0; i < 6; i++) e = m.i32.xor(m.i32.rotl(e, m.i32.const(i + 3)), m.i32.add(x(), m.i32.const(i * k + 1)));
+    return e;
+  };
+  m.addFunction("hotLeaf", binaryen.i32, binaryen.i32, [], body(3));
+  m.addFunction("coldLeaf", binaryen.i32, binaryen.i32, [], body(5));
+  m.addFunction("onlyOnce", binaryen.i32, binaryen.i32, [], m.i32.add(body(9), m.call("coldLeaf", [x()], binaryen.i32)));
+  for (let i = 0; i < 3; i++) {
+    const name = "use" + i;
+    const f = m.i32.add(m.call("hotLeaf", [m.i32.add(x(), m.i32.const(i))], binaryen.i32), m.call("coldLeaf", [m.i32.sub(x(), m.i32.const(i))], binaryen.i32));
+    m.addFunction(name, binaryen.i32, binaryen.i32, [], i === 0 ? m.i32.add(f, m.call("onlyOnce", [x()], binaryen.i32)) : f);
+    m.addFunctionExport(name, name);
+  }
+  if (!m.validate()) throw new Error("invalid test module");
+  const debug = binaryen.getDebugInfo();
+  binaryen.setDebugInfo(true); // keep the names, as asc --debug does
+  const bytes = m.emitBinary();
+  binaryen.setDebugInfo(debug);
+  m.dispose();
+  return bytes;
+}
+
+function functionNames(bytes: Uint8Array): string[] {
+  const debug = binaryen.getDebugInfo();
+  binaryen.setDebugInfo(true);
+  const m = binaryen.readBinary(bytes);
+  binaryen.setDebugInfo(debug);
+  const names: string[] = [];
+  for (let k = 0; k < m.getNumFunctions(); k++) names.push(binaryen.getFunctionInfo(m.getFunctionByIndex(k)).name);
+  m.dispose();
+  return names;
+}
+
+async function outputs(bytes: Uint8Array): Promise<number[]> {
+  const { instance } = await WebAssembly.instantiate(bytes, {});
+  const out: number[] = [];
+  for (const x of [0, 1, -5, 123456789, 2147483647]) for (let i = 0; i < 3; i++) out.push((instance.exports["use" + i] as (v: number) => number)(x));
+  return out;
+}
+
+describe("the release optimization's inlining", () => {
+  test("a hot function is inlined into every caller; an unlisted one of the same shape stays; one-caller inlining stays", async () => {
+    const original = makeModule();
+    expect(functionNames(original)).toEqual(["hotLeaf", "coldLeaf", "onlyOnce", "use0", "use1", "use2"]);
+    const r = optimizeWasm(original, ["hotLeaf", "notInTheModule"]);
+    expect(r.missing).toEqual(["notInTheModule"]);
+    // names are dropped from the output: count functions and read the code for calls instead
+    const m = binaryen.readBinary(r.bytes);
+    const count = m.getNumFunctions();
+    m.dispose();
+    // hotLeaf and onlyOnce were inlined; coldLeaf remains beside the three exports
+    expect(count).toBe(4);
+    expect(await outputs(r.bytes)).toEqual(await outputs(original));
+    // with both listed, both leaves are inlined
+    const both = optimizeWasm(original, ["hotLeaf", "coldLeaf"]);
+    const m2 = binaryen.readBinary(both.bytes);
+    expect(m2.getNumFunctions()).toBe(3);
+    m2.dispose();
+    expect(await outputs(both.bytes)).toEqual(await outputs(original));
+  });
+});

@@ -424,6 +424,41 @@ describe("loops and bounds", () => {
     expect(codes(named(6))).toEqual([["TIR023", "/body/0/body/0/body/0/value/1/2/1"], ["TIR023", "/body/0/body/0/body/0/value/2/2/1"]]);
   });
 
+  it("an access under a loop that may run no iteration is not decided (no false TIR023)", () => {
+    const tri = (extent: unknown, idx: unknown): string =>
+      doc(rows([{ for: "k", in: [0, extent], kind: "serial", body: [{ store: "Y", at: ["r", "k"], value: x(idx, "k") }] }]));
+    // k over [0, r) runs no iteration at r = 0, so r - 1 is never -1 where it executes
+    expect(codes(tri("r", ["sub", "r", 1]))).toEqual([]);
+    // k over [0, r + 1) runs at r = 0: r - 1 = -1 executes
+    expect(codes(tri(["add", "r", 1], ["sub", "r", 1]))).toEqual([["TIR023", "/body/0/body/0/body/0/value/2/0"]]);
+    expect(codes(tri(["add", "r", 1], "r"))).toEqual([]);
+    // the same under a let, and under a reduction whose extent may be 0
+    const viaLet = doc(rows([{ let: "p", value: ["sub", "r", 1] },
+      { reduce: "s", combiner: "sum", over: ["c", 0, "r"], value: ["load", "X", ["p", "c"]] }, { store: "Y", at: ["r", 0], value: "s" }]));
+    expect(codes(viaLet)).toEqual([]);
+    const zero = doc(rows([{ for: "k", in: [0, 0], kind: "serial", body: [{ store: "Y", at: ["r", 9], value: x("r", 0) }] }]));
+    expect(codes(zero)).toEqual([]);
+  });
+
+  it("an index through an i32 let is bounded as the let's value is", () => {
+    const through = (value: unknown, idx: unknown = "t"): string =>
+      doc(rows([{ let: "t", value }, { store: "Y", at: [idx, 0], value: x("r", 0) }]));
+    expect(codes(through("r"))).toEqual([]);
+    expect(codes(through(["add", "r", 1]))).toEqual([["TIR023", "/body/0/body/1/at/0"]]); // r + 1 reaches 4 (R = 4)
+    expect(codes(through(["sub", ["sub", "R", 1], "r"]))).toEqual([]);
+    expect(codes(through(["add", "r", 1], ["sub", "t", 1]))).toEqual([]);
+    // a let of a let, and a let of a moving window's variable
+    const chain = doc(rows([{ let: "a", value: ["add", "r", 2] }, { let: "b", value: ["sub", "a", 2] }, { store: "Y", at: ["b", "a"], value: x("r", 0) }]));
+    expect(codes(chain)).toEqual([]); // a in [2, 5] < C = 8, b = r
+    const win = doc(rows([{ reduce: "s", combiner: "sum", over: ["k", "r", 5], value: x("r", 0) },
+      { for: "j", in: ["r", 5], kind: "serial", body: [{ let: "u", value: ["add", "j", 1] }, { store: "Y", at: ["r", "u"], value: "s" }] }]));
+    expect(codes(win)).toEqual([["TIR023", "/body/0/body/1/body/1/at/1"]]); // j + 1 reaches 3 + 4 + 1 = 8
+    // a let that loads, or one under an if, is left to the run
+    expect(codes(through(["add", ["load", "I", ["r"]], 100]))).toEqual([]);
+    const guarded = doc(rows([{ if: ["lt", "r", 3], then: [{ let: "t", value: ["add", "r", 1] }, { store: "Y", at: ["t", 0], value: x("r", 0) }] }]));
+    expect(codes(guarded)).toEqual([]);
+  });
+
   it("a parallel loop with a literal step of 1 is fine; any other step is TIR022", () => {
     expect(codes(doc([{ for: "r", in: [0, "R"], kind: "parallel", step: 1, body: [] }]))).toEqual([]);
     expect(codes(doc([{ for: "r", in: [0, "R"], kind: "parallel", step: "R", body: [] }]))).toEqual([["TIR022", "/body/0/step"]]);

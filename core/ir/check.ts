@@ -22,6 +22,12 @@ class Binding {
    *  "<name>#t" is a hidden exact variable over [0, (extent - 1) * step] (kept in scope beside it).
    *  Bounds then see that `k - i` of `k` in [i, i + W) is [0, W - 1], not the range of k minus i's. */
   shift: Expr | null = null;
+  /** A loop or axis that runs at least once for every value of the enclosing variables (its
+   *  extent's lower bound is known and >= 1). Under one that may not, no access is decided: its
+   *  extreme indices may belong to iterations that never execute. */
+  runs: bool = false;
+  /** An i32 `let`'s value: indices through the name are bounded as the value is. */
+  value: Expr | null = null;
   /** The hidden variable of a shift: in scope for bounds only, never suggested. */
   hidden: bool = false;
 
@@ -125,6 +131,12 @@ class Checker {
       if (b.kind == "size") {
         env.constNames.push(b.name);
         env.constValues.push(this.doc.size(b.name));
+      } else if (b.kind == "scalar") {
+        const v = b.value;
+        if (v !== null) {
+          env.letNames.push(b.name);
+          env.letValues.push(changetype<Expr>(v));
+        }
       } else if (b.kind == "loop" || b.kind == "axis") {
         const sh = b.shift;
         if (sh !== null) {
@@ -218,6 +230,10 @@ class Checker {
     const mn = affineOf(s.min, env, 0);
     const ex = affineOf(s.extent, env, 0);
     const st = affineOf(s.step, env, 0);
+    if (ex !== null) {
+      const eb = new Array<f64>();
+      b.runs = this.boundsOf(changetype<Affine>(ex), eb) && eb[0] >= 1.0;
+    }
     if (mn !== null && ex !== null && st !== null) {
       const mb = new Array<f64>();
       const m = changetype<Affine>(mn);
@@ -232,6 +248,7 @@ class Checker {
           // reached): the variable is min + t with t over [0, (extent - 1) * step], independent of them
           const t = new Binding(this.hiddenName(name), kind, "i32", ptr);
           t.hidden = true;
+          t.runs = true;
           t.lo = 0.0;
           t.hi = (x.c - 1.0) * p.c;
           t.exact = true;
@@ -288,7 +305,9 @@ class Checker {
     }
     if (s.kind == "let") {
       const t = this.expr(s.value);
-      this.bind(new Binding(s.name, "scalar", t, s.ptr + "/let"));
+      const b = new Binding(s.name, "scalar", t, s.ptr + "/let");
+      if (t == "i32") b.value = s.value;
+      this.bind(b);
       return;
     }
     if (s.kind == "store") {
@@ -328,6 +347,10 @@ class Checker {
       return;
     }
     if (this.guarded > 0) return;
+    for (let i: i32 = 0; i < this.scope.length; i++) {
+      const b = this.scope[i];
+      if ((b.kind == "loop" || b.kind == "axis") && !b.runs) return;
+    }
     const env = this.affineEnv();
     for (let i: i32 = 0; i < idx.length; i++) {
       const a = affineOf(idx[i], env, 0);

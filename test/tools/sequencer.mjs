@@ -28,6 +28,7 @@ export const WEIGHTS = {
   "test/ux.test.ts": 17,
   "test/web.test.ts": 16,
   "test/cli.test.ts": 15,
+  "test/typecheck.test.ts": 15,
   "test/emit.test.ts": 14,
   "test/cuda.test.ts": 12,
   "test/detector.test.ts": 11,
@@ -43,6 +44,7 @@ export const WEIGHTS = {
   "test/resources.test.ts": 5,
   "test/plan.test.ts": 5,
   "test/evidence-audit.test.ts": 5,
+  "test/core-stamp.test.ts": 3,
   "test/num.test.ts": 4,
   "test/bench.test.ts": 4,
   "test/threadgroup-local.test.ts": 4,
@@ -62,8 +64,6 @@ export const WEIGHTS = {
   "test/wasm-host.test.ts": 3,
   "test/fiber-arm64.test.ts": 2,
   "test/access.test.ts": 2,
-  "test/typecheck.test.ts": 10,
-  "test/core-stamp.test.ts": 2,
 };
 
 /** The expected seconds of `file` (absolute): vitest's last duration, else WEIGHTS, else Infinity. */

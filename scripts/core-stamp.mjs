@@ -5,10 +5,11 @@
 //   node scripts/core-stamp.mjs ensure    check; when stale, run `npm run build:core` (pretest)
 //
 // The record (dist/core-stamp.json) holds one SHA-256 over every input of build:core: each file
-// under core/ and shell-node/src/ (path and bytes), asconfig.json, rollup.config.mjs,
-// scripts/pack-wasm.mjs, this script, package.json (the build commands), the installed versions of
-// the compilers (assemblyscript, binaryen, rollup, @swc/core) and of Node; and the SHA-256 of each
-// output. Any change to an input, a missing or altered output, or no record at all means stale.
+// under core/ and shell-node/src/ (path and bytes), asconfig.json, package.json (the build
+// commands), this script, every file that the build's commands name (read from package.json:
+// build:core and the `npm run` scripts it calls, e.g. scripts/pack-wasm.mjs, rollup.config.mjs), the
+// installed versions of the compilers (assemblyscript, binaryen, rollup, @swc/core) and of Node;
+// and the SHA-256 of each output. Any change to an input, a missing or altered output, or no record at all means stale.
 // The record is written only after every build step succeeded, so a failed build stays stale.
 import crypto from "node:crypto";
 import fs from "node:fs";
@@ -16,14 +17,7 @@ import path from "node:path";
 import { spawnSync } from "node:child_process";
 
 export const INPUT_DIRS = ["core", "shell-node/src"];
-export const INPUT_FILES = [
-  "asconfig.json",
-  "rollup.config.mjs",
-  "scripts/pack-wasm.mjs",
-  "scripts/opt-wasm.mjs",
-  "scripts/core-stamp.mjs",
-  "package.json",
-];
+export const INPUT_FILES = ["asconfig.json", "package.json", "scripts/core-stamp.mjs"];
 export const TOOLS = ["assemblyscript", "binaryen", "rollup", "@swc/core"];
 export const OUTPUTS = [
   "dist/tile-core.wasm",
@@ -53,12 +47,43 @@ function toolVersion(root, name) {
   }
 }
 
+/** The files (relative, outside dist/) that build:core's commands name, following `npm run X`. */
+export function commandFiles(root) {
+  let scripts = {};
+  try {
+    scripts = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")).scripts ?? {};
+  } catch {
+    return [];
+  }
+  const files = new Set();
+  const seen = new Set();
+  const visit = (name) => {
+    if (seen.has(name) || typeof scripts[name] !== "string") return;
+    seen.add(name);
+    const words = scripts[name].split(/\s+/);
+    words.forEach((w, i) => {
+      if (w === "run" && words[i - 1] === "npm") visit(words[i + 1]);
+      const rel = path.posix.normalize(w.replace(/^\.\//, ""));
+      if (!rel || rel.startsWith("..") || rel.startsWith("dist/") || path.isAbsolute(rel)) return;
+      const abs = path.join(root, rel);
+      if (fs.existsSync(abs) && fs.statSync(abs).isFile()) files.add(rel);
+    });
+  };
+  visit("build:core");
+  return [...files].sort();
+}
+
+/** Every input file of build:core under `root` (relative paths, sorted, no repeats). */
+export function inputFiles(root) {
+  const files = [];
+  for (const d of INPUT_DIRS) listFiles(root, d, files);
+  return [...new Set([...files, ...INPUT_FILES, ...commandFiles(root)])].sort();
+}
+
 /** The hash of every input of build:core under `root`. */
 export function inputsHash(root) {
   const h = crypto.createHash("sha256");
-  const files = [];
-  for (const d of INPUT_DIRS) listFiles(root, d, files);
-  for (const f of INPUT_FILES) files.push(f);
+  const files = inputFiles(root);
   for (const f of files) {
     const abs = path.join(root, f);
     h.update(f + "\0");

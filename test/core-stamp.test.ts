@@ -44,6 +44,14 @@ describe("the build:core record (scripts/core-stamp.mjs)", () => {
   });
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
+  it("counts every file that build:core's commands name, through the npm scripts it runs", () => {
+    const files: string[] = stamp.inputFiles(ROOT);
+    for (const f of ["core/index-wasm.ts", "core/index-js.ts", "shell-node/src/cli.ts", "asconfig.json", "package.json", "rollup.config.mjs", "scripts/pack-wasm.mjs"])
+      expect(files, f).toContain(f);
+    expect(files.some((f) => f.startsWith("dist/"))).toBe(false);
+    expect(stamp.commandFiles(dir)).toEqual(["fake-build.cjs", "scripts/core-stamp.mjs"]);
+  });
+
   it("is what npm test's pretest runs, and the last step of build:core", () => {
     expect(pkg.scripts.pretest).toBe("node scripts/core-stamp.mjs ensure");
     expect(pkg.scripts["build:core"]).toMatch(/&& node scripts\/core-stamp\.mjs write$/);
@@ -71,7 +79,9 @@ describe("the build:core record (scripts/core-stamp.mjs)", () => {
   };
 
   it("is out of date after an edit to a shell file or a build setting", () => {
-    for (const rel of ["shell-node/src/cli.ts", "asconfig.json", "scripts/pack-wasm.mjs", "rollup.config.mjs", "scripts/core-stamp.mjs"]) {
+    // fake-build.cjs: a file that the build's command names (here the stand-in's; in the
+    // repository scripts/pack-wasm.mjs, rollup.config.mjs and the like)
+    for (const rel of ["shell-node/src/cli.ts", "asconfig.json", "scripts/core-stamp.mjs", "fake-build.cjs"]) {
       rebuild();
       edit(rel, (s) => s + "\n// edited\n");
       expect(stamp.staleReason(dir), rel).toBe("its inputs changed");

@@ -9,7 +9,8 @@ import { spawnSync } from "node:child_process";
 import { loadEngine, Engine } from "../shell-node/src/engine";
 import { openRuntime, Runtime } from "../shell-node/src/native";
 import { builtinEntries, loadMatrix } from "../shell-node/src/matrix";
-import { runAndValidate } from "../shell-node/src/validate-run";
+import { f32ProgramOrder, runAndValidate } from "../shell-node/src/validate-run";
+import { evaluate } from "../shell-node/src/oracle";
 import { ROOT } from "./helpers/files";
 import { ensureHostLibrary } from "./helpers/host";
 
@@ -137,6 +138,55 @@ describe("tile run", () => {
     const r = spawnSync(process.execPath, [CLI, "run", "cases/sum.json", "--runtime", "metal"], { encoding: "utf8", cwd: ROOT });
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/^tile: metal runtime library not found/);
+  });
+
+  it("an ill-conditioned output that fails: the note says whether plain f32 in program order misses the same elements", () => {
+    // dX = Y * (dY - sum(Y * dY)): with 1,537 terms the sum is large beside most dY - sum, so
+    // rounding the sum to f32 alone moves dX by more than the FP64 tolerance at some elements
+    const doc = JSON.stringify({ tile: 1, name: "softmax_backward", attrs: { noalias: true }, sizes: { R: 6, C: 1537 },
+      params: [{ name: "Yv", dtype: "f32", shape: ["R", "C"] }, { name: "dY", dtype: "f32", shape: ["R", "C"] }, { name: "dX", dtype: "f32", shape: ["R", "C"] }],
+      body: [{ for: "r", in: [0, "R"], kind: "parallel", body: [
+        { reduce: "d", combiner: "sum", over: ["c", 0, "C"], value: ["mul", ["load", "Yv", ["r", "c"]], ["load", "dY", ["r", "c"]]] },
+        { for: "c", in: [0, "C"], kind: "parallel", body: [{ store: "dX", at: ["r", "c"], value: ["mul", ["load", "Yv", ["r", "c"]], ["sub", ["load", "dY", ["r", "c"]], "d"]] }] }] }] });
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "tile-cond-")), "bwd.json");
+    fs.writeFileSync(file, doc);
+    const r = spawnSync(process.execPath, [CLI, "run", file, "--runtime", "host", "--json"], { encoding: "utf8", cwd: ROOT });
+    expect(r.status).toBe(1);
+    const o = JSON.parse(r.stdout).outputs[0];
+    expect(o.mismatches).toBeGreaterThan(0);
+    expect(o.f32ProgramOrder.outside).toBe(o.mismatches);
+    expect(o.f32ProgramOrder.alsoOutside).toBeGreaterThan(0);
+    expect(o.f32ProgramOrder.maxAbsError).toBeGreaterThan(2e-6);
+    const t = spawnSync(process.execPath, [CLI, "run", file, "--runtime", "host"], { encoding: "utf8", cwd: ROOT });
+    expect(t.stdout).toMatch(/note: dX: \d+ of the \d+ elements outside the tolerance are outside it in a plain f32 evaluation/);
+    expect(t.stdout).toMatch(/verdict: FAIL/);
+    // a passing run carries no such field
+    const ok = spawnSync(process.execPath, [CLI, "run", "cases/softmax.json", "--runtime", "host", "--size", "R=2", "--json"], { encoding: "utf8", cwd: ROOT });
+    expect(JSON.parse(ok.stdout).outputs[0].f32ProgramOrder).toBeUndefined();
+  });
+
+  it("f32ProgramOrder counts the finite elements outside the tolerance and which of them the f32 evaluation misses too", () => {
+    const ref = Float64Array.from([1, 1, 1, 0, NaN]);
+    const got = Float64Array.from([1, 1.001, 1.001, 0.5, NaN]);
+    const f32 = Float64Array.from([1.5, 1.001, 1, 0, NaN]);
+    const mask = Uint8Array.from([1, 1, 1, 0, 1]);
+    // element 1: got and f32 outside; element 2: only got; element 3 unwritten; 4 non-finite
+    expect(f32ProgramOrder("f32", got, ref, mask, f32)).toEqual({ outside: 2, alsoOutside: 1, maxAbsError: expect.closeTo(0.001, 9) });
+  });
+
+  it("the oracle's f32 mode rounds every operation and reduction step to f32; the default stays FP64", () => {
+    const doc = { tile: 1, name: "t", sizes: { N: 3 }, params: [{ name: "X", dtype: "f32", shape: ["N"] }, { name: "Y", dtype: "f32", shape: [2] }],
+      body: [{ for: "i", in: [0, 1], kind: "parallel", body: [
+        { reduce: "s", combiner: "sum", over: ["k", 0, "N"], value: ["load", "X", ["k"]] },
+        { store: "Y", at: [0], value: "s" },
+        { store: "Y", at: [1], value: ["add", ["load", "X", [1]], ["f32", 0.1]] }] }] };
+    const inputs = () => new Map<string, Float64Array>([["X", Float64Array.from([1e8, 1, -1e8])], ["Y", new Float64Array(2)]]);
+    const exact = evaluate(doc, inputs()).buffers.get("Y")!;
+    const f32 = evaluate(doc, inputs(), "f32").buffers.get("Y")!;
+    expect(exact[0]).toBe(1); // 1e8 + 1 - 1e8 in doubles
+    expect(f32[0]).toBe(0); // 1e8 + 1 rounds to 1e8 in f32
+    expect(exact[1]).toBe(1 + Math.fround(0.1));
+    expect(f32[1]).toBe(Math.fround(1 + Math.fround(0.1)));
   });
 
   it("a failing run exits 1; an invalid document exits 2", () => {

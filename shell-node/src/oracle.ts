@@ -115,8 +115,12 @@ class Compiler {
   /** Scalar names bound by reduce and let anywhere in the document (they must be unique). */
   readonly scalars = new Map<string, string>();
 
-  constructor(sizes: Map<string, number>) {
+  /** Round every f32 result to f32 (evaluate's "f32" mode); false: exact doubles (the oracle). */
+  readonly f32: boolean;
+
+  constructor(sizes: Map<string, number>, f32 = false) {
     this.sizes = sizes;
+    this.f32 = f32;
   }
 
   newSlot(): number {
@@ -213,7 +217,8 @@ class Compiler {
         return () => {
           const lo = min(), n = extent();
           let acc = 0;
-          for (let k = 0; k < n; k++) { slots[axis] = lo + k; acc += f(); }
+          if (this.f32) for (let k = 0; k < n; k++) { slots[axis] = lo + k; acc = Math.fround(acc + f()); }
+          else for (let k = 0; k < n; k++) { slots[axis] = lo + k; acc += f(); }
           slots[out] = acc;
         };
       }
@@ -265,6 +270,13 @@ class Compiler {
       return () => {
         const o = offset();
         data[o] = round(f());
+        written[o] = 1;
+      };
+    }
+    if (this.f32 && buf.dtype === "f32") {
+      return () => {
+        const o = offset();
+        data[o] = Math.fround(f());
         written[o] = 1;
       };
     }
@@ -399,7 +411,8 @@ class Compiler {
         const a = sub(1), b = sub(2);
         sameNumeric(op, a, b, path);
         if (op === "mod" && a.type !== "i32") fail(path, "mod is defined on i32 only");
-        return { fn: binary(op, a.type, a.fn, b.fn, path), type: a.type };
+        const fn = binary(op, a.type, a.fn, b.fn, path);
+        return { fn: this.f32 && a.type === "f32" ? () => Math.fround(fn()) : fn, type: a.type };
       }
       case "neg": case "abs": {
         arity(1);
@@ -422,7 +435,7 @@ class Compiler {
           : op === "rsqrt" ? () => 1 / Math.sqrt(f())
           : op === "erf" ? () => erf64(f())
           : () => Math.tanh(f());
-        return { fn, type: "f32" };
+        return { fn: this.f32 ? () => Math.fround(fn()) : fn, type: "f32" };
       }
       case "lt": case "le": case "gt": case "ge": case "eq": case "ne": {
         arity(2);
@@ -560,13 +573,15 @@ function extentOf(d: unknown, sizes: Map<string, number>, path: string): number 
  * Evaluates `doc` (a parsed Tile IR v1 document) on `inputs` (an initial value for every
  * param, row-major). Returns the final contents of every param and where stores happened.
  * The inputs are copied, never modified. Throws OracleError on an invalid document or an
- * out-of-bounds access.
+ * out-of-bounds access. Mode "f32" is not the oracle: it rounds every f32 operation, reduction
+ * step and store to f32 (reductions left to right), a plain single-precision evaluation in
+ * program order that `tile run` sets beside a failed comparison (validate-run.ts).
  */
-export function evaluate(doc: any, inputs: Map<string, Float64Array | Int32Array>): OracleResult {
+export function evaluate(doc: any, inputs: Map<string, Float64Array | Int32Array>, mode: "fp64" | "f32" = "fp64"): OracleResult {
   if (!isObject(doc)) fail("", "a document must be an object");
   if (doc.tile !== 1) fail("/tile", "unsupported version " + String(doc.tile) + " (expected 1)");
   const sizes = readSizes(doc);
-  const compiler = new Compiler(sizes);
+  const compiler = new Compiler(sizes, mode === "f32");
   if (!Array.isArray(doc.params)) fail("/params", "params must be an array");
   doc.params.forEach((p: any, i: number) => {
     const path = "/params/" + i;

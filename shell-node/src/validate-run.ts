@@ -77,6 +77,35 @@ export interface OutputCheck {
   worst: { index: number; got: number; ref: number; ratio: number } | null;
   /** Written elements whose reference is NaN or infinite. */
   nonFiniteRefs: number;
+  /** Set where finite elements are outside the tolerance (f32, f16, bf16 outputs): the same
+   *  document evaluated in plain f32 in program order (every operation rounded to f32,
+   *  reductions left to right) against the same FP64 reference, over those elements: how many
+   *  of them it misses too, and its largest error there. Information only: the verdict is the
+   *  comparison above (docs/tile-ir.md, "Validation of a run"). */
+  f32ProgramOrder?: { outside: number; alsoOutside: number; maxAbsError: number };
+}
+
+/**
+ * Where `got` is outside the tolerance at finite elements, whether a plain f32 evaluation in
+ * program order (`f32`, evaluate's "f32" mode) misses the same elements: if it does, the output
+ * is ill-conditioned at these inputs (cancellation: terms far larger than the result), not
+ * miscomputed by the kernel alone.
+ */
+export function f32ProgramOrder(dtype: string, got: ArrayLike<number>, ref: ArrayLike<number>, mask: Uint8Array, f32: ArrayLike<number>): { outside: number; alsoOutside: number; maxAbsError: number } {
+  const tol = TOLERANCE[dtype] ?? TOLERANCE.f32;
+  let outside = 0, alsoOutside = 0, maxAbsError = 0;
+  for (let i = 0; i < got.length; i++) {
+    if (!mask[i]) continue;
+    const g = got[i], r = ref[i];
+    if (!Number.isFinite(g) || !Number.isFinite(r)) continue;
+    const bound = tol.abs + tol.rel * Math.abs(r);
+    if (Math.abs(g - r) <= bound) continue;
+    outside++;
+    const e = Math.abs(f32[i] - r);
+    if (!(e <= bound)) alsoOutside++;
+    if (e > maxAbsError || Number.isNaN(e)) maxAbsError = e;
+  }
+  return { outside, alsoOutside, maxAbsError };
 }
 
 /** More than this share of an output's references non-finite: a TSH002 warning. */
@@ -323,6 +352,7 @@ function validateOnce(req: RunRequest, mayReplan: boolean): RunResult {
       throw err;
     }
     const outputs: OutputCheck[] = [];
+    const gotOf = new Map<string, { dtype: string; view: ArrayLike<number> }>();
     const guardFindings: string[] = [];
     const dumps: any[] = [];
     for (const b of buffers) {
@@ -344,6 +374,7 @@ function validateOnce(req: RunRequest, mayReplan: boolean): RunResult {
         const viewBits = bits.subarray(b.guard, b.guard + b.n);
         const init = initBits.subarray(b.guard, b.guard + b.n);
         outputs.push(compare(b.name, b.dtype, view, oracle.buffers.get(b.name)!, oracle.written.get(b.name)!, init, viewBits, !read.has(b.name)));
+        gotOf.set(b.name, { dtype: b.dtype, view });
       } else {
         // inputs must come back unchanged
         let diff = 0;
@@ -355,6 +386,24 @@ function validateOnce(req: RunRequest, mayReplan: boolean): RunResult {
     }
     runtime.freePipeline(pipe);
     if (req.dumpDir) writeDump(req.dumpDir, doc, plan, msl, req, dumps, read, written);
+    // beside finite elements outside the tolerance: the same document in plain f32 (one evaluation
+    // of the initial inputs; not for buffers updated in place, whose reference chains dispatches)
+    if (!inPlace && outputs.some((o) => o.mismatches > o.nonFinite)) {
+      let plain: ReturnType<typeof evaluate> | null = null;
+      try {
+        plain = evaluate(doc, inputs, "f32");
+      } catch {
+        plain = null;
+      }
+      if (plain) {
+        for (const o of outputs) {
+          const g = gotOf.get(o.name);
+          if (!g || g.dtype === "i32" || o.mismatches <= o.nonFinite) continue;
+          const c = f32ProgramOrder(g.dtype, g.view, oracle.buffers.get(o.name)!, oracle.written.get(o.name)!, plain.buffers.get(o.name)!);
+          if (c.outside > 0) o.f32ProgramOrder = c;
+        }
+      }
+    }
     const passed = outputs.every((o) => o.mismatches === 0) && guardFindings.length === 0;
     return { ...base, passed, outputs, guards: guardFindings.length ? guardFindings.join("; ") : "intact" };
   } catch (err) {

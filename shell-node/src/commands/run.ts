@@ -69,6 +69,13 @@ export function runCommand(engine: Engine, file: string, options: PlanOptions, r
       if (r.outputs.some((o) => o.maxRelError > r.tolerance.rel)) {
         process.stdout.write(`  note: a max rel error above ${r.tolerance.rel} passes where |ref| is small: the absolute term ${r.tolerance.abs} dominates there\n`);
       }
+      for (const o of r.outputs) {
+        const c = o.f32ProgramOrder;
+        if (!c) continue;
+        process.stdout.write(c.alsoOutside > 0
+          ? `  note: ${o.name}: ${c.alsoOutside} of the ${c.outside} elements outside the tolerance are outside it in a plain f32 evaluation of the document in program order too (every operation rounded to f32; its largest error there ${c.maxAbsError.toExponential(2)}): at these inputs the result is ill-conditioned (cancellation), and f32 arithmetic does not meet the FP64 tolerance there; the verdict stands (--input-range LO,HI narrows the inputs)\n`
+          : `  note: ${o.name}: a plain f32 evaluation of the document in program order meets the tolerance at all ${c.outside} elements outside it here (its largest error there ${c.maxAbsError.toExponential(2)})\n`);
+      }
       for (const w of warnings) process.stdout.write(`  ${file}: ${w}\n`);
       // NaN and infinities print as NaN, Infinity, -Infinity (in JSON they are null)
       for (const o of r.outputs) {

@@ -95,7 +95,7 @@ compile="--compile --compile-budget-s 50"
 [ "$quick" = "--quick" ] && compile=""
 [ "${TORCH_COMPILE:-1}" = 0 ] && compile=""   # TORCH_COMPILE=0: eager only (torch.compile's calls measure host overhead)
 step "torch side by side" "$T_TORCH" "$out/torch.txt" python3 -X faulthandler bench/torch-side-by-side.py --runtime "$rt" \
-  --out "$out/torch.json" --md "$out/torch.md" --tile-times-out "$out/tile-times.json" --tile-timeout 80 --device "${TORCH_DEVICE:-nvidia-h200}" --shapes "$(echo $shapes | tr ' ' ',')" $compile
+  --out "$out/torch.json" --md "$out/torch.md" --tile-times-out "$out/tile-times.json" --tile-timeout "$(( T_TORCH > 100 ? T_TORCH - 20 : 80 ))" --device "${TORCH_DEVICE:-nvidia-h200}" --shapes "$(echo $shapes | tr ' ' ',')" $compile
 
 # sweeps: every admissible candidate (at most 32: the model's pick and an even spread of the
 # predicted ranking), predictions with the H200 device record (devices/nvidia-h200.json)

@@ -31,7 +31,7 @@ import binaryen from "binaryen";
 
 const MIN_MATCH = 3; // shortest match at a new distance
 const MIN_REP = 2; // shortest match at the previous distance
-const CHAIN = 512; // match candidates tried per position
+const CHAIN = 65536; // match candidates tried per position (all, in practice: about 3 s for the core)
 const SHIFT = 4; // probability adaptation rate
 const NUM_PROBS = 32 + 33 * 32; // probabilities of one kind of number
 // the probability table: u16 entries, all starting at 1024 (one half)
@@ -139,7 +139,8 @@ export function compress(img) {
     let len = 0;
     let fresh = false;
     if (r >= MIN_REP && r + 2 >= l) len = r;
-    else if (l >= MIN_MATCH && longest(i + 1)[0] <= l + 1) {
+    // a new distance costs more bits the farther it is: far matches must be longer to pay
+    else if (l >= MIN_MATCH + (d > 256 ? 1 : 0) + (d > 4096 ? 1 : 0) + (d > 32768 ? 1 : 0) && longest(i + 1)[0] <= l + 1) {
       len = l;
       fresh = true;
     }

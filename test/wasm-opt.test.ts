@@ -49,7 +49,7 @@ function functionNames(bytes: Uint8Array): string[] {
 }
 
 async function outputs(bytes: Uint8Array): Promise<number[]> {
-  const { instance } = await WebAssembly.instantiate(bytes, {});
+  const { instance } = await WebAssembly.instantiate(new Uint8Array(bytes), {});
   const out: number[] = [];
   for (const x of [0, 1, -5, 123456789, 2147483647]) for (let i = 0; i < 3; i++) out.push((instance.exports["use" + i] as (v: number) => number)(x));
   return out;

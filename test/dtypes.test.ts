@@ -135,30 +135,42 @@ beforeAll(() => {
 
 const isNanBits = (b: number): boolean => (b & 0x7fffffff) > 0x7f800000;
 
+/** Checks element i for every i in [0, n) (`check` gives a message when it is wrong) as one
+ *  assertion that lists the first wrong ones: an expect() per element, hundreds of thousands of
+ *  them here, cost vitest several CPU-seconds of bookkeeping for the same check. */
+function expectEvery(n: number, check: (i: number) => string | null): void {
+  const wrong: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const m = check(i);
+    if (m !== null) wrong.push(m);
+  }
+  expect(wrong.length, `${wrong.length} wrong, first: ${wrong.slice(0, 10).join("; ")}`).toBe(0);
+}
+
 function conversionChecks(get: () => Probe): void {
   it("half -> float is exact (NaN stays NaN)", () => {
     const p = get();
-    for (let h = 0; h < 65536; h++) {
+    expectEvery(65536, (h) => {
       const want = f16Value(h);
-      if (Number.isNaN(want)) expect(isNanBits(p.f16[h]), String(h)).toBe(true);
-      else expect(p.f16[h], String(h)).toBe(bitsOf(want));
-    }
+      const ok = Number.isNaN(want) ? isNanBits(p.f16[h]) : Object.is(p.f16[h], bitsOf(want));
+      return ok ? null : `${h}: ${p.f16[h]}`;
+    });
   });
   it("bfloat -> float is exact", () => {
     const p = get();
-    for (let h = 0; h < 65536; h++) {
-      if (Number.isNaN(bf16Value(h))) expect(isNanBits(p.bf16[h])).toBe(true);
-      else expect(p.bf16[h], String(h)).toBe(bitsOf(bf16Value(h)));
-    }
+    expectEvery(65536, (h) => {
+      const ok = Number.isNaN(bf16Value(h)) ? isNanBits(p.bf16[h]) : Object.is(p.bf16[h], bitsOf(bf16Value(h)));
+      return ok ? null : `${h}: ${p.bf16[h]}`;
+    });
   });
   it("float -> half rounds to nearest even at every value, midpoint and its neighbours; overflow to inf", () => {
     const p = get();
     expect(p.f16Probes.length).toBeGreaterThan(4 * 30000);
-    p.f16Probes.forEach((x, i) => expect(p.toF16[i], `${x}`).toBe(expectedBits(F16, x, 0x7c00)));
+    expectEvery(p.f16Probes.length, (i) => (Object.is(p.toF16[i], expectedBits(F16, p.f16Probes[i], 0x7c00)) ? null : `${p.f16Probes[i]}: ${p.toF16[i]}`));
   });
   it("float -> bfloat rounds to nearest even likewise", () => {
     const p = get();
-    p.bf16Probes.forEach((x, i) => expect(p.toBf16[i], `${x}`).toBe(expectedBits(BF16, x, 0x7f80)));
+    expectEvery(p.bf16Probes.length, (i) => (Object.is(p.toBf16[i], expectedBits(BF16, p.bf16Probes[i], 0x7f80)) ? null : `${p.bf16Probes[i]}: ${p.toBf16[i]}`));
   });
   it("NaN converts to a quiet NaN of either sign", () => {
     const [h, nh, b, nb] = [...get().nans];
@@ -191,24 +203,27 @@ describe("host shim: half and bfloat over all 65,536 bit patterns", () => {
     expect(r.status, r.stderr).toBe(0);
     const dec = new Uint32Array(Uint8Array.from(fs.readFileSync(path.join(dir, "dec.bin"))).buffer);
     const enc = new Uint16Array(Uint8Array.from(fs.readFileSync(path.join(dir, "enc.bin"))).buffer);
-    for (let h = 0; h < 65536; h++) if (!isNanBits(dec[h])) expect(shim.f16[h]).toBe(dec[h]);
+    expectEvery(65536, (h) => (isNanBits(dec[h]) || Object.is(shim.f16[h], dec[h]) ? null : `${h}: ${shim.f16[h]} vs ${dec[h]}`));
     expect([...shim.toF16]).toEqual([...enc]);
   });
 });
 
 describe("the shell's conversions (oracle, inputs, validation) over all 65,536 patterns", () => {
   it("decode exactly and encode back to the same bits", () => {
-    for (let h = 0; h < 65536; h++) {
+    expectEvery(65536, (h) => {
       const a = f16Value(h), b = bf16Value(h);
-      if (Number.isNaN(a)) expect(f16ToNumber(h)).toBeNaN();
-      else { expect(Object.is(f16ToNumber(h), a), String(h)).toBe(true); expect(numberToF16(a)).toBe(h); expect(Object.is(roundF16(a), a)).toBe(true); }
-      if (Number.isNaN(b)) expect(bf16ToNumber(h)).toBeNaN();
-      else { expect(Object.is(bf16ToNumber(h), b)).toBe(true); expect(numberToBf16(b)).toBe(h); expect(Object.is(roundBf16(b), b)).toBe(true); }
-    }
+      const f16 = Number.isNaN(a)
+        ? Number.isNaN(f16ToNumber(h))
+        : Object.is(f16ToNumber(h), a) && Object.is(numberToF16(a), h) && Object.is(roundF16(a), a);
+      const bf16 = Number.isNaN(b)
+        ? Number.isNaN(bf16ToNumber(h))
+        : Object.is(bf16ToNumber(h), b) && Object.is(numberToBf16(b), h) && Object.is(roundBf16(b), b);
+      return f16 && bf16 ? null : `${h}:${f16 ? "" : " f16 wrong"}${bf16 ? "" : " bf16 wrong"}`;
+    });
   });
   it("round every probe as the shim does", () => {
-    shim.f16Probes.forEach((x, i) => expect(numberToF16(x), `${x}`).toBe(shim.toF16[i]));
-    shim.bf16Probes.forEach((x, i) => expect(numberToBf16(x), `${x}`).toBe(shim.toBf16[i]));
+    expectEvery(shim.f16Probes.length, (i) => (Object.is(numberToF16(shim.f16Probes[i]), shim.toF16[i]) ? null : `f16 ${shim.f16Probes[i]}`));
+    expectEvery(shim.bf16Probes.length, (i) => (Object.is(numberToBf16(shim.bf16Probes[i]), shim.toBf16[i]) ? null : `bf16 ${shim.bf16Probes[i]}`));
   });
 });
 

@@ -19,7 +19,25 @@ if (!process.env.TILE_CXX && process.env.TILE_TEST_O1 !== "1") {
   env.TILE_CXX = path.join(root, "test", "tools", "cxx-O0.sh");
 }
 
+// Core sources imported by tests run on the JS glue, as in the JS build (rollup.config.mjs): the
+// WebAssembly glue (AssemblyScript builtins) cannot run under Node. Resolved here, once for every
+// importer, rather than by each file's vi.mock alone: with isolate: false a worker keeps a core
+// module that an earlier file imported, so a file without the mock would otherwise leave the
+// WebAssembly glue in place for the files after it.
+const wasmGlue = path.join(root, "core", "glue", "wasm.ts");
+const jsGlue = path.join(root, "core", "glue", "js.ts");
+const jsGluePlugin = {
+  name: "tile-js-glue",
+  enforce: "pre",
+  resolveId(source, importer) {
+    if (!importer || !source.startsWith(".")) return null;
+    const base = path.resolve(path.dirname(importer.split("?")[0]), source);
+    return base === wasmGlue || base + ".ts" === wasmGlue ? jsGlue : null;
+  },
+};
+
 export default defineConfig({
+  plugins: [jsGluePlugin],
   test: {
     include: ["test/**/*.test.ts"],
     setupFiles: ["./test/setup.ts"],

@@ -64,6 +64,7 @@ export const WEIGHTS = {
   "test/wasm-host.test.ts": 3,
   "test/fiber-arm64.test.ts": 2,
   "test/access.test.ts": 2,
+  "test/glue-resolve.test.ts": 2,
 };
 
 /** The expected seconds of `file` (absolute): vitest's last duration, else WEIGHTS, else Infinity. */

@@ -182,9 +182,10 @@ export function chunkIssues(st: Stage, V: i32, cacheBuffers: Array<string>, fill
   const v: f64 = <f64>V;
   const perVector: f64 = packs(V) ? v / <f64>packWidth(V) : v;
   let n: f64 = 0.0;
+  const cached = st.cachedIn(cacheBuffers);
   for (let b: i32 = 0; b < st.buffers.length; b++) {
     const name = st.buffers[b];
-    if (cacheBuffers.indexOf(name) >= 0) {
+    if (cached[b]) {
       if (filled.indexOf(name) < 0) {
         filled.push(name);
         n += perVector;
@@ -225,7 +226,7 @@ export function activeWorkers(w: Work, W: i32, V: i32): i32 {
   let distributed = false;
   for (let i: i32 = 0; i < w.stages.length; i++) {
     const st = w.stages[i];
-    if (st.kind == "scalar") continue;
+    if (st.scalar) continue;
     if (!st.extentKnown) return W; // an extent that varies by program: assume every worker busy
     distributed = true;
     const n: i32 = ceilDiv(st.extent, V > 1 ? V : 1);
@@ -258,7 +259,7 @@ export function costCooperativeInto(d: Device, w: Work, m: Mapping, cacheBuffers
   const filled = new Array<string>(); // cached buffers already filled by an earlier stage
   for (let i: i32 = 0; i < w.stages.length; i++) {
     const st = w.stages[i];
-    if (st.kind == "scalar") {
+    if (st.scalar) {
       path += st.ops + (st.loads + st.stores) * d.cost.loadIssueCycles;
       continue;
     }
@@ -266,7 +267,7 @@ export function costCooperativeInto(d: Device, w: Work, m: Mapping, cacheBuffers
     const issues: f64 = chunkIssues(st, m.V, cacheBuffers, filled);
     const cyc: f64 = chunks * (<f64>m.V * st.ops + issues * d.cost.loadIssueCycles + d.cost.loopOverheadCycles / <f64>m.U);
     path += cyc;
-    if (st.kind == "reduce") stageNs += cyc / clockGhz;
+    if (st.reduce) stageNs += cyc / clockGhz;
   }
   s.bytesRead = readPerProgram * slotsRun + w.broadcastBytes;
   s.bytesWritten = w.writeBytesPerProgram() * <f64>m.programs;

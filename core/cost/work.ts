@@ -56,9 +56,31 @@ export class Stage {
     return i;
   }
 
+  /** kind == "scalar" and kind == "reduce", kept as flags: the cost model asks for every
+   *  candidate, and a flag costs no string comparison in the WebAssembly build. */
+  scalar: bool;
+  reduce: bool;
+  /** Per set of cached buffers (keyed by the list itself, as Work.readKeys): whether each of
+   *  `buffers` is cached. */
+  cachedKeys: Array<Array<string>> = new Array<Array<string>>();
+  cachedFlags: Array<Array<bool>> = new Array<Array<bool>>();
+
+  /** Whether each of `buffers` is in `cacheBuffers` (memoized per list). */
+  cachedIn(cacheBuffers: Array<string>): Array<bool> {
+    const at = this.cachedKeys.indexOf(cacheBuffers);
+    if (at >= 0) return this.cachedFlags[at];
+    const flags = new Array<bool>();
+    for (let b: i32 = 0; b < this.buffers.length; b++) flags.push(cacheBuffers.indexOf(this.buffers[b]) >= 0);
+    this.cachedKeys.push(cacheBuffers);
+    this.cachedFlags.push(flags);
+    return flags;
+  }
+
   constructor(kind: string, extent: i32) {
     this.kind = kind;
     this.extent = extent;
+    this.scalar = kind == "scalar";
+    this.reduce = kind == "reduce";
   }
 }
 

@@ -63,7 +63,7 @@ function cacheCandidates(w: Work, st: Structure): Array<string> {
       if (out.indexOf(name) >= 0 || st.outputs.indexOf(name) >= 0) continue;
       let stages: i32 = 0;
       for (let k: i32 = 0; k < w.stages.length; k++) {
-        if (w.stages[k].kind != "scalar" && w.stages[k].buffers.indexOf(name) >= 0) stages++;
+        if (!w.stages[k].scalar && w.stages[k].buffers.indexOf(name) >= 0) stages++;
       }
       if (stages >= 2) out.push(name);
     }
@@ -71,16 +71,23 @@ function cacheCandidates(w: Work, st: Structure): Array<string> {
   return out;
 }
 
-/** Scalars per worker needed to hold the stripes of `buffers` (widest stage extent). */
-function stripeScalars(w: Work, buffers: Array<string>, W: i32, V: i32): i32 {
-  let total: i32 = 0;
+/** The widest extent of a non-scalar stage that loads each of `buffers` (0: none). */
+function widestExtents(w: Work, buffers: Array<string>): Array<i32> {
+  const out = new Array<i32>();
   for (let b: i32 = 0; b < buffers.length; b++) {
     let ext: i32 = 0;
     for (let k: i32 = 0; k < w.stages.length; k++) {
-      if (w.stages[k].kind != "scalar" && w.stages[k].buffers.indexOf(buffers[b]) >= 0 && w.stages[k].extent > ext) ext = w.stages[k].extent;
+      if (!w.stages[k].scalar && w.stages[k].buffers.indexOf(buffers[b]) >= 0 && w.stages[k].extent > ext) ext = w.stages[k].extent;
     }
-    total += ceilDiv(ext, W * V) * V;
+    out.push(ext);
   }
+  return out;
+}
+
+/** Scalars per worker that hold the stripes of buffers whose widest extents are `widest`. */
+function stripeScalarsOf(widest: Array<i32>, W: i32, V: i32): i32 {
+  let total: i32 = 0;
+  for (let b: i32 = 0; b < widest.length; b++) total += ceilDiv(widest[b], W * V) * V;
   return total;
 }
 
@@ -115,6 +122,9 @@ class Search {
   /** Verdicts already computed, per cached-buffer set (width-independent rules are reused). */
   memoKeys: Array<Array<string>> = new Array<Array<string>>();
   memoResults: Array<Array<RuleResult>> = new Array<Array<RuleResult>>();
+  /** widestExtents of `cacheable`, for the list it was computed from (the same for every candidate). */
+  widestOf: Array<string> = new Array<string>();
+  widest: Array<i32> = new Array<i32>();
 
   constructor(doc: Doc, st: Structure, device: Device, o: Options, plan: Plan, facts: Facts | null) {
     this.doc = doc;
@@ -190,7 +200,11 @@ class Search {
     m.partialBytes = P * S * 4;
     let note = "";
     if (this.cacheable.length > 0) {
-      const need = stripeScalars(this.work, this.cacheable, m.W, V);
+      if (this.widestOf !== this.cacheable) {
+        this.widest = widestExtents(this.work, this.cacheable);
+        this.widestOf = this.cacheable;
+      }
+      const need = stripeScalarsOf(this.widest, m.W, V);
       if (need <= this.device.privateBudget) {
         m.cached = true;
         m.cacheBuffers = this.cacheable;

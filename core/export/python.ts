@@ -5,7 +5,6 @@ import { Doc } from "../ir/ast";
 import { formatI32 } from "../util/num";
 import { hexDigits } from "../util/text";
 
-
 /** Python keywords and the module-level names the generated modules use. */
 const PY_RESERVED: Array<string> = [
   "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
@@ -13,7 +12,6 @@ const PY_RESERVED: Array<string> = [
   "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with",
   "yield", "mx", "torch", "os", "HEADER", "SOURCE",
 ];
-
 
 /** `s` escaped for a Python string literal; newlines stay real newlines when `multiline`. */
 function escape(s: string, multiline: bool): string {

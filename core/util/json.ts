@@ -396,7 +396,6 @@ function hexDigit(c: i32): i32 {
   return -1;
 }
 
-
 /** Reads one JSON document. Never throws; a failure carries its kind, message, line and column. */
 export function readJson(src: string, maxDepth: i32): JsonResult {
   return readJsonWithin(src, maxDepth, MAX_DOCUMENT_CHARS);

@@ -14,6 +14,7 @@
 //   isI32Text(text), parseI32(text), formatI32(v)
 
 import { f32Bits, f64High, f64Low, f64FromParts } from "../glue/wasm";
+import { hexDigits } from "./text";
 
 // ---------------------------------------------------------------------------------------------
 // Small integer helpers
@@ -60,9 +61,6 @@ function digitChar(d: i32): string {
   return String.fromCharCode(48 + d);
 }
 
-function hexChar(d: i32): string {
-  return String.fromCharCode(d < 10 ? 48 + d : 87 + d);
-}
 
 /** How many non-negative integers have their text made once (SMALL_INTS). */
 const SMALL_INT_COUNT: i32 = 1024;
@@ -682,28 +680,14 @@ export function formatHexF32(x: f64): string {
     nhex = nhex - 1;
   }
   let s: string = sign + "0x1";
-  if (nhex > 0) {
-    s = s + ".";
-    let i: i32 = nhex - 1;
-    while (i >= 0) {
-      s = s + hexChar((frac >> (i * 4)) & 15);
-      i = i - 1;
-    }
-  }
+  if (nhex > 0) s = s + "." + hexDigits(frac, nhex, false);
   s = s + "p" + (e < 0 ? "-" + uintText(-e) : "+" + uintText(e)) + "f";
   return s;
 }
 
 /** The f32 bit pattern of x as "0x" and 8 lowercase hex digits, e.g. "0x3dcccccd". */
 export function formatF32Bits(x: f64): string {
-  const bits: i32 = f32Bits(x);
-  let s: string = "0x";
-  let i: i32 = 7;
-  while (i >= 0) {
-    s = s + hexChar((bits >> (i * 4)) & 15);
-    i = i - 1;
-  }
-  return s;
+  return "0x" + hexDigits(f32Bits(x), 8, false);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -66,6 +66,29 @@ describe("groups per core bounded by registers", () => {
     expect(heavy.cost.terms.groupsPerCore).toBe(2); // 65536 / (120 * 256) = 2.1
   });
 
+  it("registersPerExtraLoad: a cached stage that loads two buffers beside its stripe holds one extra load's registers", () => {
+    const affine = fs.readFileSync(path.join(ROOT, "cases", "layernorm_affine.json"), "utf8");
+    const rms = fs.readFileSync(path.join(ROOT, "cases", "rmsnorm.json"), "utf8");
+    const extra = (n: number): object => ({ ...withRegs(24, 8), registersPerExtraLoad: n });
+    for (const e of [wasm, js]) {
+      // LayerNorm's output stage loads G and B beside the cached X: one extra load
+      // T = 192, V = 8: 24 + 32 = 56 -> 6 groups, one wave; + 8 = 64 -> 5 groups, ceil(768 / 660) = 2 waves
+      const without = plan(e, affine, { device: withRegs(24, 8), sizes, programsPerGroup: 1, threads: 192, vector: 8 });
+      const withExtra = plan(e, affine, { device: extra(8), sizes, programsPerGroup: 1, threads: 192, vector: 8 });
+      expect(without.cost.terms.groupsPerCore).toBe(6);
+      expect(without.cost.terms.waves).toBe(1);
+      expect(withExtra.cost.terms.groupsPerCore).toBe(5);
+      expect(withExtra.cost.terms.waves).toBe(2);
+      // RMSNorm loads only G beside the cached X: no extra load, the same residency either way
+      const r = plan(e, rms, { device: extra(8), sizes, programsPerGroup: 1, threads: 192, vector: 8 });
+      expect(r.cost.terms.groupsPerCore).toBe(6);
+      // an uncached stripe counts none (the term is measured for cached stripes only)
+      const unc = plan(e, affine, { device: extra(64), sizes, programsPerGroup: 1, threads: 1024, vector: 4, cacheInput: false });
+      const unc0 = plan(e, affine, { device: withRegs(24, 8), sizes, programsPerGroup: 1, threads: 1024, vector: 4, cacheInput: false });
+      expect(unc.cost.terms.groupsPerCore).toBe(unc0.cost.terms.groupsPerCore);
+    }
+  });
+
   it("the fields are optional positive integers, and a record reads back with exactly the fields it was given", () => {
     const bad = wasm.call({ command: "plan", document: softmax, options: { device: { ...H200, registersPerCore: 0 } } });
     expect(bad.ok).toBe(false);
@@ -78,5 +101,9 @@ describe("groups per core bounded by registers", () => {
     expect(plain).not.toMatch(/registersPerCore/);
     const given = JSON.stringify(shown(withRegs(24, 8)));
     expect(given).toMatch(/"registersPerCore":65536,"registersPerThreadBase":24,"registerGranule":8/);
+    expect(given).not.toMatch(/registersPerExtraLoad/);
+    expect(JSON.stringify(shown({ ...withRegs(24, 8), registersPerExtraLoad: 8 }))).toMatch(/"registerGranule":8,"registersPerExtraLoad":8/);
+    const badExtra = wasm.call({ command: "plan", document: softmax, options: { device: { ...withRegs(24, 8), registersPerExtraLoad: -1 } } });
+    expect(badExtra.ok).toBe(false);
   });
 });

@@ -291,7 +291,7 @@ describe("devices and bench", () => {
     expect(j.ok).toBe(true);
     expect(j.device.name).toBe("Apple M1 Max");
     // the register fields are optional: printed only by a record that gives them (the H200's calibrated one)
-    const optional = ["registerGranule", "registersPerCore", "registersPerThreadBase"];
+    const optional = ["registerGranule", "registersPerCore", "registersPerExtraLoad", "registersPerThreadBase"];
     expect(j.fields.map((f: any) => f.name).sort()).toEqual([...Object.keys(j.device), ...optional].sort());
     for (const f of j.fields) expect(f.meaning.length, f.name).toBeGreaterThan(20);
     const h = JSON.parse((await tile("device", "--json", "--device", "nvidia-h200-calibrated")).stdout);

@@ -45,10 +45,11 @@ export const COEFFICIENTS: Array<Coefficient> = [
 ];
 
 /** Registers one thread of a group holds: the device's base estimate plus `stripeScalars` cached
- *  scalars, rounded up to the device's granule (0: the device gives no register figures). */
-export function registersPerThread(d: Device, stripeScalars: i32): i32 {
+ *  scalars plus `extraLoads` times the device's registers per extra load, rounded up to the
+ *  device's granule (0: the device gives no register figures). */
+export function registersPerThread(d: Device, stripeScalars: i32, extraLoads: i32): i32 {
   if (d.registersPerCore <= 0) return 0;
-  const need: i32 = d.registersPerThreadBase + stripeScalars;
+  const need: i32 = d.registersPerThreadBase + stripeScalars + extraLoads * d.registersPerExtraLoad;
   const g: i32 = d.registerGranule > 1 ? d.registerGranule : 1;
   return ceilDiv(need, g) * g;
 }
@@ -88,6 +89,8 @@ class Shape {
   memoryFactor: f64 = 1.0;
   /** Scalars of a cached stripe each thread holds in registers (the residency bound). */
   stripeScalars: i32 = 0;
+  /** Buffers beyond the first that one stage of the cached stripe loads from memory. */
+  extraLoads: i32 = 0;
 }
 
 /** A fresh record per score: module-level scratch would be data a request mutates, which the
@@ -106,12 +109,13 @@ function freshShape(): Shape {
   s.couplingNsPerGroup = 0.0;
   s.memoryFactor = 1.0;
   s.stripeScalars = 0;
+  s.extraLoads = 0;
   return s;
 }
 
 function finish(d: Device, s: Shape, cost: Cost): Cost {
   const clockGhz: f64 = <f64>d.clockMhz / 1000.0;
-  const perCore: i32 = groupsPerCore(d, s.T, s.tgBytes, registersPerThread(d, s.stripeScalars));
+  const perCore: i32 = groupsPerCore(d, s.T, s.tgBytes, registersPerThread(d, s.stripeScalars, s.extraLoads));
   const slots: f64 = <f64>d.gpuCores * <f64>perCore;
   const waves: f64 = <f64>ceilDiv(<i32>s.groups, <i32>slots);
   const memory: f64 = (s.bytesRead + s.bytesWritten) * s.memoryFactor * d.cost.memoryFactor / <f64>d.bandwidthBytesPerNs;
@@ -236,6 +240,22 @@ export function activeWorkers(w: Work, W: i32, V: i32): i32 {
   return most;
 }
 
+/** Buffers beyond the first that one distributed stage loads from memory rather than from the
+ *  cached stripe (the most over the stages): with a cached stripe, a stage that also reads weight
+ *  vectors holds their V-wide values beside its own (run 22's register counts). */
+export function extraStageLoads(w: Work, cacheBuffers: Array<string>): i32 {
+  let most: i32 = 0;
+  for (let i: i32 = 0; i < w.stages.length; i++) {
+    const st = w.stages[i];
+    if (st.scalar) continue;
+    const cached = st.cachedIn(cacheBuffers);
+    let n: i32 = 0;
+    for (let b: i32 = 0; b < st.buffers.length; b++) if (!cached[b]) n++;
+    if (n - 1 > most) most = n - 1;
+  }
+  return most;
+}
+
 /** Cost of the cooperative reduction realization with mapping `m`. */
 export function costCooperative(d: Device, w: Work, m: Mapping, cacheBuffers: Array<string>): Cost {
   return costCooperativeInto(d, w, m, cacheBuffers, new Cost());
@@ -274,6 +294,7 @@ export function costCooperativeInto(d: Device, w: Work, m: Mapping, cacheBuffers
   s.ops = w.opsPerProgram() * slotsRun;
   s.pathCycles = path;
   s.stripeScalars = m.cached ? m.cacheScalars : 0;
+  if (m.cached && d.registersPerExtraLoad > 0) s.extraLoads = extraStageLoads(w, cacheBuffers);
   s.syncNsPerGroup = <f64>w.reduces * (2.0 * d.cost.simdNs + d.cost.barrierNs);
   s.couplingNsPerGroup = <f64>(m.P - 1) * d.cost.couplingFraction * stageNs;
   return finish(d, s, out);

@@ -42,6 +42,10 @@ export class Device {
   registersPerCore: i32 = 0;
   /** Registers a thread uses besides its cached stripe (an estimate from compiled kernels). */
   registersPerThreadBase: i32 = 0;
+  /** Registers a thread holds for each buffer beyond the first that one stage of a cached stripe
+   *  loads from memory (weight vectors held beside the stage's values; an estimate from compiled
+   *  kernels; 0: none counted). */
+  registersPerExtraLoad: i32 = 0;
   /** Registers are given to a thread in multiples of this (0 or 1: exactly). */
   registerGranule: i32 = 0;
   /** The cost model's coefficients (core/cost/model.ts documents each; "costModel" in JSON, read
@@ -137,7 +141,7 @@ const INT_FIELDS: Array<string> = [
   "simdWidth", "maxThreadsPerGroup", "threadgroupMemoryBytes", "privateBudget", "gpuCores",
   "maxThreadsPerCore", "threadgroupMemoryPerCore", "maxGroupsPerCore", "bandwidthBytesPerNs", "clockMhz", "lanesPerCore",
   "maxBufferArguments", "maxThreadgroupArguments",
-  "registersPerCore", "registersPerThreadBase", "registerGranule",
+  "registersPerCore", "registersPerThreadBase", "registerGranule", "registersPerExtraLoad",
 ];
 
 function setInt(d: Device, key: string, v: i32): void {
@@ -156,6 +160,7 @@ function setInt(d: Device, key: string, v: i32): void {
   else if (key == "registersPerCore") d.registersPerCore = v;
   else if (key == "registersPerThreadBase") d.registersPerThreadBase = v;
   else if (key == "registerGranule") d.registerGranule = v;
+  else if (key == "registersPerExtraLoad") d.registersPerExtraLoad = v;
   else d.maxThreadgroupArguments = v;
 }
 
@@ -240,6 +245,7 @@ export const DEVICE_FIELDS: Array<string> = [
   "registersPerCore", "registers", "Optional (0: unknown). 32-bit registers of one core, shared by its resident threads. Cost model: a group of T threads each needing registersPerThreadBase + its cached stripe (rounded up to registerGranule) bounds the groups per core.",
   "registersPerThreadBase", "registers", "Optional. Registers a thread uses besides its cached stripe (an estimate from compiled kernels). Read with registersPerCore.",
   "registerGranule", "registers", "Optional. Registers are given to a thread in multiples of this (NVIDIA: 8). Read with registersPerCore.",
+  "registersPerExtraLoad", "registers", "Optional. Registers a thread of a cached stripe holds for each buffer beyond the first that one of its stages loads from memory (a LayerNorm's weight and bias beside its output), added to registersPerThreadBase + the cached stripe. Read with registersPerCore.",
   "costModel", "object of numbers", "The cost model's coefficients (setupNs, barrierNs, simdNs, loadIssueCycles, loopOverheadCycles, couplingFraction, underfillWeight, uncoalescedFactor, threadSetupCycles, memoryFactor, error) and their source; omitted ones keep the built-in estimates. tile calibrate fits them to sweeps; error > 0 lets the solver prefer fewer programs per group when the best candidate's predicted advantage is within it.",
 ];
 
@@ -289,6 +295,7 @@ export function deviceJson(d: Device, out: Text): void {
   if (d.registersPerCore > 0) out.add(",\"registersPerCore\":").add(d.registersPerCore.toString());
   if (d.registersPerThreadBase > 0) out.add(",\"registersPerThreadBase\":").add(d.registersPerThreadBase.toString());
   if (d.registerGranule > 0) out.add(",\"registerGranule\":").add(d.registerGranule.toString());
+  if (d.registersPerExtraLoad > 0) out.add(",\"registersPerExtraLoad\":").add(d.registersPerExtraLoad.toString());
   out.add(",\"costModel\":{");
   for (let i: i32 = 0; i < COST_FIELDS.length; i++) {
     out.quoted(COST_FIELDS[i]).add(":").add(formatCost(getCost(d.cost, COST_FIELDS[i]))).add(",");

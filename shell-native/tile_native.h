@@ -67,6 +67,11 @@ int tile_detector_enabled(tile_device *dev); /* host: 1 when later compiles are 
 
 /* Compile MSL source text to a library. On TILE_E_COMPILE the log is in tile_last_error. */
 int tile_compile(tile_device *dev, const char *src, tile_library **out);
+/* tile_compile with a limit on the registers one thread may use (0: none). CUDA: the compiler's
+ * --maxrregcount, so that the kernel stays as resident as its plan was scored (the plan's cost
+ * term registerLimit); a limit below 16 is raised to 16 and one above 255 means none. Host and
+ * Metal: the same as tile_compile (their compilers take no such limit). */
+int tile_compile_limited(tile_device *dev, const char *src, int max_registers, tile_library **out);
 void tile_library_free(tile_library *lib);
 /* How many times this device invoked an external compiler (host: g++; Metal: the number of
  * newLibraryWithSource calls). A compile served from the host cache does not count. */

@@ -7,6 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { loadEngine, Engine } from "../shell-node/src/engine";
 import { ROOT } from "./helpers/files";
+import { openRuntime, registerLimitFor } from "../shell-node/src/native";
 
 let wasm: Engine;
 let js: Engine;
@@ -107,3 +108,55 @@ describe("groups per core bounded by registers", () => {
     expect(badExtra.ok).toBe(false);
   });
 });
+
+describe("the register limit that keeps a plan's residency (cost term registerLimit)", () => {
+  it("is the register file over the plan's groups per core of whole SIMD groups, rounded down to the granule", () => {
+    for (const e of [wasm, js]) {
+      const p = plan(e, softmax, { device: withRegs(24, 8), sizes, programsPerGroup: 1, threads: 192, vector: 8 });
+      expect(p.cost.terms.groupsPerCore).toBe(6);
+      expect(p.cost.terms.registerLimit).toBe(56); // 65536 / (192 * 6) = 56.9
+      const q = plan(e, softmax, { device: withRegs(24, 8), sizes, programsPerGroup: 1, threads: 320, vector: 4 });
+      expect(q.cost.terms.groupsPerCore).toBe(4);
+      expect(q.cost.terms.registerLimit).toBe(48); // 65536 / (320 * 4) = 51.2 -> 48
+      // T = 1024, V = 1 caches 6 scalars: 24 + 6 -> 32 registers would allow 2 groups; threads allow 2
+      const wide = plan(e, softmax, { device: withRegs(24, 8), sizes, programsPerGroup: 1, threads: 1024, vector: 1 });
+      expect(wide.cost.terms.groupsPerCore).toBe(2);
+      expect(wide.cost.terms.registerLimit).toBe(32); // 65536 / (1024 * 2)
+    }
+  });
+
+  it("is absent where the device gives no register file, and only a CUDA runtime compiles with it", () => {
+    const none = plan(wasm, softmax, { device: H200, sizes });
+    expect(none.cost.terms.registerLimit).toBeUndefined();
+    const p = plan(wasm, softmax, { device: withRegs(24, 8), sizes, programsPerGroup: 1, threads: 192, vector: 8 });
+    expect(registerLimitFor("cuda", p)).toBe(56);
+    expect(registerLimitFor("host", p)).toBe(0);
+    expect(registerLimitFor("metal", p)).toBe(0);
+    expect(registerLimitFor("cuda", none)).toBe(0);
+    const saved = process.env.TILE_REGISTER_LIMIT;
+    process.env.TILE_REGISTER_LIMIT = "0";
+    try {
+      expect(registerLimitFor("cuda", p)).toBe(0);
+    } finally {
+      if (saved === undefined) delete process.env.TILE_REGISTER_LIMIT;
+      else process.env.TILE_REGISTER_LIMIT = saved;
+    }
+  });
+
+  it("the host runtime takes a limit and compiles as without it (tile_compile_limited)", () => {
+    const add = fs.readFileSync(path.join(ROOT, "cases", "add.json"), "utf8");
+    const r = wasm.call({ command: "emit", document: add, options: {} });
+    expect(r.ok).toBe(true);
+    const rt = openRuntime("host");
+    try {
+      const lib = rt.compile(r.msl, 32);
+      const pipe = rt.pipeline(lib, r.plan.kernel);
+      expect(pipe.maxThreads).toBeGreaterThan(0);
+      rt.freePipeline(pipe);
+      rt.freeLibrary(lib);
+    } finally {
+      rt.close();
+    }
+  });
+});
+

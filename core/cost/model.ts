@@ -71,6 +71,15 @@ export function groupsPerCore(d: Device, T: i32, tgBytes: i32, regsPerThread: i3
   return g < 1 ? 1 : g;
 }
 
+/** The most registers per thread that keep `perCore` groups of T threads on one core: the register
+ *  file over the group's whole SIMD groups, rounded down to the granule (0: no register file). */
+export function registerLimit(d: Device, T: i32, perCore: i32): i32 {
+  if (d.registersPerCore <= 0 || T <= 0 || perCore <= 0) return 0;
+  const lanes: i32 = ceilDiv(T, d.simdWidth) * d.simdWidth;
+  const g: i32 = d.registerGranule > 1 ? d.registerGranule : 1;
+  return idiv(idiv(d.registersPerCore, lanes * perCore), g) * g;
+}
+
 class Shape {
   groups: f64 = 0.0;
   T: i32 = 0;
@@ -141,6 +150,7 @@ function finish(d: Device, s: Shape, cost: Cost): Cost {
   cost.fenceCoupling = coupling;
   cost.groupsPerCore = <f64>perCore;
   cost.waves = waves;
+  cost.registerLimit = <f64>registerLimit(d, s.T, perCore);
   cost.total = memory + arithmetic + latency + sync + setup + concurrency + coupling;
   return cost;
 }

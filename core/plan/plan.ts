@@ -113,6 +113,10 @@ export class Cost {
   fenceCoupling: f64 = 0.0;
   groupsPerCore: f64 = 0.0;
   waves: f64 = 0.0;
+  /** The most registers per thread that keep `groupsPerCore` groups on a core (whole SIMD groups,
+   *  rounded down to the device's granule): what a runtime whose compiler takes a register limit
+   *  holds the kernel to, so that it is resident as scored. 0: the device gives no register file. */
+  registerLimit: f64 = 0.0;
 
   /** Every term, in the order they are reported. */
   terms(): Array<CostTerm> {
@@ -128,6 +132,7 @@ export class Cost {
     t.push(new CostTerm("fenceCoupling", this.fenceCoupling));
     t.push(new CostTerm("groupsPerCore", this.groupsPerCore));
     t.push(new CostTerm("waves", this.waves));
+    if (this.registerLimit > 0.0) t.push(new CostTerm("registerLimit", this.registerLimit));
     return t;
   }
 }

@@ -278,21 +278,24 @@ std::string arch(const tile_device *dev) { return "sm_" + std::to_string(dev->cc
 
 // NVRTC options: IEEE division and square root, denormals kept, line info for the sanitizers
 // (no fast math, as the Metal runtime compiles with fastMathEnabled = NO).
-std::vector<std::string> nvrtc_options(const tile_device *dev) {
-  return {"--gpu-architecture=" + arch(dev), "--std=c++17", "--ftz=false", "--prec-div=true", "--prec-sqrt=true",
-          "--fmad=true", "-lineinfo"};
+// max_registers > 0: --maxrregcount (tile_compile_limited), part of the cache key with the rest.
+std::vector<std::string> nvrtc_options(const tile_device *dev, int max_registers) {
+  std::vector<std::string> o = {"--gpu-architecture=" + arch(dev), "--std=c++17", "--ftz=false", "--prec-div=true",
+                                "--prec-sqrt=true", "--fmad=true", "-lineinfo"};
+  if (max_registers > 0) o.push_back("--maxrregcount=" + std::to_string(max_registers));
+  return o;
 }
 
 // Compiles `unit` to a cubin with NVRTC, or nvcc when NVRTC is missing. Returns "" or the log.
 std::string compile_unit(tile_device *dev, const std::string &unit, const std::string &name,
-                         const std::string &work_prefix, std::string *cubin) {
+                         const std::string &work_prefix, int max_registers, std::string *cubin) {
   dev->compiler_invocations++;
   if (dev->nvrtc.lib) {
     NvrtcApi &n = dev->nvrtc;
     nvrtcProgram prog = nullptr;
     nvrtcResult r = n.nvrtcCreateProgram(&prog, unit.c_str(), name.c_str(), 0, nullptr, nullptr);
     if (r != 0) return std::string("nvrtcCreateProgram: ") + n.nvrtcGetErrorString(r);
-    std::vector<std::string> opts = nvrtc_options(dev);
+    std::vector<std::string> opts = nvrtc_options(dev, max_registers);
     std::vector<const char *> copts;
     for (auto &o : opts) copts.push_back(o.c_str());
     r = n.nvrtcCompileProgram(prog, (int)copts.size(), copts.data());
@@ -319,6 +322,7 @@ std::string compile_unit(tile_device *dev, const std::string &unit, const std::s
   if (!write_file(cu, unit)) return "cannot write " + cu;
   std::vector<std::string> argv = {dev->nvcc, "-cubin", "-arch=" + arch(dev), "-std=c++17", "-ftz=false",
                                    "-prec-div=true", "-prec-sqrt=true", "-fmad=true", "-lineinfo", "-o", out, cu};
+  if (max_registers > 0) argv.insert(argv.end() - 3, "-maxrregcount=" + std::to_string(max_registers));
   int rc = tile_sys::run_logged(argv, log_path, false);
   std::string log;
   read_file(log_path, &log);
@@ -411,7 +415,13 @@ int tile_set_detector(tile_device *dev, int) { return dev ? TILE_OK : TILE_E_ARG
 int tile_detector_enabled(tile_device *) { return 0; }
 
 int tile_compile(tile_device *dev, const char *src_c, tile_library **out) {
+  return tile_compile_limited(dev, src_c, 0, out);
+}
+
+int tile_compile_limited(tile_device *dev, const char *src_c, int max_registers, tile_library **out) {
   if (!dev || !out) return TILE_E_ARG;
+  if (max_registers > 255) max_registers = 0;  // the hardware's own limit: no limit
+  if (max_registers > 0 && max_registers < 16) max_registers = 16;
   *out = nullptr;
   if (!src_c) return fail(dev, TILE_E_ARG, "tile_compile: source is null");
   dev->error.clear();
@@ -423,7 +433,7 @@ int tile_compile(tile_device *dev, const char *src_c, tile_library **out) {
   Unit unit = translate(src, kPreludeText, metal_path);
   if (!unit.log.empty()) return fail(dev, TILE_E_COMPILE, unit.log);
   std::string opts;
-  for (auto &o : nvrtc_options(dev)) opts += o + " ";
+  for (auto &o : nvrtc_options(dev, max_registers)) opts += o + " ";
   const std::string key = hash_key({kGeneratorVersion, unit.text, dev->compiler_id, opts});
   std::string cubin;
   auto hit = dev->cubins.find(key);
@@ -432,7 +442,7 @@ int tile_compile(tile_device *dev, const char *src_c, tile_library **out) {
     cubin = hit->second;
   } else if (!(disk && read_file(cubin_path, &cubin) && !cubin.empty())) {
     if (disk) write_file(dev->cache_dir + "/" + key + ".cu", unit.text);
-    std::string log = compile_unit(dev, unit.text, metal_path + ".cu", dev->cache_dir + "/" + key, &cubin);
+    std::string log = compile_unit(dev, unit.text, metal_path + ".cu", dev->cache_dir + "/" + key, max_registers, &cubin);
     if (!log.empty()) return fail(dev, TILE_E_COMPILE, log);
     if (disk) write_file(cubin_path, cubin);
   }

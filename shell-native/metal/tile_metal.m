@@ -141,6 +141,12 @@ static void set_ieee_math(MTLCompileOptions *options) {
 #pragma clang diagnostic pop
 }
 
+// A register limit does not apply here (the Metal compiler takes no register limit): the same as tile_compile.
+int tile_compile_limited(tile_device *dev, const char *src, int max_registers, tile_library **out) {
+  (void)max_registers;
+  return tile_compile(dev, src, out);
+}
+
 int tile_compile(tile_device *dev, const char *src, tile_library **out) {
   if (!dev || !out) return TILE_E_ARG;
   *out = NULL;

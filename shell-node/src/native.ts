@@ -26,7 +26,10 @@ export interface Runtime {
   readonly libraryPath: string;
   /** Whether lastTimes() are GPU times (Metal command buffer times, CUDA events). */
   readonly timesAreGpu: boolean;
-  compile(src: string): Library;
+  /** Compiles MSL. `registerLimit` > 0: the most registers one thread may use, where the
+   *  runtime's compiler takes such a limit (CUDA; registerLimitFor gives a plan's). Host and
+   *  Metal compile as without it. */
+  compile(src: string, registerLimit?: number): Library;
   pipeline(lib: Library, entry: string): Pipeline;
   buffer(bytes: number): DeviceBuffer;
   /** Later dispatches bind the buffer from this byte offset (guard regions before the view). */
@@ -89,6 +92,17 @@ interface Api {
   bufferRead: NativeFn; bufferFree: NativeFn; dispatch: NativeFn; bindOffset: NativeFn;
   lastTimes: NativeFn; timesAreGpu: NativeFn;
   setDetector: NativeFn | null; detectorEnabled: NativeFn | null;
+  compileLimited: NativeFn | null;
+}
+
+/** The register limit a plan's kernel is compiled with on a runtime of this kind: the plan's cost
+ *  term registerLimit (the most registers per thread that keep the groups per core it was scored
+ *  with) where the runtime's compiler takes a limit (CUDA), else 0. TILE_REGISTER_LIMIT=0 in the
+ *  environment gives 0 everywhere (to measure what the limit changes). */
+export function registerLimitFor(kind: RuntimeKind, plan: any): number {
+  if (kind !== "cuda" || process.env.TILE_REGISTER_LIMIT === "0") return 0;
+  const v = plan?.cost?.terms?.registerLimit;
+  return typeof v === "number" && Number.isInteger(v) && v > 0 ? v : 0;
 }
 
 const apis = new Map<string, Api>();
@@ -141,6 +155,7 @@ function loadApi(file: string): Api {
     timesAreGpu: lib.func("int tile_times_are_gpu(tile_device *dev)"),
     setDetector: optional(() => lib.func("int tile_set_detector(tile_device *dev, int on)")),
     detectorEnabled: optional(() => lib.func("int tile_detector_enabled(tile_device *dev)")),
+    compileLimited: optional(() => lib.func("int tile_compile_limited(tile_device *dev, const char *src, int maxRegisters, _Out_ tile_library **out)")),
   };
   apis.set(file, api);
   return api;
@@ -181,8 +196,13 @@ class NativeRuntime implements Runtime {
     throw new Error(`tile ${this.kind}: ${what} failed (status ${rc}): ${msg}`);
   }
 
-  compile(src: string): Library {
+  compile(src: string, registerLimit: number = 0): Library {
     const out: unknown[] = [null];
+    const limit = registerLimit > 0 && Number.isInteger(registerLimit) ? registerLimit : 0;
+    if (limit > 0 && this.api.compileLimited) {
+      this.check(this.api.compileLimited(this.live(), src, limit, out) as number, `compile (register limit ${limit})`);
+      return { handle: out[0] };
+    }
     this.check(this.api.compile(this.live(), src, out) as number, "compile");
     return { handle: out[0] };
   }

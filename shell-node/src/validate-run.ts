@@ -4,7 +4,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { Engine } from "./engine";
-import { Library, Runtime } from "./native";
+import { Library, Runtime, registerLimitFor } from "./native";
 import { evaluate } from "./oracle";
 import { InputRange, describeInputs, makeInputs, shapeOf } from "./inputs";
 import { bufferAccess } from "./access";
@@ -292,7 +292,7 @@ function validateOnce(req: RunRequest, mayReplan: boolean): RunResult {
   if (cacheKey !== null && !cached) req.oracleCache!.set(cacheKey, oracle);
   const lib = req.precompiled ? req.precompiled.library : (() => {
     try {
-      return runtime.compile(msl);
+      return runtime.compile(msl, registerLimitFor(runtime.kind, plan));
     } catch (err) {
       return err instanceof Error ? err : new Error(String(err));
     }

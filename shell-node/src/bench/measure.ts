@@ -6,7 +6,7 @@
 //   hostSingle one dispatch per call, wall clock around dispatch() (no timestamps read)
 // On a runtime without GPU timestamps (host) the GPU phases are not run: null with a reason.
 import { Engine } from "../engine";
-import { Runtime } from "../native";
+import { Runtime, registerLimitFor } from "../native";
 import { makeInputs, shapeOf } from "../inputs";
 import { runAndValidate } from "../validate-run";
 import { sha256 } from "./fingerprint";
@@ -86,7 +86,7 @@ export function measureRun(ctx: RunContext, round: number, seq: number, c: CaseT
   // 2. recompile the validated MSL for timing, then the phases
   const invocations = runtime.compilerInvocations();
   const t0 = nowUs();
-  const lib = runtime.compile(v.msl!);
+  const lib = runtime.compile(v.msl!, registerLimitFor(runtime.kind, v.plan));
   const compileUs = nowUs() - t0;
   const ran = runtime.compilerInvocations() - invocations;
   run.compile = { ms: compileUs / 1000, compilerInvocations: ran, cacheHit: runtime.kind === "host" && ran === 0 } satisfies Compile;

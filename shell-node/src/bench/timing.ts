@@ -13,7 +13,7 @@
 // host runtime it is `hostBatch` (the wall clock around the call), recorded as such and never as
 // a GPU time.
 import { Engine } from "../engine";
-import { DeviceBuffer, Pipeline, Runtime } from "../native";
+import { DeviceBuffer, Pipeline, Runtime, registerLimitFor } from "../native";
 import { makeInputs, shapeOf } from "../inputs";
 import { runAndValidate } from "../validate-run";
 import { sha256 } from "./fingerprint";
@@ -52,6 +52,8 @@ export interface EntryTiming {
   error: string | null;
   timed: boolean;
   pipelineMaxThreads: number | null;
+  /** The register limit the kernel was compiled with (its plan's registerLimit; 0: none; null: not compiled). */
+  registerLimit: number | null;
   compileMs: number | null;
   calibration: Calibration | null;
   /** Raw totals (µs per call of `dispatchesPerSample` dispatches), one list per round. */
@@ -100,7 +102,7 @@ export function timeEntries(engine: Engine, runtime: Runtime, entries: TimingEnt
     entries.forEach((e, i) => {
       progress?.(`validating ${i + 1}/${entries.length} ${e.id}`);
       const t: EntryTiming = { id: e.id, options: e.options, planSha256: null, mslSha256: null, plan: null, validation: null, replanned: null, error: null, timed: false,
-        pipelineMaxThreads: null, compileMs: null, calibration: null, samples: [], dispatchesPerSample: null, roundMedians: [], medianUs: null };
+        pipelineMaxThreads: null, registerLimit: null, compileMs: null, calibration: null, samples: [], dispatchesPerSample: null, roundMedians: [], medianUs: null };
       out.entries.push(t);
       const options = { ...e.options, sizes: e.sizes };
       const before = runtime.compilerInvocations();
@@ -127,7 +129,8 @@ export function timeEntries(engine: Engine, runtime: Runtime, entries: TimingEnt
         return;
       }
       const t0 = nowUs();
-      const lib = runtime.compile(v.msl!);
+      t.registerLimit = registerLimitFor(runtime.kind, v.plan);
+      const lib = runtime.compile(v.msl!, t.registerLimit);
       t.compileMs = (nowUs() - t0) / 1000;
       const pipe = runtime.pipeline(lib, v.plan.kernel);
       t.pipelineMaxThreads = pipe.maxThreads;

@@ -87,7 +87,7 @@ export async function timeCommand(engine: Engine, list: ListEntry[], runtimeKind
       realization: e.plan?.realization ?? null, mapping: mappingText(e.plan), predicted: e.plan?.cost?.total ?? null,
       validated: e.validation?.passed === true, maxAbsError: e.validation?.maxAbsError ?? null, error: e.error, timed: e.timed,
       medianUs: e.medianUs, roundMedians: e.roundMedians, dispatchesPerSample: e.dispatchesPerSample, samples: e.samples,
-      pipelineMaxThreads: e.pipelineMaxThreads, replanned: e.replanned, mslSha256: e.mslSha256,
+      pipelineMaxThreads: e.pipelineMaxThreads, registerLimit: e.registerLimit, replanned: e.replanned, mslSha256: e.mslSha256,
     })),
   };
   const text = JSON.stringify(result, null, 1) + "\n";

@@ -3,5 +3,8 @@
 export default class OptimizeLevelHints {
   afterParse(): void;
 }
-/** Optimizes a module (names kept by asc --debug): asc's -O3 pass list, flexible inlining only for `hotNames`. */
-export function optimizeWasm(input: Uint8Array, hotNames?: string[]): { bytes: Uint8Array; missing: string[] };
+/** The functions that keep flexible inlining. */
+export const HOT: string[];
+/** Optimizes a module (names kept by asc --debug): asc's -O3 pass list, flexible inlining only for
+ *  `hotNames`, each copied only into the callers `hotCallers` lists for it (null: every caller). */
+export function optimizeWasm(input: Uint8Array, hotNames?: string[], hotCallers?: Record<string, string[]> | null): { bytes: Uint8Array; missing: string[] };

@@ -5,12 +5,23 @@
 //                                    (asconfig: no binaryen optimization, names kept; the
 //                                     transform is this file's default export, below)
 //   node scripts/opt-wasm.mjs <module.wasm>       optimizes the module in place, names dropped
+//   node scripts/opt-wasm.mjs --profile-build <module.wasm>
+//                                    the same without flexible inlining, names kept (to profile)
 //
 // What `asc -O3` (optimizeLevel 3, shrinkLevel 0) does, with one difference: binaryen's
 // "flexible" inlining (a function of up to 70 units, without calls, copied into every caller:
 // about 35 KB of the module) is kept only for the functions in HOT below. Every other function is
 // still inlined where the size-neutral rules do it (up to 12 units, or a single caller), exactly
 // where the same pipeline without flexible inlining inlines it.
+//
+// A hot function is copied only into the callers that called it in the profile (HOT_CALLERS,
+// scripts/opt-wasm-callers.json): its other callers call one copy of it, `<name>@cold`, which
+// stays a function. Most of its call sites are in code the benchmark hardly runs (readers,
+// diagnostics, legality rules): copied into every caller, the 50 cost about 28 KB of code; into
+// the profiled callers only, about 12 KB, and emit and plan were as fast in alternated runs.
+// The passes: (1) the module's text with the cold call sites redirected to the copies;
+// (2) asc's pipeline without flexible inlining, the hot functions and copies kept whole;
+// (3) the pipeline again, flexible inlining allowed for the hot functions only.
 //
 // The transform: asc derives two things from its optimization levels, the levels binaryen runs at
 // and the compile-time constants ASC_OPTIMIZE_LEVEL / ASC_SHRINK_LEVEL the standard library is
@@ -35,7 +46,7 @@ export default class OptimizeLevelHints {
 // inlining (node --cpu-prof). Without flexible inlining emit is about 1.7 times slower; with it
 // for these 50 only, emit was as fast as with it for all in alternated runs, and the code is
 // 7.6 KB smaller. A name that no longer exists only costs speed: the script warns about it.
-const HOT = [
+export const HOT = [
   "~lib/string/String#charCodeAt",
   "~lib/string/String.__eq",
   "core/audit/scan/tokenize",
@@ -88,6 +99,11 @@ const HOT = [
   "~lib/rt/stub/__renew",
 ];
 
+// The callers each hot function is inlined into: every caller of it with samples in the same
+// profile (caller as named in the build without flexible inlining; "(host)" for an export).
+// Written by scripts/wasm-hot-callers.mjs from a `node --cpu-prof` profile of bench:core.
+const HOT_CALLERS = JSON.parse(fs.readFileSync(new URL("./opt-wasm-callers.json", import.meta.url), "utf8"));
+
 // asc's default WebAssembly features (asc --help: mutable-globals, sign-extension,
 // nontrapping-f2i, bulk-memory)
 const FEATURES = binaryen.Features.MVP | binaryen.Features.MutableGlobals | binaryen.Features.SignExt | binaryen.Features.NontrappingFPToInt | binaryen.Features.BulkMemory | binaryen.Features.BulkMemoryOpt;
@@ -127,8 +143,8 @@ function functionNames(m) {
 
 /** Runs the pipeline on a module read from `bytes`, with flexible inlining up to `flexible`
  *  units, after marking the functions in `noInline` as not to be inlined whole. */
-function optimize(bytes, flexible, noInline) {
-  const m = binaryen.readBinary(bytes);
+function optimize(bytes, flexible, noInline, merge = "all") {
+  const m = readNamed(bytes);
   m.setFeatures(FEATURES);
   binaryen.clearPassArguments();
   for (const name of noInline) {
@@ -150,25 +166,125 @@ function optimize(bytes, flexible, noInline) {
   binaryen.setOneCallerInlineMaxSize(200);
   binaryen.setAllowInliningFunctionsWithLoops(true);
   binaryen.setPassArgument("partial-inlining-ifs", "4");
-  m.runPasses(ascPasses());
+  // merge: where duplicate-function elimination runs ("all": as asc, "end": only the last one)
+  const passes = ascPasses();
+  const first = passes.indexOf("duplicate-function-elimination");
+  m.runPasses(passes.filter((pass, k) => pass !== "duplicate-function-elimination" || merge === "all" || (merge === "end" && k !== first)));
   return m;
 }
 
-/** Returns the optimized module's bytes and the names in `hot` the module does not have. */
-export function optimizeWasm(input, hotNames = HOT) {
+/** The module's text with every call to a function of `hot` from a caller that `hotCallers` does
+ *  not list for it redirected to a copy of that function named `<name>@cold` (appended). A caller
+ *  is a function of the lean build (`survivors`); a function the lean build inlined counts as each
+ *  survivor it was inlined into (found through its callers). Returns the text and the copies. */
+function splitColdCalls(text, hot, hotCallers, survivors) {
+  const lines = text.split("\n");
+  const funcs = []; // { name, start, end }: the lines of one function
+  for (let i = 0; i < lines.length; i++) {
+    // a module field starts with one space of indent; a function's lines end at the next field
+    if (!lines[i].startsWith(" (")) continue;
+    if (funcs.length > 0 && funcs[funcs.length - 1].end === lines.length) funcs[funcs.length - 1].end = i;
+    const m = /^ \(func \$(\S+)/.exec(lines[i]);
+    if (m) funcs.push({ name: m[1], start: i, end: lines.length });
+  }
+  const callRe = /\(call \$(\S+)/g;
+  const callers = new Map();
+  for (const f of funcs) {
+    for (let i = f.start + 1; i < f.end; i++) {
+      for (const c of lines[i].matchAll(callRe)) {
+        if (!callers.has(c[1])) callers.set(c[1], new Set());
+        callers.get(c[1]).add(f.name);
+      }
+    }
+  }
+  const ancestors = new Map();
+  const survivorsOf = (name, seen) => {
+    if (survivors.has(name)) return [name];
+    if (ancestors.has(name)) return ancestors.get(name);
+    if (seen.has(name)) return [];
+    seen.add(name);
+    const found = new Set();
+    for (const c of callers.get(name) ?? []) for (const a of survivorsOf(c, seen)) found.add(a);
+    const list = [...found];
+    ancestors.set(name, list);
+    return list;
+  };
+  const copies = new Set();
+  for (const f of funcs) {
+    const owners = survivorsOf(f.name, new Set());
+    for (let i = f.start + 1; i < f.end; i++) {
+      if (!lines[i].includes("(call $")) continue;
+      lines[i] = lines[i].replace(callRe, (call, callee) => {
+        if (!hot.has(callee)) return call;
+        const listed = hotCallers[callee] ?? [];
+        if (owners.some((o) => listed.includes(o))) return call;
+        copies.add(callee);
+        return "(call $" + callee + "@cold";
+      });
+    }
+  }
+  const added = [];
+  for (const f of funcs) {
+    if (!copies.has(f.name)) continue;
+    const body = lines.slice(f.start, f.end);
+    body[0] = body[0].replace("(func $" + f.name, "(func $" + f.name + "@cold").replace(/ \(export "[^"]*"\)/, "");
+    added.push(...body);
+  }
+  let last = lines.length - 1;
+  while (!lines[last].startsWith(")")) last--;
+  return { text: [...lines.slice(0, last), ...added, ...lines.slice(last)].join("\n"), copies };
+}
+
+/** binaryen reads a module's names only with debug info on. */
+function readNamed(bytes) {
+  binaryen.setDebugInfo(true);
+  return binaryen.readBinary(bytes);
+}
+
+function withNames(m) {
+  const debug = binaryen.getDebugInfo();
+  binaryen.setDebugInfo(true);
+  const bytes = m.emitBinary();
+  binaryen.setDebugInfo(debug);
+  return bytes;
+}
+
+/** Returns the optimized module's bytes and the names in `hot` the module does not have.
+ *  `hotCallers` (callee -> the callers it is inlined into; null: every caller) limits where a hot
+ *  function is copied: its other callers call a copy of it that stays a function. */
+export function optimizeWasm(input, hotNames = HOT, hotCallers = HOT_CALLERS) {
   const raw = new Uint8Array(input);
-  // 1. without flexible inlining: the functions that survive are the ones the size-neutral rules
-  //    keep as functions
-  const lean = optimize(raw, 0, []);
-  const survivors = functionNames(lean);
-  lean.dispose();
-  // 2. the same pipeline with flexible inlining, which the survivors outside HOT may not take
-  const unoptimized = binaryen.readBinary(raw);
+  const unoptimized = readNamed(raw);
   const all = new Set(functionNames(unoptimized));
   unoptimized.dispose();
   const missing = hotNames.filter((name) => !all.has(name));
-  const hot = new Set(hotNames);
-  const m = optimize(raw, 70, survivors.filter((name) => !hot.has(name)));
+  const hot = new Set(hotNames.filter((name) => all.has(name)));
+  // 1. with the hot callers given: the functions that survive the pipeline without flexible
+  //    inlining are the callers the list names; the other callers of a hot function get its copy
+  let split = raw;
+  let copies = new Set();
+  if (hotCallers !== null) {
+    const lean = optimize(raw, 0, []);
+    const survivors = new Set(functionNames(lean));
+    lean.dispose();
+    const m = readNamed(raw);
+    const r = splitColdCalls(m.emitText(), hot, hotCallers, survivors);
+    m.dispose();
+    const parsed = binaryen.parseText(r.text);
+    split = withNames(parsed);
+    parsed.dispose();
+    copies = r.copies;
+  }
+  // 2. the pipeline without flexible inlining, the hot functions and their copies kept whole (no
+  //    duplicate-function elimination, which would merge each copy back into its original)
+  const first = optimize(split, 0, [...hot, ...[...copies].map((name) => name + "@cold")], "none");
+  const mid = withNames(first);
+  const names = functionNames(first);
+  first.dispose();
+  // 3. the pipeline again with flexible inlining for the hot functions only (duplicates merged at
+  //    the end only, once the hot functions are inlined: before, a copy is still its original's
+  //    duplicate)
+  const m = optimize(mid, 70, names.filter((name) => !hot.has(name)), "end");
   try {
     if (!m.validate()) throw new Error("the optimized module does not validate");
     return { bytes: m.emitBinary(), missing };
@@ -178,8 +294,19 @@ export function optimizeWasm(input, hotNames = HOT) {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  for (const file of process.argv.slice(2)) {
+  // --profile-build: the pipeline without flexible inlining, names kept (the build that
+  // scripts/wasm-hot-callers.mjs's profile is taken on)
+  const profileBuild = process.argv.includes("--profile-build");
+  for (const file of process.argv.slice(2).filter((a) => a !== "--profile-build")) {
     const before = fs.readFileSync(file);
+    if (profileBuild) {
+      const m = optimize(new Uint8Array(before), 0, []);
+      const bytes = withNames(m);
+      m.dispose();
+      fs.writeFileSync(file, bytes);
+      console.log(`${file}: optimized without flexible inlining, names kept, ${before.length} -> ${bytes.length} bytes`);
+      continue;
+    }
     const r = optimizeWasm(before);
     for (const name of r.missing) console.warn(`${file}: warning: hot function ${name} not found (scripts/opt-wasm.mjs HOT is out of date)`);
     fs.writeFileSync(file, r.bytes);

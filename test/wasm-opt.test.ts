@@ -1,6 +1,6 @@
 // scripts/opt-wasm.mjs (run by `npm run build:wasm`) runs asc's -O3 pass list with binaryen's
-// flexible inlining kept only for a list of hot functions. These check that a listed function is
-// copied into its callers and an unlisted one of the same shape stays a function, that the
+// flexible inlining kept only for a list of hot functions, and copied only into the callers a
+// profile lists for it. These check that a listed function is copied into its (listed) callers and an unlisted one of the same shape stays a function, that the
 // size-neutral inlining still happens for unlisted functions, and that behaviour is unchanged.
 import { describe, expect, test } from "vitest";
 import binaryen from "binaryen";
@@ -59,7 +59,7 @@ describe("the release optimization's inlining", () => {
   test("a hot function is inlined into every caller; an unlisted one of the same shape stays; one-caller inlining stays", async () => {
     const original = makeModule();
     expect(functionNames(original)).toEqual(["hotLeaf", "coldLeaf", "onlyOnce", "use0", "use1", "use2"]);
-    const r = optimizeWasm(original, ["hotLeaf", "notInTheModule"]);
+    const r = optimizeWasm(original, ["hotLeaf", "notInTheModule"], null);
     expect(r.missing).toEqual(["notInTheModule"]);
     // names are dropped from the output: count functions and read the code for calls instead
     const m = binaryen.readBinary(r.bytes);
@@ -69,10 +69,29 @@ describe("the release optimization's inlining", () => {
     expect(count).toBe(4);
     expect(await outputs(r.bytes)).toEqual(await outputs(original));
     // with both listed, both leaves are inlined
-    const both = optimizeWasm(original, ["hotLeaf", "coldLeaf"]);
+    const both = optimizeWasm(original, ["hotLeaf", "coldLeaf"], null);
     const m2 = binaryen.readBinary(both.bytes);
     expect(m2.getNumFunctions()).toBe(3);
     m2.dispose();
     expect(await outputs(both.bytes)).toEqual(await outputs(original));
+  });
+
+  test("with its callers listed, a hot function is inlined into those only; the others call one copy", async () => {
+    const original = makeModule();
+    const r = optimizeWasm(original, ["hotLeaf"], { hotLeaf: ["use0"] });
+    expect(r.missing).toEqual([]);
+    const m = binaryen.readBinary(r.bytes);
+    // the three exports, coldLeaf, and the copy of hotLeaf that use1 and use2 call
+    expect(m.getNumFunctions()).toBe(5);
+    const calls = (m.emitText().match(/\(call \$/g) ?? []).length;
+    m.dispose();
+    // use0 calls coldLeaf twice (once through onlyOnce); use1 and use2 call coldLeaf and the copy
+    expect(calls).toBe(6);
+    expect(await outputs(r.bytes)).toEqual(await outputs(original));
+    // all callers listed: as with no list
+    const all = optimizeWasm(original, ["hotLeaf"], { hotLeaf: ["use0", "use1", "use2"] });
+    const m2 = binaryen.readBinary(all.bytes);
+    expect(m2.getNumFunctions()).toBe(4);
+    m2.dispose();
   });
 });

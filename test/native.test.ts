@@ -302,6 +302,19 @@ describe("host runtime: negative controls", () => {
     rt.freeLibrary(lib);
   });
 
+  it("in a unit of many kernels, a rejection, a recursion and a bad parameter late in the text are named at their own lines", () => {
+    // the checks index the text's lines once and search each function's body only (not to the end)
+    const head = "#include <metal_stdlib>\nusing namespace metal;\n";
+    const many = Array.from({ length: 50 }, (_, i) => `kernel void k${i}(device float* Y [[buffer(0)]], uint i [[thread_position_in_grid]]) { Y[i] = ${i}.0f; }\n`).join("");
+    const at = (line: number, err: string) => new RegExp(`\\.metal:${line}: error: ${err}`);
+    expect(() => rt.compile(`${head}${many}kernel void z(device float* Y [[buffer(0)]], uint i [[thread_position_in_grid]]) {\n  double d = 1.0;\n  Y[i] = float(d);\n}\n`))
+      .toThrow(at(54, "'double' is not supported in Metal"));
+    expect(() => rt.compile(`${head}static float f(float x) { return x * 2.0f; }\n${many}static float g(float x) {\n  return x < 1.0f ? x : g(x - 1.0f);\n}\n`))
+      .toThrow(at(55, "recursion: 'g' calls 'g'"));
+    expect(() => rt.compile(`${head}${many}kernel void z(device float* Y [[buffer(0)]],\n  uint i) { Y[i] = 1.0f; }\n`))
+      .toThrow(at(54, "parameter 'uint i' of kernel 'z' has no \\[\\[attribute\\]\\]"));
+  });
+
   it("includes other than <metal_stdlib>, std::, printf, malloc and new are rejected", () => {
     const head = "#include <metal_stdlib>\nusing namespace metal;\n";
     const body = (s: string) => `${head}kernel void k(device float* Y [[buffer(0)]], uint i [[thread_position_in_grid]]) { ${s} }\n`;

@@ -1,6 +1,8 @@
 // msl_signature.cpp: see msl_signature.h.
 #include "msl_signature.h"
 
+#include <algorithm>
+
 #include <cctype>
 #include <cstdlib>
 #include <regex>
@@ -53,6 +55,15 @@ int line_of(const std::string &s, size_t pos) {
   for (size_t i = 0; i < pos && i < s.size(); ++i)
     if (s[i] == '\n') ++line;
   return line;
+}
+
+LineIndex::LineIndex(const std::string &s) {
+  for (size_t i = s.find('\n'); i != std::string::npos; i = s.find('\n', i + 1)) newlines_.push_back(i);
+}
+
+int LineIndex::line(size_t pos) const {
+  // 1 + the newlines before pos
+  return 1 + (int)(std::lower_bound(newlines_.begin(), newlines_.end(), pos) - newlines_.begin());
 }
 
 // Blanks [[...]] attribute specifiers (the runtimes read them from the original text first).
@@ -108,10 +119,11 @@ std::vector<KernelSig> parse_kernels(const std::string &clean, const std::string
   std::regex head(R"(\bkernel(?:\s*\]\])?\s+void\s+([A-Za-z_]\w*)\s*\()");
   std::regex attr_re(R"(\[\[\s*([A-Za-z_]\w*)\s*(?:\(\s*(\d+)\s*\))?\s*\]\])");
   std::regex name_re(R"(([A-Za-z_]\w*)\s*$)");
+  const LineIndex lines(clean);
   for (auto it = std::sregex_iterator(clean.begin(), clean.end(), head); it != std::sregex_iterator(); ++it) {
     KernelSig k;
     k.name = (*it)[1].str();
-    k.line = line_of(clean, it->position());
+    k.line = lines.line(it->position());
     size_t open = it->position() + it->length() - 1, i = open + 1;
     int depth = 1;
     while (i < clean.size() && depth > 0) {
@@ -126,7 +138,7 @@ std::vector<KernelSig> parse_kernels(const std::string &clean, const std::string
     for (auto &p : split_params(clean, open + 1, i - 1)) {
       std::string text = p.first;
       size_t first = text.find_first_not_of(" \t\r\n");
-      int line = line_of(clean, p.second + (first == std::string::npos ? 0 : first));
+      int line = lines.line(p.second + (first == std::string::npos ? 0 : first));
       std::smatch am;
       KernelParam kp;
       kp.line = line;

@@ -39,6 +39,15 @@ bool is_builtin_attribute(const std::string &attr);
 std::string blank_comments(const std::string &s);
 std::string blank_attributes(const std::string &s);
 int line_of(const std::string &s, size_t pos);
+// line_of for many positions of one text: its newlines found once, each line a binary search
+// (line_of scans from the start, which made a unit of many kernels quadratic to check).
+class LineIndex {
+public:
+  explicit LineIndex(const std::string &s);
+  int line(size_t pos) const; // == line_of(s, pos)
+private:
+  std::vector<size_t> newlines_;
+};
 std::string trim(const std::string &s);
 // True when `s` names a threadgroup-memory, barrier or simd_* rendezvous (on comment-blanked text).
 bool names_rendezvous(const std::string &clean);

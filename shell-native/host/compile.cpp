@@ -26,6 +26,7 @@
 #include <fstream>
 #include <functional>
 #include <regex>
+#include <string_view>
 #include <sstream>
 
 #include "host_internal.h"
@@ -114,13 +115,14 @@ void rewrite_threadgroup_locals(const std::string &clean, std::string *unit_src)
 struct Rule {
   const char *pattern;
   const char *message;
+  const char *literals[4]; // every match contains one of these: without any, the pattern is not run
 };
 const Rule kRejected[] = {
-    {R"(\bdouble\b)", "'double' is not supported in Metal"},
-    {R"(\bstd\s*::)", "the C++ standard library (std::) is not available in Metal"},
-    {R"(\bprintf\b)", "printf is not available in Metal"},
-    {R"(\b(malloc|calloc|realloc|free)\b)", "dynamic allocation is not available in Metal"},
-    {R"(\b(new|delete)\b)", "new/delete are not available in Metal"},
+    {R"(\bdouble\b)", "'double' is not supported in Metal", {"double"}},
+    {R"(\bstd\s*::)", "the C++ standard library (std::) is not available in Metal", {"std"}},
+    {R"(\bprintf\b)", "printf is not available in Metal", {"printf"}},
+    {R"(\b(malloc|calloc|realloc|free)\b)", "dynamic allocation is not available in Metal", {"malloc", "calloc", "realloc", "free"}},
+    {R"(\b(new|delete)\b)", "new/delete are not available in Metal", {"new", "delete"}},
 };
 
 // Metal rejects recursion. Functions are found at file scope (a `name(...) {` at brace depth 0);
@@ -164,7 +166,9 @@ std::string check_recursion(const std::string &clean, const std::string &file) {
   for (size_t f = 0; f < fns.size(); ++f) {
     for (size_t g = 0; g < fns.size(); ++g) {
       const std::string &n = fns[g].name;
-      for (size_t at = clean.find(n, fns[f].open); at != std::string::npos && at < fns[f].close; at = clean.find(n, at + 1)) {
+      // searched within the body only (a name cannot run past its closing '}'), not to the end of the text
+      const std::string_view body(clean.data(), fns[f].close);
+      for (size_t at = body.find(n, fns[f].open); at != std::string_view::npos; at = body.find(n, at + 1)) {
         bool left = at == 0 || !(std::isalnum((unsigned char)clean[at - 1]) || clean[at - 1] == '_');
         size_t r = at + n.size();
         bool right = r < clean.size() && !(std::isalnum((unsigned char)clean[r]) || clean[r] == '_');
@@ -193,15 +197,19 @@ std::string check_recursion(const std::string &clean, const std::string &file) {
 
 std::string check_source(const std::string &clean, const std::string &file) {
   std::string log = check_recursion(clean, file);
+  const LineIndex lines(clean);
   for (const Rule &r : kRejected) {
+    bool present = false;
+    for (const char *lit : r.literals) present = present || (lit && clean.find(lit) != std::string::npos);
+    if (!present) continue; // std::regex over a unit of many kernels is slow; this one cannot match
     std::regex re(r.pattern);
     for (auto it = std::sregex_iterator(clean.begin(), clean.end(), re); it != std::sregex_iterator(); ++it)
-      log += file + ":" + std::to_string(line_of(clean, it->position())) + ": error: " + r.message + "\n";
+      log += file + ":" + std::to_string(lines.line(it->position())) + ": error: " + r.message + "\n";
   }
   std::regex inc(R"(#\s*include\s*([<"][^>"\n]*[>"]))");
   for (auto it = std::sregex_iterator(clean.begin(), clean.end(), inc); it != std::sregex_iterator(); ++it)
     if ((*it)[1].str() != "<metal_stdlib>")
-      log += file + ":" + std::to_string(line_of(clean, it->position())) +
+      log += file + ":" + std::to_string(lines.line(it->position())) +
              ": error: only #include <metal_stdlib> is supported (got " + (*it)[1].str() + ")\n";
   return log;
 }

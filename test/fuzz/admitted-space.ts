@@ -15,6 +15,8 @@ export interface Kernel {
   c: Case;
   doc: number;
   realization: string;
+  /** The engine's emit response for `c` with `candidates: true`: the request HostBatch makes. */
+  emitted: any;
 }
 
 /** The distinct admitted kernels of one document over the bounded space. A document whose
@@ -29,7 +31,7 @@ export function admittedKernels(js: Engine, sc: StructCase, index: number): Kern
     if (!e.ok) continue;
     if (seen.has(e.msl)) continue;
     seen.add(e.msl);
-    out.push({ c: { doc: sc.doc, options: options as any, family: "reduction" }, doc: index, realization: e.plan.realization });
+    out.push({ c: { doc: sc.doc, options: options as any, family: "reduction" }, doc: index, realization: e.plan.realization, emitted: e });
   }
   return out;
 }

@@ -315,6 +315,28 @@ describe("host runtime: negative controls", () => {
       .toThrow(at(54, "parameter 'uint i' of kernel 'z' has no \\[\\[attribute\\]\\]"));
   });
 
+  it("kernel heads, std:: and #include are read as their patterns say (spacing, the [[kernel]] form, the order of messages)", () => {
+    const head = "#include <metal_stdlib>\nusing namespace metal;\n";
+    const lib = rt.compile(`${head}[[kernel]]  void a(device float* Y [[buffer(0)]], uint i [[thread_position_in_grid]]) { Y[i] = 1.0f; }\n` +
+      `kernel\n void\tb_kernel2 (device float* Y [[buffer(0)]], uint i [[thread_position_in_grid]]) { Y[i] = 2.0f; }\n` +
+      `static float kernel_of(float x) { return x; }\nkernel void kernel_c(device float* Y [[buffer(0)]], uint i [[thread_position_in_grid]]) { Y[i] = kernel_of(3.0f); }\n`);
+    for (const name of ["a", "b_kernel2", "kernel_c"]) rt.freePipeline(rt.pipeline(lib, name));
+    expect(() => rt.pipeline(lib, "kernel_of")).toThrow();
+    rt.freeLibrary(lib);
+    let msg = "";
+    try {
+      rt.compile(`#  include <x.h>\n${head}kernel void k(device float* Y [[buffer(0)]], uint i [[thread_position_in_grid]]) {\n  double d = std ::\n exp(1.0);\n  Y[i] = float(d);\n}\n# include <metal_stdlib>\n#include <y.h\n`);
+    } catch (e) {
+      msg = (e as Error).message;
+    }
+    const lines = msg.split("\n").filter((l) => / error: /.test(l)).map((l) => l.replace(/^.*\.metal:/, ""));
+    expect(lines).toEqual([
+      "5: error: 'double' is not supported in Metal",
+      "5: error: the C++ standard library (std::) is not available in Metal",
+      "1: error: only #include <metal_stdlib> is supported (got <x.h>)",
+    ]);
+  });
+
   it("includes other than <metal_stdlib>, std::, printf, malloc and new are rejected", () => {
     const head = "#include <metal_stdlib>\nusing namespace metal;\n";
     const body = (s: string) => `${head}kernel void k(device float* Y [[buffer(0)]], uint i [[thread_position_in_grid]]) { ${s} }\n`;

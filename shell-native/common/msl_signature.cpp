@@ -112,19 +112,66 @@ std::vector<std::pair<std::string, size_t>> split_params(const std::string &s, s
 
 } // namespace
 
+namespace {
+
+bool word_char(char c) { return std::isalnum((unsigned char)c) || c == '_'; }
+bool blank(char c) { return std::isspace((unsigned char)c) != 0; }
+
+// At t: \s+void\s+([A-Za-z_]\w*)\s*\( ; the position of the '(' (npos if no match), the name.
+size_t void_name_paren(const std::string &s, size_t t, std::string *name) {
+  const size_t n = s.size();
+  if (t >= n || !blank(s[t])) return std::string::npos;
+  while (t < n && blank(s[t])) ++t;
+  if (s.compare(t, 4, "void") != 0) return std::string::npos;
+  t += 4;
+  if (t >= n || !blank(s[t])) return std::string::npos;
+  while (t < n && blank(s[t])) ++t;
+  if (t >= n || !(std::isalpha((unsigned char)s[t]) || s[t] == '_')) return std::string::npos;
+  size_t b = t;
+  while (t < n && word_char(s[t])) ++t;
+  size_t e = t;
+  while (t < n && blank(s[t])) ++t;
+  if (t >= n || s[t] != '(') return std::string::npos;
+  *name = s.substr(b, e - b);
+  return t;
+}
+
+// The matches of the regex \bkernel(?:\s*\]\])?\s+void\s+([A-Za-z_]\w*)\s*\( in order, without
+// std::regex (slow over a unit of many kernels): (position, position of the '(', name).
+struct Head {
+  size_t at, open;
+  std::string name;
+};
+std::vector<Head> kernel_heads(const std::string &s) {
+  std::vector<Head> out;
+  for (size_t p = s.find("kernel"); p != std::string::npos; p = s.find("kernel", p + 1)) {
+    if (p > 0 && word_char(s[p - 1])) continue;
+    size_t q = p + 6, r = q;
+    while (r < s.size() && blank(s[r])) ++r;
+    std::string name;
+    size_t open = s.compare(r, 2, "]]") == 0 ? void_name_paren(s, r + 2, &name) : std::string::npos;
+    if (open == std::string::npos) open = void_name_paren(s, q, &name);
+    if (open == std::string::npos) continue;
+    out.push_back({p, open, name});
+    p = open; // the next match starts after this one
+  }
+  return out;
+}
+
+} // namespace
+
 std::vector<KernelSig> parse_kernels(const std::string &clean, const std::string &file, std::string *log,
                                      int max_buffers, int max_threadgroups) {
   std::vector<KernelSig> out;
   // `kernel void name(` or, in attribute form (as MLX's metal_kernel writes it), `[[kernel]] void name(`
-  std::regex head(R"(\bkernel(?:\s*\]\])?\s+void\s+([A-Za-z_]\w*)\s*\()");
   std::regex attr_re(R"(\[\[\s*([A-Za-z_]\w*)\s*(?:\(\s*(\d+)\s*\))?\s*\]\])");
   std::regex name_re(R"(([A-Za-z_]\w*)\s*$)");
   const LineIndex lines(clean);
-  for (auto it = std::sregex_iterator(clean.begin(), clean.end(), head); it != std::sregex_iterator(); ++it) {
+  for (const Head &h : kernel_heads(clean)) {
     KernelSig k;
-    k.name = (*it)[1].str();
-    k.line = lines.line(it->position());
-    size_t open = it->position() + it->length() - 1, i = open + 1;
+    k.name = h.name;
+    k.line = lines.line(h.at);
+    size_t open = h.open, i = open + 1;
     int depth = 1;
     while (i < clean.size() && depth > 0) {
       if (clean[i] == '(') ++depth;

@@ -112,14 +112,51 @@ void rewrite_threadgroup_locals(const std::string &clean, std::string *unit_src)
   for (size_t k = inserts.size(); k-- > 0;) unit_src->insert(inserts[k].first, inserts[k].second);
 }
 
+bool word_char(char c) { return std::isalnum((unsigned char)c) || c == '_'; }
+
+// The positions where the regex \bstd\s*:: matches: "std" with no word character before it, then
+// blanks, then "::" (no match can start inside another).
+std::vector<size_t> std_qualified(const std::string &s) {
+  std::vector<size_t> at;
+  for (size_t p = s.find("std"); p != std::string::npos; p = s.find("std", p + 1)) {
+    if (p > 0 && word_char(s[p - 1])) continue;
+    size_t q = p + 3;
+    while (q < s.size() && std::isspace((unsigned char)s[q])) ++q;
+    if (s.compare(q, 2, "::") == 0) at.push_back(p);
+  }
+  return at;
+}
+
+// The matches of the regex #\s*include\s*([<"][^>"\n]*[>"]), in order: (position, group 1).
+std::vector<std::pair<size_t, std::string>> includes(const std::string &s) {
+  std::vector<std::pair<size_t, std::string>> out;
+  const size_t n = s.size();
+  for (size_t p = s.find('#'); p != std::string::npos; p = s.find('#', p + 1)) {
+    size_t q = p + 1;
+    while (q < n && std::isspace((unsigned char)s[q])) ++q;
+    if (s.compare(q, 7, "include") != 0) continue;
+    q += 7;
+    while (q < n && std::isspace((unsigned char)s[q])) ++q;
+    if (q >= n || (s[q] != '<' && s[q] != '"')) continue;
+    size_t r = q + 1;
+    while (r < n && s[r] != '>' && s[r] != '"' && s[r] != '\n') ++r;
+    if (r >= n || s[r] == '\n') continue;
+    out.push_back({p, s.substr(q, r - q + 1)});
+    p = r; // the next match starts after this one
+  }
+  return out;
+}
+
 struct Rule {
   const char *pattern;
   const char *message;
   const char *literals[4]; // every match contains one of these: without any, the pattern is not run
+  std::vector<size_t> (*scan)(const std::string &); // instead of the pattern: the match positions
 };
 const Rule kRejected[] = {
     {R"(\bdouble\b)", "'double' is not supported in Metal", {"double"}},
-    {R"(\bstd\s*::)", "the C++ standard library (std::) is not available in Metal", {"std"}},
+    // every unit names <metal_stdlib>, so no literal skips this one: matched by std_qualified
+    {R"(\bstd\s*::)", "the C++ standard library (std::) is not available in Metal", {}, std_qualified},
     {R"(\bprintf\b)", "printf is not available in Metal", {"printf"}},
     {R"(\b(malloc|calloc|realloc|free)\b)", "dynamic allocation is not available in Metal", {"malloc", "calloc", "realloc", "free"}},
     {R"(\b(new|delete)\b)", "new/delete are not available in Metal", {"new", "delete"}},
@@ -199,6 +236,10 @@ std::string check_source(const std::string &clean, const std::string &file) {
   std::string log = check_recursion(clean, file);
   const LineIndex lines(clean);
   for (const Rule &r : kRejected) {
+    if (r.scan) {
+      for (size_t p : r.scan(clean)) log += file + ":" + std::to_string(lines.line(p)) + ": error: " + r.message + "\n";
+      continue;
+    }
     bool present = false;
     for (const char *lit : r.literals) present = present || (lit && clean.find(lit) != std::string::npos);
     if (!present) continue; // std::regex over a unit of many kernels is slow; this one cannot match
@@ -206,11 +247,10 @@ std::string check_source(const std::string &clean, const std::string &file) {
     for (auto it = std::sregex_iterator(clean.begin(), clean.end(), re); it != std::sregex_iterator(); ++it)
       log += file + ":" + std::to_string(lines.line(it->position())) + ": error: " + r.message + "\n";
   }
-  std::regex inc(R"(#\s*include\s*([<"][^>"\n]*[>"]))");
-  for (auto it = std::sregex_iterator(clean.begin(), clean.end(), inc); it != std::sregex_iterator(); ++it)
-    if ((*it)[1].str() != "<metal_stdlib>")
-      log += file + ":" + std::to_string(lines.line(it->position())) +
-             ": error: only #include <metal_stdlib> is supported (got " + (*it)[1].str() + ")\n";
+  for (const auto &inc : includes(clean))
+    if (inc.second != "<metal_stdlib>")
+      log += file + ":" + std::to_string(lines.line(inc.first)) +
+             ": error: only #include <metal_stdlib> is supported (got " + inc.second + ")\n";
   return log;
 }
 

@@ -189,6 +189,26 @@ describe("validation compares every value", () => {
     expect(c.maxAbsError).toBe(1);
   });
 
+  it("an i32 output cast from f32 is compared within 1 + the f32 tolerance, and says so; others stay exact", () => {
+    const got = new Int32Array([135762014, 7, 8, 1000]);
+    // 135762000 * 2e-5 = 2715: 14 off is inside; 7 vs 6 is the truncation's one; 8 vs 6 is not
+    const ref = new Int32Array([135762000, 6, 6, 1002]);
+    const c = compare("Q", "i32", got, ref, all(4), null, bitsOf(got), false, true);
+    expect(c.castFromF32).toBe(true);
+    expect(c.examples.map((e) => [e.index, e.why])).toEqual([[2, "outside the tolerance of a value cast from f32"], [3, "outside the tolerance of a value cast from f32"]]);
+    const exact = compare("Q", "i32", got, ref, all(4), null, bitsOf(got), false);
+    expect(exact.castFromF32).toBeUndefined();
+    expect(exact.mismatches).toBe(4);
+  });
+
+  it("an f32 output is compared with the reference rounded to f32: past the f32 range it is the infinity", () => {
+    const got = f32([Infinity, -Infinity, 3.4028234663852886e38, Infinity]);
+    // FP64 keeps 6e38 and -9e38; 3.4028235e38 rounds to FLT_MAX, not to infinity; 1e38 is finite
+    const ref = new Float64Array([6e38, -9e38, 3.4028235e38, 1e38]);
+    const c = compare("Y", "f32", got, ref, all(4), null, bitsOf(got), false);
+    expect(c.examples.map((e) => e.index)).toEqual([3]);
+  });
+
   it("an element the reference writes that still holds its sentinel is not written, even when the reference is NaN", () => {
     const init = new Uint32Array([sentinelBits(0, 0, true), sentinelBits(0, 1, true)]);
     const got = new Float32Array(init.buffer.slice(0));

@@ -3,6 +3,7 @@
 
 import { Doc, Expr, Stmt, dtypeBytes } from "../ir/ast";
 import { Affine, AffineEnv, affineOf } from "../ir/affine";
+import { evalConstI32 } from "../analysis/consts";
 import { VectorAccesses, sameExpr, vectorAccessesOfList, vectorAccessesOfReduce } from "../analysis/vectors";
 
 /** Arithmetic weight of one operation, in issue slots (transcendentals cost more). */
@@ -150,7 +151,12 @@ export function constValue(doc: Doc, e: Expr): i32 {
     env.constValues.push(doc.sizeValues[i]);
   }
   const a = affineOf(e, env, 0);
-  if (a === null) return -1;
+  if (a === null) {
+    // a constant that is not affine (["min", "C", 100], ["div", "R", 2]): its Tile IR value, as
+    // the legality rules' exact ranges take it (analysis/ranges boundAffine)
+    const k = evalConstI32(e, doc, 0);
+    return k.ok && k.value >= 0 ? k.value : -1;
+  }
   const c = changetype<Affine>(a);
   if (!c.isConst() || c.c < 0.0 || c.c > 2147483647.0) return -1;
   return <i32>c.c;

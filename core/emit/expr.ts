@@ -300,6 +300,8 @@ export function emitExpr(e: Expr, cx: Ctx): Val {
     const a = emitExpr(e.args[0], cx);
     const from = e.args[0].ty;
     if (e.name == from) return a;
+    // bool -> 0 or 1
+    if (from == "bool") return plain((e.name == "f32" ? "float(" : "int(") + a.inner + ")");
     if (a.known && e.name == "f32") return floatVal(<f64>f32(<f64>a.ival));
     if (a.known && e.name == "i32") return intVal(castF32ToI32(a.fval));
     if (e.name == "f32") return plain("float(" + a.inner + ")");

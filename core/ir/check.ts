@@ -402,18 +402,19 @@ class Checker {
       return e.ty;
     }
     if (op == "cast") {
-      const t = this.expr(e.args[0]);
-      if (t == "bool") {
-        this.err("TIR017", e.args[0].ptr, "Cast takes an f32 or i32 operand; turn a bool into a number with select.");
-        return "";
-      }
+      // f32 <-> i32, and bool to 0 or 1 (docs/tile-ir.md)
+      this.expr(e.args[0]);
       e.ty = e.name;
       return e.ty;
     }
     if (op == "select") {
+      // only the chosen operand is evaluated (the kernel's `c ? a : b`, the oracle), so an access
+      // in either operand is guarded by the condition, as one under an if: left to the run
       const c = this.expr(e.args[0]);
+      this.guarded++;
       const a = this.expr(e.args[1]);
       const b = this.expr(e.args[2]);
+      this.guarded--;
       if (c != "" && c != "bool") this.err("TIR017", e.args[0].ptr, "The first operand of select must be bool, not " + c + ".");
       if (a != "" && b != "" && a != b) {
         this.err("TIR017", e.ptr, "Both choices of select must have one type (found " + a + " and " + b + ").");
@@ -424,7 +425,11 @@ class Checker {
     }
     if (isBinary(op)) {
       const a = this.expr(e.args[0]);
+      // `and` / `or` evaluate their right operand only when the left one does not decide
+      const lazy: bool = op == "and" || op == "or";
+      if (lazy) this.guarded++;
       const b = this.expr(e.args[1]);
+      if (lazy) this.guarded--;
       if (a == "" || b == "") return "";
       if (op == "and" || op == "or") {
         if (a != "bool" || b != "bool") {

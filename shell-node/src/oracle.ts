@@ -8,7 +8,8 @@
 // runs. Values are JS numbers:
 //   - f32 values are held as doubles: an f32 literal is Math.fround(x) then exact; arithmetic,
 //     exp, log, tanh, sqrt and rsqrt (1 / Math.sqrt) run in double precision, erf with Cody's
-//     rational approximations (./erf64.ts); a stored f32 is not rounded back to f32. f16 and
+//     rational approximations (./erf64.ts); a stored f32 is not rounded back to f32 (validate-run.ts
+//     compares an f32 output with the reference rounded to f32). f16 and
 //     bf16 buffers hold f32 values: a load is exact, a store rounds the double to the buffer's
 //     dtype (nearest, ties to even; ./f16.ts), as the kernel rounds its f32 result.
 //   - i32 values have i32 semantics: add, sub, mul, neg and abs wrap ((a + b) | 0, Math.imul,
@@ -39,6 +40,9 @@ export interface OracleResult {
   buffers: Map<string, OracleBuffer>;
   /** 1 where at least one store wrote the element, else 0. */
   written: Map<string, Uint8Array>;
+  /** i32 buffers a store writes with a value that goes through a cast from f32 (validate-run.ts
+   *  compares them within the f32 tolerance plus one: the truncation of a value inside it). */
+  castDerived: Set<string>;
 }
 
 export class OracleError extends Error {
@@ -55,6 +59,8 @@ type Stmt = () => void;
 interface Expr {
   fn: Num;
   type: DType;
+  /** The value goes through a cast from f32 to i32 (of this expression or of a bound name in it). */
+  cast?: boolean;
 }
 
 interface Binding {
@@ -62,6 +68,8 @@ interface Binding {
   /** A size's value; -1 for a slot-held name. */
   constant: number;
   slot: number;
+  /** A scalar bound to a value that went through a cast from f32 to i32. */
+  cast?: boolean;
 }
 
 interface Buf {
@@ -73,6 +81,7 @@ interface Buf {
   dims: number[];
   data: OracleBuffer;
   written: Uint8Array;
+  castDerived: boolean;
 }
 
 type Scope = Map<string, Binding>;
@@ -210,6 +219,7 @@ class Compiler {
       fail(path + "/combiner", "unknown combiner " + String(combiner) + " (expected sum, max or min)");
     }
     const out = this.bind(scope, s.reduce, value.type, path + "/reduce", true);
+    scope.get(s.reduce)!.cast = value.cast;
     const slots = this.slots;
     const f = value.fn;
     if (value.type === "f32") {
@@ -252,6 +262,7 @@ class Compiler {
   letStmt(s: Record<string, any>, scope: Scope, path: string): Stmt {
     const value = this.expr(s.value, scope, path + "/value");
     const slot = this.bind(scope, s.let, value.type, path + "/let", true);
+    scope.get(s.let)!.cast = value.cast;
     const slots = this.slots;
     const f = value.fn;
     return () => { slots[slot] = f(); };
@@ -265,6 +276,7 @@ class Compiler {
     }
     const offset = this.offset(buf, s.at, scope, path + "/at", "store");
     const data = buf.data, written = buf.written, f = value.fn;
+    if (buf.dtype === "i32" && value.cast) buf.castDerived = true;
     if (buf.storage === "f16" || buf.storage === "bf16") {
       const round = buf.storage === "f16" ? roundF16 : roundBf16;
       return () => {
@@ -385,7 +397,7 @@ class Compiler {
       if (b === undefined) fail(path, "unknown name " + e);
       if (b.slot < 0) return { fn: constant(b.constant), type: b.type };
       const slots = this.slots, slot = b.slot;
-      return { fn: () => slots[slot], type: b.type };
+      return { fn: () => slots[slot], type: b.type, cast: b.cast };
     }
     if (!Array.isArray(e) || e.length === 0 || typeof e[0] !== "string") {
       fail(path, "an expression must be an integer, a name or an [operator, ...] array");
@@ -412,7 +424,7 @@ class Compiler {
         sameNumeric(op, a, b, path);
         if (op === "mod" && a.type !== "i32") fail(path, "mod is defined on i32 only");
         const fn = binary(op, a.type, a.fn, b.fn, path);
-        return { fn: this.f32 && a.type === "f32" ? () => Math.fround(fn()) : fn, type: a.type };
+        return { fn: this.f32 && a.type === "f32" ? () => Math.fround(fn()) : fn, type: a.type, cast: a.cast || b.cast };
       }
       case "neg": case "abs": {
         arity(1);
@@ -420,9 +432,9 @@ class Compiler {
         if (a.type === "bool") fail(path, op + " needs an f32 or i32 operand");
         const f = a.fn;
         if (a.type === "i32") {
-          return { fn: op === "neg" ? () => (-f()) | 0 : () => Math.abs(f()) | 0, type: "i32" };
+          return { fn: op === "neg" ? () => (-f()) | 0 : () => Math.abs(f()) | 0, type: "i32", cast: a.cast };
         }
-        return { fn: op === "neg" ? () => -f() : () => Math.abs(f()), type: "f32" };
+        return { fn: op === "neg" ? () => -f() : () => Math.abs(f()), type: "f32", cast: a.cast };
       }
       case "exp": case "log": case "sqrt": case "rsqrt": case "tanh": case "erf": {
         arity(1);
@@ -435,7 +447,7 @@ class Compiler {
           : op === "rsqrt" ? () => 1 / Math.sqrt(f())
           : op === "erf" ? () => erf64(f())
           : () => Math.tanh(f());
-        return { fn: this.f32 ? () => Math.fround(fn()) : fn, type: "f32" };
+        return { fn: this.f32 ? () => Math.fround(fn()) : fn, type: "f32", cast: a.cast };
       }
       case "lt": case "le": case "gt": case "ge": case "eq": case "ne": {
         arity(2);
@@ -449,21 +461,21 @@ class Compiler {
           : op === "ge" ? () => (f() >= g() ? 1 : 0)
           : op === "eq" ? () => (f() === g() ? 1 : 0)
           : () => (f() !== g() ? 1 : 0);
-        return { fn, type: "bool" };
+        return { fn, type: "bool", cast: a.cast || b.cast };
       }
       case "and": case "or": {
         arity(2);
         const a = sub(1), b = sub(2);
         if (a.type !== "bool" || b.type !== "bool") fail(path, op + " needs bool operands");
         const f = a.fn, g = b.fn;
-        return { fn: op === "and" ? () => (f() !== 0 && g() !== 0 ? 1 : 0) : () => (f() !== 0 || g() !== 0 ? 1 : 0), type: "bool" };
+        return { fn: op === "and" ? () => (f() !== 0 && g() !== 0 ? 1 : 0) : () => (f() !== 0 || g() !== 0 ? 1 : 0), type: "bool", cast: a.cast || b.cast };
       }
       case "not": {
         arity(1);
         const a = sub(1);
         if (a.type !== "bool") fail(path, "not needs a bool operand");
         const f = a.fn;
-        return { fn: () => (f() !== 0 ? 0 : 1), type: "bool" };
+        return { fn: () => (f() !== 0 ? 0 : 1), type: "bool", cast: a.cast };
       }
       case "select": {
         arity(3);
@@ -471,7 +483,7 @@ class Compiler {
         if (c.type !== "bool") fail(path + "/1", "the condition of select must be bool, got " + c.type);
         if (a.type !== b.type) fail(path, "select chooses between " + a.type + " and " + b.type);
         const fc = c.fn, fa = a.fn, fb = b.fn;
-        return { fn: () => (fc() !== 0 ? fa() : fb()), type: a.type };
+        return { fn: () => (fc() !== 0 ? fa() : fb()), type: a.type, cast: c.cast || a.cast || b.cast };
       }
       case "cast": {
         arity(2);
@@ -479,9 +491,9 @@ class Compiler {
         if (to !== "f32" && to !== "i32") fail(path + "/1", "cast target must be f32 or i32, got " + String(to));
         const a = sub(2);
         const f = a.fn;
-        if (to === a.type || a.type === "bool") return { fn: f, type: to };
-        if (to === "f32") return { fn: () => Math.fround(f()), type: "f32" };
-        return { fn: () => truncToI32(f()), type: "i32" };
+        if (to === a.type || a.type === "bool") return { fn: f, type: to, cast: a.cast };
+        if (to === "f32") return { fn: () => Math.fround(f()), type: "f32", cast: a.cast };
+        return { fn: () => truncToI32(f()), type: "i32", cast: true };
       }
       default:
         return fail(path, "unknown operator " + op);
@@ -604,15 +616,17 @@ export function evaluate(doc: any, inputs: Map<string, Float64Array | Int32Array
       if (!(given instanceof Int32Array)) fail(path, "i32 param " + p.name + " needs Int32Array input");
       data = Int32Array.from(given);
     }
-    compiler.buffers.set(p.name, { name: p.name, dtype: p.dtype === "i32" ? "i32" : "f32", storage: p.dtype, dims, data, written: new Uint8Array(length) });
+    compiler.buffers.set(p.name, { name: p.name, dtype: p.dtype === "i32" ? "i32" : "f32", storage: p.dtype, dims, data, written: new Uint8Array(length), castDerived: false });
   });
   const run = compiler.block(doc.body, compiler.rootScope(), "/body");
   run();
   const buffers = new Map<string, OracleBuffer>();
   const written = new Map<string, Uint8Array>();
+  const castDerived = new Set<string>();
   for (const [name, buf] of compiler.buffers) {
     buffers.set(name, buf.data);
     written.set(name, buf.written);
+    if (buf.castDerived) castDerived.add(name);
   }
-  return { buffers, written };
+  return { buffers, written, castDerived };
 }

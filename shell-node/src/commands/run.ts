@@ -70,6 +70,9 @@ export function runCommand(engine: Engine, file: string, options: PlanOptions, r
         process.stdout.write(`  note: a max rel error above ${r.tolerance.rel} passes where |ref| is small: the absolute term ${r.tolerance.abs} dominates there\n`);
       }
       for (const o of r.outputs) {
+        if (o.castFromF32) process.stdout.write(`  note: ${o.name} holds i32 values cast from f32 values: compared within 1 + ${r.tolerance.abs} + ${r.tolerance.rel} * |ref| (the truncation of a value inside the f32 tolerance), not exactly\n`);
+      }
+      for (const o of r.outputs) {
         const c = o.f32ProgramOrder;
         if (!c) continue;
         process.stdout.write(c.alsoOutside > 0

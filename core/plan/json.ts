@@ -6,7 +6,10 @@ import { formatF64Fixed } from "../util/num";
 import { Candidate, Cost, Mapping, Plan, RuleResult } from "./plan";
 import { threadgroupMemoryBytes } from "../emit/abi";
 
+/** A JSON number with three decimals; null for a value that is not finite (JSON has no
+ *  Infinity or NaN, and a response must always parse). */
 function num(x: f64): string {
+  if (x != x || x - x != 0.0) return "null";
   return formatF64Fixed(x, 3);
 }
 
@@ -115,7 +118,7 @@ export function planJson(name: string, ok: bool, p: Plan, withCandidates: bool, 
     if (i > 0) out.add(",");
     out.add("{\"kind\":").quoted(b.kind).add(",\"index\":").add(b.index.toString());
     out.add(",\"name\":").quoted(b.name).add(",\"access\":").quoted(b.access);
-    out.add(",\"bytes\":").add(formatF64Fixed(b.bytes, 0)).add("}");
+    out.add(",\"bytes\":").add(b.bytes - b.bytes == 0.0 ? formatF64Fixed(b.bytes, 0) : "null").add("}");
   }
   out.add("]");
   out.add(",\"rules\":");

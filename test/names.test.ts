@@ -32,6 +32,15 @@ describe("Names", () => {
     expect(n.of("minimum")).toBe("minimum");
   });
 
+  it("names that all sanitize to \"_\" get distinct identifiers and the search ends (it appended \"_\" into reserved \"__\" forever)", () => {
+    const n = new Names();
+    const ids = ["+", "-", "Ξ", "Ψ", "*"].map((w) => n.buf(w));
+    expect(new Set(ids).size).toBe(5);
+    expect(ids[0]).toBe("_");
+    for (const id of ids) expect(id.startsWith("__"), id).toBe(false);
+    expect(ids.every((id) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(id))).toBe(true);
+  });
+
   it("one identifier per kind and IR name: the same answer again, a buffer and a loop of one name apart", () => {
     const n = new Names();
     expect(n.buf("x")).toBe("x");

@@ -33,6 +33,7 @@ export const CODES: Array<string> = [
   "TIR026", "error", "no-parallel-loop", "The document has no parallel loop, so there is nothing to map to threads.",
   "TIR027", "error", "invalid-utf8", "The document bytes are not valid UTF-8.",
   "TIR028", "error", "duplicate-parameter", "Two parameters have the same name.",
+  "TIR029", "error", "empty-name", "A size, parameter, loop, axis or scalar is named by the empty string.",
   // Planning
   "TPL001", "error", "write-conflict", "Two parallel iterations provably store to the same element.",
   "TPL002", "error", "bad-option", "A plan option is out of range or inconsistent.",

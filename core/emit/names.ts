@@ -202,7 +202,12 @@ export class Names {
   assign(isBuf: bool, name: string): string {
     let cand: string = sanitize(name);
     if (isReserved(cand)) cand = "v_" + cand;
-    while (this.idents.indexOf(cand) >= 0 || isReserved(cand) || this.suffixClash(cand)) cand = cand + "_";
+    while (this.idents.indexOf(cand) >= 0 || isReserved(cand) || this.suffixClash(cand)) {
+      // "_" + "_" would start a reserved "__" name forever (two names that both sanitize to "_",
+      // such as "+" and "-" or two non-ASCII names): move such a candidate behind "v_"
+      const next = cand + "_";
+      cand = isReserved(next) ? "v_" + next : next;
+    }
     this.irNames.push((isBuf ? "b:" : "n:") + name);
     this.idents.push(cand);
     this.raw.push(name);

@@ -131,6 +131,7 @@ class IrReader {
           let value: i32 = 0;
           if (v.kind == J_NUM && v.isInteger() && isI32Text(v.text)) value = parseI32(v.text);
           if (value <= 0) this.err("TIR020", p, "Give the size \"" + sizes.keys[i] + "\" a positive integer value (at most 2147483647).");
+          this.named(sizes.keys[i], p, "a size");
           d.sizeNames.push(sizes.keys[i]);
           d.sizeValues.push(value);
         }
@@ -146,6 +147,12 @@ class IrReader {
     return d;
   }
 
+  /** `name`, after reporting it when it is empty (TIR029): a binding needs a name to be used by. */
+  named(name: string, ptr: string, what: string): string {
+    if (name.length == 0) this.err("TIR029", ptr, "Give " + what + " a non-empty name.");
+    return name;
+  }
+
   param(v: JsonValue, ptr: string): Param {
     if (v.kind != J_OBJ) {
       this.err("TIR006", ptr, "A parameter must be an object with \"name\", \"dtype\" and \"shape\".");
@@ -155,6 +162,7 @@ class IrReader {
     const n = this.field(v, "name", J_STR, ptr, "the parameter");
     const t = this.field(v, "dtype", J_STR, ptr, "the parameter");
     const p = new Param(n === null ? "" : changetype<JsonValue>(n).text, t === null ? "" : changetype<JsonValue>(t).text, ptr);
+    if (n !== null) this.named(p.name, ptr + "/name", "a parameter");
     if (t !== null && p.dtype != "f32" && p.dtype != "i32" && p.dtype != "f16" && p.dtype != "bf16") {
       this.err("TIR014", ptr + "/dtype", "Use dtype \"f32\", \"f16\", \"bf16\" or \"i32\" (found \"" + p.dtype + "\")." + didYouMean(p.dtype, PARAM_DTYPES));
     }
@@ -220,7 +228,7 @@ class IrReader {
     if (kind == "for") {
       this.onlyKeys(v, ["for", "in", "kind", "step", "body"], ptr, "a for loop");
       const n = this.field(v, "for", J_STR, ptr, "the loop");
-      if (n !== null) s.name = changetype<JsonValue>(n).text;
+      if (n !== null) s.name = this.named(changetype<JsonValue>(n).text, ptr + "/for", "a loop variable");
       const k = this.field(v, "kind", J_STR, ptr, "the loop");
       if (k !== null) {
         const kt = changetype<JsonValue>(k).text;
@@ -251,7 +259,7 @@ class IrReader {
     } else if (kind == "reduce") {
       this.onlyKeys(v, ["reduce", "combiner", "over", "value"], ptr, "a reduce");
       const n = this.field(v, "reduce", J_STR, ptr, "the reduce");
-      if (n !== null) s.name = changetype<JsonValue>(n).text;
+      if (n !== null) s.name = this.named(changetype<JsonValue>(n).text, ptr + "/reduce", "a reduce's scalar");
       const c = this.field(v, "combiner", J_STR, ptr, "the reduce");
       if (c !== null) {
         s.combiner = changetype<JsonValue>(c).text;
@@ -265,7 +273,7 @@ class IrReader {
         if (o.items.length != 3 || o.items[0].kind != J_STR) {
           this.err("TIR006", ptr + "/over", "Write the reduction range as [variable, min, extent].");
         } else {
-          s.axis = o.items[0].text;
+          s.axis = this.named(o.items[0].text, ptr + "/over/0", "a reduction axis");
           s.min = this.expr(o.items[1], ptr + "/over/1", depth + 1);
           s.extent = this.expr(o.items[2], ptr + "/over/2", depth + 1);
           s.step = new Expr("int", ptr + "/over");
@@ -278,7 +286,7 @@ class IrReader {
     } else if (kind == "let") {
       this.onlyKeys(v, ["let", "value"], ptr, "a let");
       const n = this.field(v, "let", J_STR, ptr, "the let");
-      if (n !== null) s.name = changetype<JsonValue>(n).text;
+      if (n !== null) s.name = this.named(changetype<JsonValue>(n).text, ptr + "/let", "a let's scalar");
       const val = this.field(v, "value", -1, ptr, "the let");
       if (val !== null) s.value = this.expr(changetype<JsonValue>(val), ptr + "/value", depth + 1);
     } else if (kind == "store") {

@@ -19,7 +19,7 @@ import { Work, constValue, elementWork, reductionWork, serialWork } from "../cos
 import { evalConstI32 } from "../analysis/consts";
 import { costCooperative, costCooperativeInto, costElement, costSerial } from "../cost/model";
 import { LegalityContext } from "../legality/context";
-import { Facts } from "../legality/facts";
+import { Facts, LoopInfo } from "../legality/facts";
 import { FallbackCause, causeFromRules, causeText, fallbackDiagnostic, structureCause } from "./fallback";
 import { checkFusion, checkPacking, failedIds, isWidthDependent, recheckPackingWidths } from "../legality/index";
 import { checkProgramsIndependent } from "../legality/programs";
@@ -492,17 +492,29 @@ function solveReduction(doc: Doc, st: Structure, device: Device, o: Options, pla
   if (o.candidates) plan.candidates = s.all;
 }
 
+/** The domain loops' extents as the legality facts have them (injective-compact-store holds only where
+ *  every loop around a store is an exact constant range), so the grid is sized by what was proven. */
+function domainExtents(c: LegalityContext, st: Structure): Array<i32> {
+  const out = new Array<i32>();
+  const f = c.facts();
+  for (let i: i32 = 0; i < st.domainLoops.length; i++) {
+    const li = f.loopFor(st.domainLoops[i]);
+    out.push(li !== null && changetype<LoopInfo>(li).exact ? <i32>changetype<LoopInfo>(li).extent : -1);
+  }
+  return out;
+}
+
 /** The element grid with V columns per thread (the row length must be a multiple of V). */
-function elementMapping(doc: Doc, st: Structure, V: i32, block: i32): Mapping {
+function elementMapping(extents: Array<i32>, V: i32, block: i32): Mapping {
   const m = new Mapping();
-  const n: i32 = st.domainLoops.length;
+  const n: i32 = extents.length;
   m.V = V;
   m.U = 1;
   m.block = block;
   m.T = block;
-  m.domainCols = constValue(doc, st.domainLoops[n - 1].extent);
+  m.domainCols = extents[n - 1];
   m.domainRows = 1;
-  for (let i: i32 = 0; i + 1 < n; i++) m.domainRows = i32(Math.imul(m.domainRows, constValue(doc, st.domainLoops[i].extent)));
+  for (let i: i32 = 0; i + 1 < n; i++) m.domainRows = i32(Math.imul(m.domainRows, extents[i]));
   m.blocksPerRow = ceilDiv(m.domainCols, block * V);
   m.groups = i32(Math.imul(m.domainRows, m.blocksPerRow));
   m.programs = m.domainRows;
@@ -536,13 +548,14 @@ function solveElement(doc: Doc, st: Structure, device: Device, o: Options, plan:
   if (failed.length == 0 && (o.fuse || st.outputs.length <= 1)) {
     // vectorized where the row allows: V columns per thread when the row length is a multiple of V
     const work = elementWork(doc, changetype<Stmt>(st.programLoop));
-    const cols: i32 = constValue(doc, st.domainLoops[st.domainLoops.length - 1].extent);
+    const extents = domainExtents(c, st);
+    const cols: i32 = extents[extents.length - 1];
     let best: Candidate | null = null;
     for (let i: i32 = 0; i < device.vectorWidths.length; i++) {
       const V = device.vectorWidths[i];
       if (o.vector > 0 && V != o.vector) continue;
       if (V > 1 && cols % V != 0) continue;
-      const m = elementMapping(doc, st, V, block);
+      const m = elementMapping(extents, V, block);
       const cand = new Candidate(m, costElement(device, work, m), new Array<string>(), "");
       plan.candidates.push(cand);
       if (best === null || better(cand, changetype<Candidate>(best))) best = cand;

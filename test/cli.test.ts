@@ -130,6 +130,20 @@ describe("exit codes", () => {
     });
   }
 
+  it("2 for a size given twice, which names both values (it took the last one silently)", () => {
+    const r = tile("validate", "--size", "C=3", "--size", "C=5", sum);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^tile: --size C is given twice \(3 and 5\)/);
+    noStack(r);
+  });
+
+  it("a size with a non-ASCII name can be overridden", () => {
+    const doc = path.join(ROOT, "test", "fixtures", "heldout", "names_non_ascii.json");
+    const r = tile("plan", doc, "--size", "\u010c=64", "--json");
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).mapping.cols).toBe(64);
+  });
+
   it("2 for a --size naming a size the document does not declare (TIR025)", () => {
     const r = tile("validate", "--size", "K=4", sum);
     expect(r.code).toBe(2);

@@ -141,10 +141,12 @@ export function writeOutput(file: string, data: string | Uint8Array): void {
 export function parseSizes(list: string[] | undefined): Record<string, number> {
   const out: Record<string, number> = ownRecord();
   for (const item of list ?? []) {
-    const m = /^([A-Za-z_][A-Za-z0-9_]*)=(\d+)$/.exec(item);
+    // a size's name is any string without "=" (Tile IR names are strings, non-ASCII ones too)
+    const m = /^([^=]+)=(\d+)$/.exec(item);
     if (!m) throw new UsageError(`--size expects NAME=POSITIVE_INTEGER, got "${item}"`);
     const v = Number(m[2]);
     if (!(v > 0 && v <= 2147483647)) throw new UsageError(`--size ${m[1]} must be a positive 32-bit integer`);
+    if (Object.prototype.hasOwnProperty.call(out, m[1])) throw new UsageError(`--size ${m[1]} is given twice (${out[m[1]]} and ${v}); give each size once`);
     setOwn(out, m[1], v);
   }
   return out;

@@ -4,7 +4,9 @@
 //   program-level if/else and reduce-free serial loops around parallel loops, in-place and
 //   shifted read-write pairs, negative and computed program minima, serial steps above 1,
 //   guarded loads over larger ranges, stores at several program offsets, cross-program reads,
-//   and names that collide with generated names and Metal macros.
+//   names that collide with generated names and Metal macros, reads past a row's ends guarded by
+//   select and and (zero padding: only the chosen operand is evaluated), and loop and reduce
+//   extents that are constant but not affine (min and max of sizes and literals).
 // `honest` is false when the document's `parallel` claim is false (a cross-program read); every
 // admitted kernel, the serial fallback included, is still held to the oracle (the fallback runs
 // unproven programs in order in one thread). Sizes near 2^31 are drawn by `hugeSpec` for planning and emitting only.
@@ -13,7 +15,7 @@ import { type Skel, fexpr, skel1 } from "./gen";
 
 export const SHAPES = [
   "if-else", "if-overwrite", "if-inplace", "serial-around", "inplace", "shifted", "neg-min", "mod-min",
-  "step", "guarded", "offsets", "offsets-interleaved", "cross-read", "names",
+  "step", "guarded", "offsets", "offsets-interleaved", "cross-read", "names", "select-pad", "minmax-extent",
 ] as const;
 export type Shape = (typeof SHAPES)[number];
 
@@ -155,6 +157,27 @@ export function buildStructural(s: StructSpec): StructCase {
       honest = false;
       body.push(ploop([{ store: "Y", at: [row, cv], value: ["mul", sc, x()] }]));
       body.push(ploop([{ store: "W", at: [row, cv], value: L("Y", ["add", row, 1], cv) }]));
+      break;
+    case "select-pad": {
+      // neighbours at distance k + 1 with zero padding, in a parallel loop and in a reduce
+      addY();
+      params.push({ name: "Z", dtype: "f32", shape: ["R"] });
+      const d = s.k + 1;
+      body.push(ploop([{ store: "Y", at: [row, cv], value: ["add",
+        ["select", ["lt", ["add", cv, d], "C"], L("X", row, ["add", cv, d]), f32(0)],
+        ["select", ["and", ["ge", cv, d], ["gt", L("X", row, ["sub", cv, d]), f32(0)]], ["mul", sc, f32(0.5)], f32(0)]] }]));
+      body.push({ reduce: "sp", combiner: s.combiner, over: [cv, 0, ["add", "C", d]], value:
+        ["select", ["lt", cv, "C"], x(), L("X", row, ["mod", ["sub", cv, "C"], "C"])] });
+      body.push({ store: "Z", at: [row], value: "sp" });
+      break;
+    }
+    case "minmax-extent":
+      // extents that fold to constants only through min and max
+      addY();
+      params.push({ name: "Z", dtype: "f32", shape: ["R"] });
+      body.push({ reduce: "sm", combiner: s.combiner, over: [cv, 0, ["min", "C", s.k + 2]], value: x() });
+      body.push({ store: "Z", at: [row], value: "sm" });
+      body.push(ploop([{ store: "Y", at: [row, cv], value: val([x(), "sm"]) }], 0, ["max", ["sub", "C", s.k], ["min", "C", 1]]));
       break;
     case "names":
       params[0].name = "ray_data";

@@ -16,6 +16,11 @@
 //   shift_zero_pad, conv1d_zero_pad, row_window_pad, conv1d_norm_serial
 //                                zero padding written with select (only the chosen operand is
 //                                evaluated): the checker refused the guarded read as TIR023
+//   f16_inplace_scale, f16_reread_sum, bf16_reread_sum, write_then_reduce_f16, f16_store_edge
+//                                16-bit stores: the oracle rounded the double straight to f16 where
+//                                the kernel rounds its f32 result (ties, 65519.99 -> 65504 vs inf),
+//                                and an f32 output reading back a stored 16-bit intermediate was
+//                                held to the f32 tolerance of a value one f16 ulp apart
 //   names_non_ascii, names_punctuation
 //                                two names that sanitize to "_": the emitter looped forever (JS)
 //                                or trapped (WebAssembly)
@@ -64,6 +69,11 @@ const CASES: Record<string, Expect> = {
   elem_zero_extent_inner: { realization: "serial-program", variants: [{}], writesNothing: true },
   names_non_ascii: { realization: "fused-elementwise", variants: [{}, { vector: 4 }] },
   names_punctuation: { realization: "cooperative-reduction", variants: [{}, { programsPerGroup: 2 }] },
+  f16_inplace_scale: { realization: "serial-program", variants: [{}] },
+  f16_reread_sum: { realization: "cooperative-reduction", variants: [{}, { vector: 4 }, { programsPerGroup: 2 }] },
+  bf16_reread_sum: { realization: "cooperative-reduction", variants: [{}, { vector: 8 }] },
+  write_then_reduce_f16: { realization: "cooperative-reduction", variants: [{}, { vector: 4 }, { cacheInput: false }] },
+  f16_store_edge: { realization: "cooperative-reduction", variants: [{}] },
 };
 
 describe("held-out documents: both engines agree, and every variant validates on the host runtime", () => {
@@ -125,6 +135,24 @@ describe("what each finding was", () => {
     // the FP64 values are finite (about 3e38 times inputs in [-2, 2)); rounded to f32 some are not
     expect(r.outputs[0].nonFiniteRefs).toBeGreaterThan(0);
     expect(r.outputs[0].mismatches).toBe(0);
+  });
+
+  it("a 16-bit store rounds the f32 result: 65519.99 * 1.0000001 is 65520 in f32, infinity in f16", () => {
+    const x = new Float64Array([Math.fround(65519.992), 1, 2, 3]);
+    const r = runAndValidate({ engine: wasm, runtime, text: text("f16_store_edge"), options: {}, seed: 1, inputs: new Map([["X", x]]) });
+    expect(r.passed).toBe(true);
+    expect(r.outputs[0].worst?.ref).toBe(Infinity);
+  });
+
+  it("an output reading back a stored 16-bit intermediate is compared with that dtype's tolerance, and says so", () => {
+    const r = runAndValidate({ engine: wasm, runtime, text: text("f16_reread_sum"), options: {}, seed: 1 });
+    const y = r.outputs.find((o) => o.name === "Y")!;
+    const t = r.outputs.find((o) => o.name === "T")!;
+    expect(y.tolerance).toEqual({ abs: 1e-5, rel: 1e-3, dtype: "f32", through: "f16" });
+    expect(t.tolerance).toEqual({ abs: 1e-5, rel: 1e-3, dtype: "f16" });
+    // an f32 output of f32 inputs keeps the f32 tolerance
+    const q = runAndValidate({ engine: wasm, runtime, text: text("count_positive"), options: {}, seed: 1 });
+    expect(q.outputs.find((o) => o.name === "F")!.tolerance).toEqual({ abs: 2e-6, rel: 2e-5, dtype: "f32" });
   });
 
   it("a bool casts to 0 or 1 in the kernel: int(...) and float(...)", () => {

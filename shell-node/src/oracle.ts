@@ -43,6 +43,11 @@ export interface OracleResult {
   /** i32 buffers a store writes with a value that goes through a cast from f32 (validate-run.ts
    *  compares them within the f32 tolerance plus one: the truncation of a value inside it). */
   castDerived: Set<string>;
+  /** Outputs whose stored value reads a 16-bit buffer that the document also stores (an
+   *  intermediate kept in f16 or bf16), with that dtype (bf16 where both): a kernel may round
+   *  such an intermediate one unit in its last place apart from the reference, so the output is
+   *  compared with that dtype's tolerance (validate-run.ts). */
+  narrowDerived: Map<string, string>;
 }
 
 export class OracleError extends Error {
@@ -70,6 +75,7 @@ interface Binding {
   slot: number;
   /** A scalar bound to a value that went through a cast from f32 to i32. */
   cast?: boolean;
+  narrow?: string;
 }
 
 interface Buf {
@@ -82,6 +88,9 @@ interface Buf {
   data: OracleBuffer;
   written: Uint8Array;
   castDerived: boolean;
+  /** Set by the document's pre-scan: some store writes this buffer. */
+  stored: boolean;
+  narrowDerived: string;
 }
 
 type Scope = Map<string, Binding>;
@@ -220,6 +229,7 @@ class Compiler {
     }
     const out = this.bind(scope, s.reduce, value.type, path + "/reduce", true);
     scope.get(s.reduce)!.cast = value.cast;
+    scope.get(s.reduce)!.narrow = this.narrowOf(s.value, scope);
     const slots = this.slots;
     const f = value.fn;
     if (value.type === "f32") {
@@ -263,6 +273,7 @@ class Compiler {
     const value = this.expr(s.value, scope, path + "/value");
     const slot = this.bind(scope, s.let, value.type, path + "/let", true);
     scope.get(s.let)!.cast = value.cast;
+    scope.get(s.let)!.narrow = this.narrowOf(s.value, scope);
     const slots = this.slots;
     const f = value.fn;
     return () => { slots[slot] = f(); };
@@ -277,11 +288,14 @@ class Compiler {
     const offset = this.offset(buf, s.at, scope, path + "/at", "store");
     const data = buf.data, written = buf.written, f = value.fn;
     if (buf.dtype === "i32" && value.cast) buf.castDerived = true;
+    buf.narrowDerived = wider(buf.narrowDerived, this.narrowOf(s.value, scope));
     if (buf.storage === "f16" || buf.storage === "bf16") {
       const round = buf.storage === "f16" ? roundF16 : roundBf16;
+      // the kernel rounds its f32 result: first to f32, then to the 16-bit dtype (rounding the
+      // double straight to 16 bits differs at f16 ties and at the edge of the f16 range)
       return () => {
         const o = offset();
-        data[o] = round(f());
+        data[o] = round(Math.fround(f()));
         written[o] = 1;
       };
     }
@@ -380,6 +394,21 @@ class Compiler {
   }
 
   // ---- expressions -------------------------------------------------------------------------
+
+  /** "f16" or "bf16" when `e` (already compiled, so well formed) reads a 16-bit buffer that the
+   *  document stores, directly or through a bound scalar; "" otherwise (bf16 where both). */
+  narrowOf(e: unknown, scope: Scope): string {
+    if (typeof e === "string") return scope.get(e)?.narrow ?? "";
+    if (!Array.isArray(e)) return "";
+    let out = "";
+    if (e[0] === "load") {
+      const buf = this.buffers.get(e[1]);
+      if (buf && buf.stored && (buf.storage === "f16" || buf.storage === "bf16")) out = buf.storage;
+      return wider(out, this.narrowOf(e[2], scope));
+    }
+    for (let i = 1; i < e.length; i++) out = wider(out, this.narrowOf(e[i], scope));
+    return out;
+  }
 
   intExpr(e: unknown, scope: Scope, path: string): Num {
     const x = this.expr(e, scope, path);
@@ -506,6 +535,24 @@ function outOfBounds(path: string, what: string, buf: Buf, k: number, v: number)
     ", outside [0, " + buf.dims[k] + ")");
 }
 
+/** The buffers some store statement of `list` (nested ones included) writes; tolerant of a
+ *  malformed list, which the compiler reports. */
+function storedIn(list: unknown, out: Set<string>): void {
+  if (!Array.isArray(list)) return;
+  for (const s of list) {
+    if (!isObject(s)) continue;
+    if (typeof s.store === "string") out.add(s.store);
+    storedIn(s.body, out);
+    storedIn(s.then, out);
+    storedIn(s.else, out);
+  }
+}
+
+/** The looser of two 16-bit tolerances: "bf16" over "f16" over "" (none). */
+function wider(a: string, b: string): string {
+  return a === "bf16" || b === "bf16" ? "bf16" : a === "f16" || b === "f16" ? "f16" : "";
+}
+
 function constant(v: number): Num {
   return () => v;
 }
@@ -594,6 +641,8 @@ export function evaluate(doc: any, inputs: Map<string, Float64Array | Int32Array
   if (doc.tile !== 1) fail("/tile", "unsupported version " + String(doc.tile) + " (expected 1)");
   const sizes = readSizes(doc);
   const compiler = new Compiler(sizes, mode === "f32");
+  const storedNames = new Set<string>();
+  storedIn(doc.body, storedNames);
   if (!Array.isArray(doc.params)) fail("/params", "params must be an array");
   doc.params.forEach((p: any, i: number) => {
     const path = "/params/" + i;
@@ -616,17 +665,19 @@ export function evaluate(doc: any, inputs: Map<string, Float64Array | Int32Array
       if (!(given instanceof Int32Array)) fail(path, "i32 param " + p.name + " needs Int32Array input");
       data = Int32Array.from(given);
     }
-    compiler.buffers.set(p.name, { name: p.name, dtype: p.dtype === "i32" ? "i32" : "f32", storage: p.dtype, dims, data, written: new Uint8Array(length), castDerived: false });
+    compiler.buffers.set(p.name, { name: p.name, dtype: p.dtype === "i32" ? "i32" : "f32", storage: p.dtype, dims, data, written: new Uint8Array(length), castDerived: false, stored: storedNames.has(p.name), narrowDerived: "" });
   });
   const run = compiler.block(doc.body, compiler.rootScope(), "/body");
   run();
   const buffers = new Map<string, OracleBuffer>();
   const written = new Map<string, Uint8Array>();
   const castDerived = new Set<string>();
+  const narrowDerived = new Map<string, string>();
   for (const [name, buf] of compiler.buffers) {
     buffers.set(name, buf.data);
     written.set(name, buf.written);
     if (buf.castDerived) castDerived.add(name);
+    if (buf.narrowDerived !== "") narrowDerived.set(name, buf.narrowDerived);
   }
-  return { buffers, written, castDerived };
+  return { buffers, written, castDerived, narrowDerived };
 }

@@ -86,6 +86,9 @@ export interface OutputCheck {
   /** Set (true) on an i32 output whose stored value goes through a cast from f32: compared
    *  within 1 + abs + rel * |ref| instead of exactly (see compare). */
   castFromF32?: boolean;
+  /** The tolerance this output was compared with: its dtype's, or the looser one of a 16-bit
+   *  intermediate its value reads back (`through`, see compare). */
+  tolerance: { abs: number; rel: number; dtype: string; through?: string };
 }
 
 /**
@@ -152,9 +155,16 @@ export interface RunResult {
  * to differ from the reference, so |got - ref| <= 1 + ABS_TOL + REL_TOL * |ref|. An element the
  * reference never writes must keep its initial bits.
  */
-export function compare(name: string, dtype: string, got: ArrayLike<number>, ref: Float64Array | Int32Array, mask: Uint8Array, initialBits: ArrayLike<number> | null, gotBits: ArrayLike<number>, startsAsSentinels: boolean, castDerived = false): OutputCheck {
-  const tol = TOLERANCE[dtype] ?? TOLERANCE.f32;
-  const c: OutputCheck = { name, elements: got.length, written: 0, maxAbsError: 0, maxRelError: 0, mismatches: 0, nonFinite: 0, examples: [], worst: null, nonFiniteRefs: 0 };
+export function compare(name: string, dtype: string, got: ArrayLike<number>, ref: Float64Array | Int32Array, mask: Uint8Array, initialBits: ArrayLike<number> | null, gotBits: ArrayLike<number>, startsAsSentinels: boolean, castDerived = false, through = ""): OutputCheck {
+  // a float output whose value reads back a 16-bit intermediate the document stores takes the
+  // looser tolerance of that dtype when it is looser than its own
+  const own = TOLERANCE[dtype] ?? TOLERANCE.f32;
+  const via = dtype !== "i32" && through !== "" ? TOLERANCE[through] : undefined;
+  const looser = via !== undefined && via.rel > own.rel;
+  const tol = looser ? via : own;
+  const tolerance: OutputCheck["tolerance"] = { abs: tol.abs, rel: tol.rel, dtype };
+  if (looser) tolerance.through = through;
+  const c: OutputCheck = { name, elements: got.length, written: 0, maxAbsError: 0, maxRelError: 0, mismatches: 0, nonFinite: 0, examples: [], worst: null, nonFiniteRefs: 0, tolerance };
   if (dtype === "i32" && castDerived) c.castFromF32 = true;
   const consider = (i: number, g: number, r: number, ratio: number): void => {
     if (c.worst === null || ratio > c.worst.ratio) c.worst = { index: i, got: g, ref: r, ratio };
@@ -386,7 +396,7 @@ function validateOnce(req: RunRequest, mayReplan: boolean): RunResult {
       if (written.has(b.name)) {
         const viewBits = bits.subarray(b.guard, b.guard + b.n);
         const init = initBits.subarray(b.guard, b.guard + b.n);
-        outputs.push(compare(b.name, b.dtype, view, oracle.buffers.get(b.name)!, oracle.written.get(b.name)!, init, viewBits, !read.has(b.name), oracle.castDerived.has(b.name)));
+        outputs.push(compare(b.name, b.dtype, view, oracle.buffers.get(b.name)!, oracle.written.get(b.name)!, init, viewBits, !read.has(b.name), oracle.castDerived.has(b.name), oracle.narrowDerived.get(b.name) ?? ""));
         gotOf.set(b.name, { dtype: b.dtype, view });
       } else {
         // inputs must come back unchanged

@@ -63,10 +63,18 @@ export function runCommand(engine: Engine, file: string, options: PlanOptions, r
       if (r.replanned) process.stdout.write(`  ${r.replanned}\n`);
       if (r.error) process.stdout.write(`  error: ${r.error}\n`);
       process.stdout.write(`  inputs: ${r.inputs}\n  tolerance: ${toleranceText(r.tolerance)}\n`);
+      for (const o of r.outputs) {
+        const t = o.tolerance;
+        if (!t || (t.abs === r.tolerance.abs && t.rel === r.tolerance.rel)) continue;
+        const why = t.through
+          ? `its value reads back an intermediate in ${t.through} that the document stores, which a kernel may round one unit in the last place apart: ${t.through}'s tolerance`
+          : `an output in ${t.dtype}: PyTorch's default tolerance for ${t.dtype}, against the reference rounded to ${t.dtype}`;
+        process.stdout.write(`  tolerance of ${o.name}: |got - ref| <= ${t.abs.toExponential()} + ${t.rel.toExponential()} * |ref| (${why})\n`);
+      }
       const rows = [["output", "written", "max abs error", "max rel error", "mismatches", "non-finite", "worst element (index, got, ref)"]];
       for (const o of r.outputs) rows.push([o.name, `${o.written}/${o.elements}`, o.maxAbsError.toExponential(2), o.maxRelError.toExponential(2), String(o.mismatches), String(o.nonFinite), worstText(o)]);
       if (r.outputs.length) process.stdout.write(indent(table(rows), "  ") + "\n");
-      if (r.outputs.some((o) => o.maxRelError > r.tolerance.rel)) {
+      if (r.outputs.some((o) => o.maxRelError > (o.tolerance?.rel ?? r.tolerance.rel))) {
         process.stdout.write(`  note: a max rel error above ${r.tolerance.rel} passes where |ref| is small: the absolute term ${r.tolerance.abs} dominates there\n`);
       }
       for (const o of r.outputs) {

@@ -11,8 +11,8 @@ import { Device, readDevice } from "./device/device";
 import { Structure, recognize } from "./analysis/structure";
 import { FlatNest, flattenProgramNest } from "./analysis/nest";
 import { writeConflictsIn } from "./legality/index";
-import { collectFacts } from "./legality/facts";
-import { Plan } from "./plan/plan";
+import { Facts, collectFacts } from "./legality/facts";
+import { Plan, REALIZATION_SERIAL } from "./plan/plan";
 import { solve } from "./solver/solver";
 import { bindingsFor, kernelName } from "./emit/abi";
 import { emitKernel, mslOf } from "./emit/emit";
@@ -64,6 +64,17 @@ function nestNote(n: FlatNest): string {
   return s + ".";
 }
 
+/** Legality, widths and cost of `doc` into `plan` (returned); the solver's legality context
+ *  takes `facts` where they are the ones it would collect. */
+function planFor(doc: Doc, st: Structure, device: Device, o: Options, plan: Plan, facts: Facts | null): Plan {
+  plan.programLoop = st.programLoop;
+  plan.domainLoops = st.domainLoops;
+  plan.reduces = st.reduces;
+  plan.distribution = st.distribution;
+  solve(doc, st, device, o, plan, facts);
+  return plan;
+}
+
 /** Runs the pipeline; `emit` also produces and audits the MSL. Every diagnostic that points
  *  into the document also gets the line and column of the node it points at. */
 export function compile(text: string, o: Options, emit: bool, version: string = ""): Compiled {
@@ -105,6 +116,9 @@ function stages(r: Compiled, loaded: Loaded, o: Options, emit: bool, version: st
   }
   // 4b. several parallel loops above a reduction: one program per index tuple, planned as the
   //     equivalent document with a single program loop (same proofs, same emitter)
+  const written = r.doc;
+  const writtenSt = st;
+  let flattened = false;
   if (st.family == "serial") {
     const nest = flattenProgramNest(r.doc);
     const flat = nest.doc;
@@ -114,17 +128,26 @@ function stages(r: Compiled, loaded: Loaded, o: Options, emit: bool, version: st
         r.doc = changetype<Doc>(flat);
         st = fst;
         r.plan.notes.push(nestNote(nest));
+        flattened = true;
       }
     }
   }
   // 5. legality per candidate + bounded width search + cost model -> the plan
-  const plan = r.plan;
-  plan.programLoop = st.programLoop;
-  plan.domainLoops = st.domainLoops;
-  plan.reduces = st.reduces;
-  plan.distribution = st.distribution;
-  // the solver's legality context takes these facts where they are the ones it would collect
-  solve(r.doc, st, r.device, o, plan, facts);
+  let plan = planFor(r.doc, st, r.device, o, r.plan, facts);
+  if (flattened && plan.realization == REALIZATION_SERIAL && !hasErrors(plan.diags)) {
+    // the flattened nest is not proven either (where its extents differ from the buffers' leading
+    // dimensions, each index decodes the loop variables from the program with div and mod, which
+    // the proofs cannot separate): the document as written may still run one thread per program
+    // of its outer loop; the cheaper of the two serial plans is used
+    const asWritten = planFor(written, writtenSt, r.device, o, new Plan(), facts);
+    if (!hasErrors(asWritten.diags) && asWritten.cost.total < plan.cost.total) {
+      asWritten.notes.push("The parallel loops above the reductions are not flattened into one program loop: the flattened programs are not proven either (an index that decodes the loop variables from the program with div and mod, where the loops' extents differ from the buffers' leading dimensions, cannot be separated), and the document as written is the cheaper serial program.");
+      r.doc = written;
+      st = writtenSt;
+      r.plan = asWritten;
+      plan = asWritten;
+    }
+  }
   append(r.diags, plan.diags);
   if (hasErrors(plan.diags)) {
     r.failedAt = "plan";

@@ -21,6 +21,9 @@
 //                                the kernel rounds its f32 result (ties, 65519.99 -> 65504 vs inf),
 //                                and an f32 output reading back a stored 16-bit intermediate was
 //                                held to the f32 tolerance of a value one f16 ulp apart
+//   nest_partial_extent          parallel loops over fewer rows than the buffers hold: flattened,
+//                                their div/mod indices were not proven and one thread ran all 30
+//                                programs in order; the document as written runs one per row
 //   names_non_ascii, names_punctuation
 //                                two names that sanitize to "_": the emitter looped forever (JS)
 //                                or trapped (WebAssembly)
@@ -74,6 +77,7 @@ const CASES: Record<string, Expect> = {
   bf16_reread_sum: { realization: "cooperative-reduction", variants: [{}, { vector: 8 }] },
   write_then_reduce_f16: { realization: "cooperative-reduction", variants: [{}, { vector: 4 }, { cacheInput: false }] },
   f16_store_edge: { realization: "cooperative-reduction", variants: [{}] },
+  nest_partial_extent: { realization: "serial-program", variants: [{}] },
 };
 
 describe("held-out documents: both engines agree, and every variant validates on the host runtime", () => {
@@ -153,6 +157,14 @@ describe("what each finding was", () => {
     // an f32 output of f32 inputs keeps the f32 tolerance
     const q = runAndValidate({ engine: wasm, runtime, text: text("count_positive"), options: {}, seed: 1 });
     expect(q.outputs.find((o) => o.name === "F")!.tolerance).toEqual({ abs: 2e-6, rel: 2e-5, dtype: "f32" });
+  });
+
+  it("an unproven flattened nest falls back to the document as written when that serial program is cheaper", () => {
+    const p = wasm.call({ command: "plan", document: text("nest_partial_extent"), options: {} });
+    expect(p.realization).toBe("serial-program");
+    expect(p.mapping.T).toBeGreaterThan(1); // one thread per program b, not one thread for all
+    expect(p.notes.join(" ")).toMatch(/not flattened into one program loop/);
+    expect(p.kernel).toBe("nested_partial_extent_serial_program");
   });
 
   it("a bool casts to 0 or 1 in the kernel: int(...) and float(...)", () => {

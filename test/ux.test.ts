@@ -401,14 +401,16 @@ describe("several parallel loops above a reduction: one program per index tuple"
   });
 
   it("what cannot be proven stays serial with a reason: an output indexed through a decoded variable", async () => {
-    // h starts at 1, so Y cannot be viewed with merged leading dimensions; its store index is a
-    // decoding of the program index, which independent-store cannot prove injective
+    // h starts at 1, so Y cannot be viewed with merged leading dimensions; the flattened store
+    // index is a decoding of the program index, which independent-store cannot prove injective,
+    // so the document as written is planned: its serial program runs one thread per b
     const doc = attention();
     doc.sizes = { B: 2, H: 4, S: 8 };
     doc.body[0].body[0].in = [1, 3];
     const p = plan(doc);
     expect(p.realization).toBe("serial-program");
-    expect(p.rejections[0].failed).toContain("independent-store");
+    expect(p.notes.join(" ")).toMatch(/not flattened into one program loop: the flattened programs are not proven either \(an index that decodes the loop variables from the program with div and mod/);
+    expect(p.notes.join(" ")).toMatch(/The serial program runs one thread per program/);
     expect(p.diagnostics.map((d: any) => d.code)).toEqual(["TPL008"]);
     expect((await runs(doc)).passed).toBe(true);
   });

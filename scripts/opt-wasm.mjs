@@ -104,6 +104,18 @@ export const HOT = [
 // Written by scripts/wasm-hot-callers.mjs from a `node --cpu-prof` profile of bench:core.
 const HOT_CALLERS = JSON.parse(fs.readFileSync(new URL("./opt-wasm-callers.json", import.meta.url), "utf8"));
 
+// The functions of the build without flexible inlining that had samples in the same profile
+// (at least WARM_MIN each; written by scripts/wasm-hot-callers.mjs). Only these get binaryen's
+// "always" inlining of functions of 3 to 12 units (ALWAYS_INLINE); elsewhere, such a function
+// is called (a copy of it, `<name>@cold`, where warm functions inline it too). A missing name
+// only costs speed.
+const WARM = JSON.parse(fs.readFileSync(new URL("./opt-wasm-warm.json", import.meta.url), "utf8"));
+
+// binaryen's sizes for always inlining: asc's -O3 value, and the one of its shrink level 2 (a
+// function this small is inlined everywhere: a call to it is about as big as its body)
+const ALWAYS_INLINE = 12;
+const ALWAYS_INLINE_TINY = 2;
+
 // asc's default WebAssembly features (asc --help: mutable-globals, sign-extension,
 // nontrapping-f2i, bulk-memory)
 const FEATURES = binaryen.Features.MVP | binaryen.Features.MutableGlobals | binaryen.Features.SignExt | binaryen.Features.NontrappingFPToInt | binaryen.Features.BulkMemory | binaryen.Features.BulkMemoryOpt;
@@ -143,7 +155,7 @@ function functionNames(m) {
 
 /** Runs the pipeline on a module read from `bytes`, with flexible inlining up to `flexible`
  *  units, after marking the functions in `noInline` as not to be inlined whole. */
-function optimize(bytes, flexible, noInline, merge = "all") {
+function optimize(bytes, flexible, noInline, merge = "all", always = ALWAYS_INLINE) {
   const m = readNamed(bytes);
   m.setFeatures(FEATURES);
   binaryen.clearPassArguments();
@@ -161,7 +173,7 @@ function optimize(bytes, flexible, noInline, merge = "all") {
   binaryen.setLowMemoryUnused(true);
   binaryen.setGenerateStackIR(true);
   binaryen.setOptimizeStackIR(true);
-  binaryen.setAlwaysInlineMaxSize(12);
+  binaryen.setAlwaysInlineMaxSize(always);
   binaryen.setFlexibleInlineMaxSize(flexible);
   binaryen.setOneCallerInlineMaxSize(200);
   binaryen.setAllowInliningFunctionsWithLoops(true);
@@ -174,10 +186,12 @@ function optimize(bytes, flexible, noInline, merge = "all") {
 }
 
 /** The module's text with every call to a function of `hot` from a caller that `hotCallers` does
- *  not list for it redirected to a copy of that function named `<name>@cold` (appended). A caller
- *  is a function of the lean build (`survivors`); a function the lean build inlined counts as each
- *  survivor it was inlined into (found through its callers). Returns the text and the copies. */
-function splitColdCalls(text, hot, hotCallers, survivors) {
+ *  not list for it (null: no such redirection), and every call to a function of `small` from a
+ *  caller that is not in `warm`, redirected to a copy of that function named `<name>@cold`
+ *  (appended). A caller is a function of the lean build (`survivors`); a function the lean build
+ *  inlined counts as each survivor it was inlined into (found through its callers). Returns the
+ *  text and the copies. */
+function splitColdCalls(text, hot, hotCallers, survivors, small = new Set(), warm = new Set()) {
   const lines = text.split("\n");
   const funcs = []; // { name, start, end }: the lines of one function
   for (let i = 0; i < lines.length; i++) {
@@ -215,9 +229,11 @@ function splitColdCalls(text, hot, hotCallers, survivors) {
     for (let i = f.start + 1; i < f.end; i++) {
       if (!lines[i].includes("(call $")) continue;
       lines[i] = lines[i].replace(callRe, (call, callee) => {
-        if (!hot.has(callee)) return call;
-        const listed = hotCallers[callee] ?? [];
-        if (owners.some((o) => listed.includes(o))) return call;
+        if (hot.has(callee)) {
+          if (hotCallers === null) return call;
+          const listed = hotCallers[callee] ?? [];
+          if (owners.some((o) => listed.includes(o))) return call;
+        } else if (!small.has(callee) || owners.some((o) => warm.has(o))) return call;
         copies.add(callee);
         return "(call $" + callee + "@cold";
       });
@@ -251,24 +267,34 @@ function withNames(m) {
 
 /** Returns the optimized module's bytes and the names in `hot` the module does not have.
  *  `hotCallers` (callee -> the callers it is inlined into; null: every caller) limits where a hot
- *  function is copied: its other callers call a copy of it that stays a function. */
-export function optimizeWasm(input, hotNames = HOT, hotCallers = HOT_CALLERS) {
+ *  function is copied: its other callers call a copy of it that stays a function. `warm` (the
+ *  functions of the lean build that always inlining may copy into; null: every function) limits
+ *  where a function of 3 to 12 units is copied: other callers call a copy that stays a function. */
+export function optimizeWasm(input, hotNames = HOT, hotCallers = HOT_CALLERS, warm = WARM) {
   const raw = new Uint8Array(input);
   const unoptimized = readNamed(raw);
   const all = new Set(functionNames(unoptimized));
   unoptimized.dispose();
   const missing = hotNames.filter((name) => !all.has(name));
   const hot = new Set(hotNames.filter((name) => all.has(name)));
-  // 1. with the hot callers given: the functions that survive the pipeline without flexible
-  //    inlining are the callers the list names; the other callers of a hot function get its copy
+  // 1. the functions that survive the pipeline without flexible inlining are the callers the
+  //    lists name; the other callers of a hot function get its copy, and so do the callers outside
+  //    `warm` of a function that only always inlining of more than ALWAYS_INLINE_TINY units copies
+  //    (one that survives that pipeline with always inlining up to ALWAYS_INLINE_TINY only)
   let split = raw;
   let copies = new Set();
-  if (hotCallers !== null) {
+  if (hotCallers !== null || warm !== null) {
     const lean = optimize(raw, 0, []);
     const survivors = new Set(functionNames(lean));
     lean.dispose();
+    const small = new Set();
+    if (warm !== null) {
+      const tiny = optimize(raw, 0, [], "all", ALWAYS_INLINE_TINY);
+      for (const name of functionNames(tiny)) if (!survivors.has(name) && !hot.has(name)) small.add(name);
+      tiny.dispose();
+    }
     const m = readNamed(raw);
-    const r = splitColdCalls(m.emitText(), hot, hotCallers, survivors);
+    const r = splitColdCalls(m.emitText(), hot, hotCallers, survivors, small, new Set(warm ?? []));
     m.dispose();
     const parsed = binaryen.parseText(r.text);
     split = withNames(parsed);

@@ -1,5 +1,6 @@
 // Types for scripts/pack-wasm.mjs (imported by test/wasm-pack.test.ts).
-export function compress(img: Uint8Array): Uint8Array;
+/** `rounds`: rounds of the priced parse after the greedy one (default 2; 0: the greedy parse). */
+export function compress(img: Uint8Array, rounds?: number): Uint8Array;
 export function decompress(src: Uint8Array, n: number): Uint8Array;
 export function packWasm(input: Uint8Array): {
   bytes: Uint8Array;

@@ -92,83 +92,226 @@ class RangeEncoder {
   }
 }
 
-/** Compresses `img` (a Uint8Array) into the format above. Deterministic. */
-export function compress(img) {
+// a match at least this long is taken as it is by the optimal parse (no shorter choices tried
+// inside it; keeps runs of zeros and long repeats linear)
+const NICE = 256;
+
+/** The match finder: for position i, the nearest distance of each longer match (hash chains of
+ *  3-byte keys, all candidates, up to the first match of NICE bytes or more). Returns [len, dist]
+ *  pairs with increasing lengths; memoized per position. */
+function matchFinder(img) {
   const n = img.length;
-  const e = new RangeEncoder();
   const head = new Map();
   const prev = new Int32Array(n).fill(-1);
   const key = (i) => img[i] | (img[i + 1] << 8) | (img[i + 2] << 16);
-  const insert = (i) => {
-    if (i + MIN_MATCH > n) return;
+  for (let i = 0; i + MIN_MATCH <= n; i++) {
     const k = key(i);
     const h = head.get(k);
     prev[i] = h === undefined ? -1 : h;
     head.set(k, i);
-  };
-  const longest = (i) => {
-    let bestLen = 0;
-    let bestDist = 0;
-    if (i + MIN_MATCH > n) return [0, 0];
-    let j = head.get(key(i));
+  }
+  const memo = new Array(n);
+  return (i) => {
+    if (memo[i] !== undefined) return memo[i];
+    const found = [];
+    memo[i] = found;
+    if (i + MIN_MATCH > n) return found;
+    let best = MIN_MATCH - 1;
     let steps = 0;
-    while (j !== undefined && j >= 0 && steps++ < CHAIN) {
+    for (let j = prev[i]; j >= 0 && steps++ < CHAIN; j = prev[j]) {
+      if (img[j + best] !== img[i + best]) continue;
       let l = 0;
       while (i + l < n && img[j + l] === img[i + l]) l++;
-      if (l > bestLen) {
-        bestLen = l;
-        bestDist = i - j;
+      if (l > best) {
+        best = l;
+        found.push([l, i - j]);
+        if (i + l === n || l >= NICE) break;
       }
-      j = prev[j];
     }
-    return [bestLen, bestDist];
+    return found;
   };
-  const repLen = (i, d) => {
-    if (d === 0 || d > i) return 0;
-    let l = 0;
-    while (i + l < n && img[i + l] === img[i + l - d]) l++;
-    return l;
-  };
+}
+
+const repLength = (img, i, d) => {
+  if (d === 0 || d > i) return 0;
+  let l = 0;
+  while (i + l < img.length && img[i + l] === img[i + l - d]) l++;
+  return l;
+};
+
+/** The greedy parse (the first pass: its statistics price the optimal parse's tokens). A token
+ *  is [0, byte] (a literal), [1, len, dist] (a match at a new distance) or [2, len] (a match at
+ *  the previous distance). */
+function greedyParse(img, find) {
+  const n = img.length;
+  const tokens = [];
   let i = 0;
   let rep = 0;
-  let wasMatch = 0;
   while (i < n) {
-    const ctx = (i & 1) | (wasMatch << 1);
-    const r = repLen(i, rep);
-    const [l, d] = longest(i);
-    let len = 0;
-    let fresh = false;
-    if (r >= MIN_REP && r + 2 >= l) len = r;
-    // a new distance costs more bits the farther it is: far matches must be longer to pay
-    else if (l >= MIN_MATCH + (d > 256 ? 1 : 0) + (d > 4096 ? 1 : 0) + (d > 32768 ? 1 : 0) && longest(i + 1)[0] <= l + 1) {
-      len = l;
-      fresh = true;
+    const r = repLength(img, i, rep);
+    const m = find(i);
+    const [l, d] = m.length > 0 ? m[m.length - 1] : [0, 0];
+    const next = i + 1 < n ? find(i + 1) : [];
+    const l1 = next.length > 0 ? next[next.length - 1][0] : 0;
+    if (r >= MIN_REP && r + 2 >= l) {
+      tokens.push([2, r]);
+      i += r;
+    } else if (l >= MIN_MATCH + (d > 256 ? 1 : 0) + (d > 4096 ? 1 : 0) + (d > 32768 ? 1 : 0) && l1 <= l + 1) {
+      tokens.push([1, l, d]);
+      rep = d;
+      i += l;
+    } else {
+      tokens.push([0, img[i]]);
+      i++;
     }
-    if (len === 0) {
-      e.bit(P_ISMATCH + ctx, 0);
+  }
+  return tokens;
+}
+
+/** Codes `tokens` with the range coder; with `counts`, also counts each probability's bits. */
+function encodeTokens(tokens, counts = null) {
+  const e = new RangeEncoder();
+  const bit = (k, b) => {
+    if (counts !== null) counts[2 * k + b]++;
+    e.bit(k, b);
+  };
+  const num = (base, v) => {
+    const nb = 32 - Math.clz32(v);
+    for (let k = 1; k < nb; k++) bit(base + k - 1, 1);
+    if (nb < 32) bit(base + nb - 1, 0);
+    for (let k = nb - 2; k >= 0; k--) bit(base + 32 + nb * 32 + k, (v >>> k) & 1);
+  };
+  let i = 0;
+  let wasMatch = 0;
+  for (const t of tokens) {
+    const ctx = (i & 1) | (wasMatch << 1);
+    if (t[0] === 0) {
+      bit(P_ISMATCH + ctx, 0);
       let sym = 1;
       for (let k = 7; k >= 0; k--) {
-        const b = (img[i] >> k) & 1;
-        e.bit(P_LIT + (i & 1) * 256 + sym, b);
+        const b = (t[1] >> k) & 1;
+        bit(P_LIT + (i & 1) * 256 + sym, b);
         sym = sym * 2 + b;
       }
-      insert(i);
       i++;
       wasMatch = 0;
     } else {
-      e.bit(P_ISMATCH + ctx, 1);
-      e.bit(P_ISREP + ctx, fresh ? 0 : 1);
-      if (fresh) {
-        e.num(P_DIST, d);
-        rep = d;
-      }
-      e.num(P_LEN, len - MIN_REP + 1);
-      for (let q = 0; q < len; q++) insert(i + q);
-      i += len;
+      bit(P_ISMATCH + ctx, 1);
+      bit(P_ISREP + ctx, t[0] === 1 ? 0 : 1);
+      if (t[0] === 1) num(P_DIST, t[2]);
+      num(P_LEN, t[1] - MIN_REP + 1);
+      i += t[1];
       wasMatch = 1;
     }
   }
   return e.finish();
+}
+
+/** The cheapest parse under fixed bit prices (from `counts`, a previous parse's statistics):
+ *  dynamic programming over the positions, each reached by a literal, a match at one of the
+ *  distances the match finder gives (every length from the shortest up), or a match at the
+ *  previous distance of the best path to it. */
+function optimalParse(img, find, counts) {
+  const n = img.length;
+  const price = new Float64Array(counts.length);
+  for (let k = 0; 2 * k < counts.length; k++) {
+    const p0 = (counts[2 * k] + 0.5) / (counts[2 * k] + counts[2 * k + 1] + 1);
+    price[2 * k] = -Math.log2(p0);
+    price[2 * k + 1] = -Math.log2(1 - p0);
+  }
+  const bitPrice = (k, b) => price[2 * k + b];
+  const numPrice = (base, v) => {
+    const nb = 32 - Math.clz32(v);
+    let c = 0;
+    for (let k = 1; k < nb; k++) c += bitPrice(base + k - 1, 1);
+    if (nb < 32) c += bitPrice(base + nb - 1, 0);
+    for (let k = nb - 2; k >= 0; k--) c += bitPrice(base + 32 + nb * 32 + k, (v >>> k) & 1);
+    return c;
+  };
+  const litPrice = new Float64Array(512);
+  for (let parity = 0; parity < 2; parity++) {
+    for (let byte = 0; byte < 256; byte++) {
+      let sym = 1;
+      let c = 0;
+      for (let k = 7; k >= 0; k--) {
+        const b = (byte >> k) & 1;
+        c += bitPrice(P_LIT + parity * 256 + sym, b);
+        sym = sym * 2 + b;
+      }
+      litPrice[parity * 256 + byte] = c;
+    }
+  }
+  const lenPrice = new Float64Array(n + 2);
+  for (let l = MIN_REP; l <= n; l++) lenPrice[l] = numPrice(P_LEN, l - MIN_REP + 1);
+  const cost = new Float64Array(n + 1).fill(Infinity);
+  const from = new Int32Array(n + 1);
+  const tlen = new Int32Array(n + 1); // 0: literal
+  const tdist = new Int32Array(n + 1); // 0: previous distance
+  const rep = new Int32Array(n + 1); // the previous distance on the best path
+  const wasMatch = new Uint8Array(n + 1);
+  cost[0] = 0;
+  const relax = (i, j, c, len, dist, r) => {
+    if (c < cost[j]) {
+      cost[j] = c;
+      from[j] = i;
+      tlen[j] = len;
+      tdist[j] = dist;
+      rep[j] = r;
+      wasMatch[j] = len > 0 ? 1 : 0;
+    }
+  };
+  for (let i = 0; i < n; i++) {
+    const base = cost[i];
+    const ctx = (i & 1) | (wasMatch[i] << 1);
+    const matchBase = base + bitPrice(P_ISMATCH + ctx, 1);
+    const r = repLength(img, i, rep[i]);
+    const m = find(i);
+    const longest = m.length > 0 ? m[m.length - 1] : [0, 0];
+    if (r >= NICE || longest[0] >= NICE) {
+      // a long match: taken whole, the positions inside it are not expanded
+      if (r >= longest[0]) relax(i, i + r, matchBase + bitPrice(P_ISREP + ctx, 1) + lenPrice[r], r, 0, rep[i]);
+      else relax(i, i + longest[0], matchBase + bitPrice(P_ISREP + ctx, 0) + numPrice(P_DIST, longest[1]) + lenPrice[longest[0]], longest[0], longest[1], longest[1]);
+      const to = i + Math.max(r, longest[0]);
+      while (i + 1 < to) i++;
+      continue;
+    }
+    relax(i, i + 1, base + bitPrice(P_ISMATCH + ctx, 0) + litPrice[(i & 1) * 256 + img[i]], 0, 0, rep[i]);
+    if (r >= MIN_REP) {
+      const c0 = matchBase + bitPrice(P_ISREP + ctx, 1);
+      for (let l = MIN_REP; l <= r; l++) relax(i, i + l, c0 + lenPrice[l], l, 0, rep[i]);
+    }
+    let lo = MIN_MATCH;
+    for (const [l, d] of m) {
+      const c0 = matchBase + bitPrice(P_ISREP + ctx, 0) + numPrice(P_DIST, d);
+      for (let k = lo; k <= l; k++) relax(i, i + k, c0 + lenPrice[k], k, d, d);
+      lo = l + 1;
+    }
+  }
+  const tokens = [];
+  for (let j = n; j > 0; j = from[j]) {
+    const i = from[j];
+    if (tlen[j] === 0) tokens.push([0, img[i]]);
+    else if (tdist[j] === 0) tokens.push([2, tlen[j]]);
+    else tokens.push([1, tlen[j], tdist[j]]);
+  }
+  return tokens.reverse();
+}
+
+/** Compresses `img` (a Uint8Array) into the format above. Deterministic. The parse: the greedy
+ *  one, then the cheapest one under the bit prices of the parse before (`rounds` rounds),
+ *  whichever codes shortest. */
+export function compress(img, rounds = 2) {
+  const find = matchFinder(img);
+  let tokens = greedyParse(img, find);
+  let counts = new Float64Array(2 * P_COUNT);
+  let best = encodeTokens(tokens, counts);
+  for (let round = 0; round < rounds; round++) {
+    tokens = optimalParse(img, find, counts);
+    counts = new Float64Array(2 * P_COUNT);
+    const out = encodeTokens(tokens, counts);
+    if (out.length < best.length) best = out;
+  }
+  return best;
 }
 
 /** The reference decoder (the module's start function does the same in WebAssembly). */

@@ -1,7 +1,11 @@
 // scripts/opt-wasm.mjs (run by `npm run build:wasm`) runs asc's -O3 pass list with binaryen's
 // flexible inlining kept only for a list of hot functions, and copied only into the callers a
-// profile lists for it. These check that a listed function is copied into its (listed) callers and an unlisted one of the same shape stays a function, that the
-// size-neutral inlining still happens for unlisted functions, and that behaviour is unchanged.
+// profile lists for it, and binaryen's "always" inlining of functions of 3-12 units only into the
+// functions a profile found warm. These check that a listed function is copied into its (listed)
+// callers and an unlisted one of the same shape stays a function, that the size-neutral inlining
+// still happens for unlisted functions, that a small function is copied into warm callers only
+// (the others call one copy) while a tiny one is copied everywhere, and that behaviour is
+// unchanged.
 import { describe, expect, test } from "vitest";
 import binaryen from "binaryen";
 import { optimizeWasm } from "../scripts/opt-wasm.mjs";
@@ -37,6 +41,36 @@ function makeModule(): Uint8Array {
   return bytes;
 }
 
+/** A module with names: a small function (7 units: inlined by always inlining up to 12 units,
+ *  not up to 2) and a tiny one (2 units), each called from three exports. */
+function makeSmallModule(): Uint8Array {
+  const m = new binaryen.Module();
+  m.setFeatures(binaryen.Features.MVP | binaryen.Features.BulkMemory | binaryen.Features.SignExt | binaryen.Features.MutableGlobals);
+  const x = () => m.local.get(0, binaryen.i32);
+  m.addFunction("small", binaryen.i32, binaryen.i32, [], m.i32.xor(m.i32.add(m.i32.mul(x(), m.i32.const(5)), m.i32.const(3)), m.i32.const(7)));
+  m.addFunction("tiny", binaryen.i32, binaryen.i32, [], m.i32.eqz(x()));
+  for (let i = 0; i < 3; i++) {
+    const name = "use" + i;
+    m.addFunction(name, binaryen.i32, binaryen.i32, [], m.i32.add(m.call("small", [m.i32.add(x(), m.i32.const(i))], binaryen.i32), m.call("tiny", [m.i32.sub(x(), m.i32.const(i))], binaryen.i32)));
+    m.addFunctionExport(name, name);
+  }
+  if (!m.validate()) throw new Error("invalid test module");
+  const debug = binaryen.getDebugInfo();
+  binaryen.setDebugInfo(true);
+  const bytes = m.emitBinary();
+  binaryen.setDebugInfo(debug);
+  m.dispose();
+  return bytes;
+}
+
+/** The number of functions and of call instructions in a module. */
+function shape(bytes: Uint8Array): { functions: number; calls: number } {
+  const m = binaryen.readBinary(bytes);
+  const r = { functions: m.getNumFunctions(), calls: (m.emitText().match(/\(call \$/g) ?? []).length };
+  m.dispose();
+  return r;
+}
+
 function functionNames(bytes: Uint8Array): string[] {
   const debug = binaryen.getDebugInfo();
   binaryen.setDebugInfo(true);
@@ -59,7 +93,7 @@ describe("the release optimization's inlining", () => {
   test("a hot function is inlined into every caller; an unlisted one of the same shape stays; one-caller inlining stays", async () => {
     const original = makeModule();
     expect(functionNames(original)).toEqual(["hotLeaf", "coldLeaf", "onlyOnce", "use0", "use1", "use2"]);
-    const r = optimizeWasm(original, ["hotLeaf", "notInTheModule"], null);
+    const r = optimizeWasm(original, ["hotLeaf", "notInTheModule"], null, null);
     expect(r.missing).toEqual(["notInTheModule"]);
     // names are dropped from the output: count functions and read the code for calls instead
     const m = binaryen.readBinary(r.bytes);
@@ -69,7 +103,7 @@ describe("the release optimization's inlining", () => {
     expect(count).toBe(4);
     expect(await outputs(r.bytes)).toEqual(await outputs(original));
     // with both listed, both leaves are inlined
-    const both = optimizeWasm(original, ["hotLeaf", "coldLeaf"], null);
+    const both = optimizeWasm(original, ["hotLeaf", "coldLeaf"], null, null);
     const m2 = binaryen.readBinary(both.bytes);
     expect(m2.getNumFunctions()).toBe(3);
     m2.dispose();
@@ -78,7 +112,7 @@ describe("the release optimization's inlining", () => {
 
   test("with its callers listed, a hot function is inlined into those only; the others call one copy", async () => {
     const original = makeModule();
-    const r = optimizeWasm(original, ["hotLeaf"], { hotLeaf: ["use0"] });
+    const r = optimizeWasm(original, ["hotLeaf"], { hotLeaf: ["use0"] }, null);
     expect(r.missing).toEqual([]);
     const m = binaryen.readBinary(r.bytes);
     // the three exports, coldLeaf, and the copy of hotLeaf that use1 and use2 call
@@ -89,9 +123,25 @@ describe("the release optimization's inlining", () => {
     expect(calls).toBe(6);
     expect(await outputs(r.bytes)).toEqual(await outputs(original));
     // all callers listed: as with no list
-    const all = optimizeWasm(original, ["hotLeaf"], { hotLeaf: ["use0", "use1", "use2"] });
+    const all = optimizeWasm(original, ["hotLeaf"], { hotLeaf: ["use0", "use1", "use2"] }, null);
     const m2 = binaryen.readBinary(all.bytes);
     expect(m2.getNumFunctions()).toBe(4);
     m2.dispose();
+  });
+
+  test("a small function is inlined into warm callers only; the others call one copy; a tiny one is inlined everywhere", async () => {
+    const original = makeSmallModule();
+    // no warm list: both inlined into the three exports
+    expect(shape(optimizeWasm(original, [], null, null).bytes)).toEqual({ functions: 3, calls: 0 });
+    // use0 warm: small inlined there, use1 and use2 call its copy; tiny inlined into all three
+    const r = optimizeWasm(original, [], null, ["use0"]);
+    expect(shape(r.bytes)).toEqual({ functions: 4, calls: 2 });
+    expect(await outputs(r.bytes)).toEqual(await outputs(original));
+    // nothing warm: small stays one function, called from all three
+    const none = optimizeWasm(original, [], null, []);
+    expect(shape(none.bytes)).toEqual({ functions: 4, calls: 3 });
+    expect(await outputs(none.bytes)).toEqual(await outputs(original));
+    // all warm: as with no list
+    expect(shape(optimizeWasm(original, [], null, ["use0", "use1", "use2"]).bytes)).toEqual({ functions: 3, calls: 0 });
   });
 });

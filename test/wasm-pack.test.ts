@@ -138,6 +138,16 @@ describe("packing a module", () => {
     }
   });
 
+  test("the priced parse codes a text-like image shorter than the greedy parse, and unpacks the same", () => {
+    const rand = seeded(5);
+    const img = asLikeImage(rand, 20000);
+    const greedy = compress(img, 0);
+    const priced = compress(img);
+    expect(priced.length).toBeLessThan(greedy.length); // 4,330 vs 4,411 bytes here; 27,435 vs 29,013 on the core
+    expect(Buffer.from(decompress(priced, img.length)).equals(Buffer.from(img))).toBe(true);
+    expect(Buffer.from(decompress(greedy, img.length)).equals(Buffer.from(img))).toBe(true);
+  });
+
   test("a module without a start function gets one; the scratch space is cleared; memory grows if needed", async () => {
     const rand = seeded(7);
     const big = new Uint8Array(60000).map(() => Math.floor(rand() * 256)); // incompressible

@@ -17,7 +17,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { transform } from "@swc/core";
+import { fuzzDocs } from "./fuzz-docs.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const args = process.argv.slice(2);
@@ -65,27 +65,9 @@ if (fs.existsSync(matrixFile)) {
   }
 }
 
-// The fuzz generators are TypeScript modules of the test suite: transpile them (swc, as the
-// build does) next to node_modules so that their `fast-check` import resolves.
-async function fuzzGenerators() {
-  const out = path.join(root, "node_modules", ".cache", "tile-bench-fuzz");
-  fs.mkdirSync(out, { recursive: true });
-  for (const name of ["gen", "structural"]) {
-    const file = path.join(root, "test", "fuzz", name + ".ts");
-    const code = (await transform(fs.readFileSync(file, "utf8"), { filename: file, jsc: { parser: { syntax: "typescript" }, target: "es2022" } })).code;
-    fs.writeFileSync(path.join(out, name + ".mjs"), code.split('"./gen"').join('"./gen.mjs"'));
-  }
-  const fc = (await import("fast-check")).default;
-  const gen = await import(pathToFileURL(path.join(out, "gen.mjs")).href);
-  const structural = await import(pathToFileURL(path.join(out, "structural.mjs")).href);
-  return { fc, gen, structural };
-}
+// the fuzz generators' documents (fuzz-docs.mjs transpiles the test suite's TypeScript modules)
 if (fuzzCount > 0) {
-  const { fc, gen, structural } = await fuzzGenerators();
-  const docs = [
-    ...fc.sample(gen.caseArb, { seed, numRuns: fuzzCount }).map((c, i) => ({ label: `gen #${i} (${c.family})`, doc: c.doc, options: gen.requestOptions(c) })),
-    ...fc.sample(structural.structArb, { seed, numRuns: fuzzCount }).map((c, i) => ({ label: `structural #${i} (${c.shape})`, doc: c.doc, options: c.options })),
-  ];
+  const docs = await fuzzDocs(root, seed, fuzzCount);
   for (const d of docs) {
     const document = JSON.stringify(d.doc);
     for (const kind of ["plan", "emit"]) requests.push({ group: "fuzz", label: d.label, kind, req: JSON.stringify({ command: kind, document, options: d.options }) });

@@ -69,21 +69,8 @@ else {
     }
   }
   if (fuzzCount > 0) {
-    const out = path.join(root, "node_modules", ".cache", "tile-bench-fuzz");
-    fs.mkdirSync(out, { recursive: true });
-    const { transform } = await import("@swc/core");
-    for (const name of ["gen", "structural"]) {
-      const file = path.join(root, "test", "fuzz", name + ".ts");
-      const code = (await transform(fs.readFileSync(file, "utf8"), { filename: file, jsc: { parser: { syntax: "typescript" }, target: "es2022" } })).code;
-      fs.writeFileSync(path.join(out, name + "-ab.mjs"), code.split('"./gen"').join('"./gen-ab.mjs"'));
-    }
-    const fc = (await import("fast-check")).default;
-    const gen = await import(pathToFileURL(path.join(out, "gen-ab.mjs")).href);
-    const structural = await import(pathToFileURL(path.join(out, "structural-ab.mjs")).href);
-    const docs = [
-      ...fc.sample(gen.caseArb, { seed, numRuns: fuzzCount }).map((c) => ({ doc: c.doc, options: gen.requestOptions(c) })),
-      ...fc.sample(structural.structArb, { seed, numRuns: fuzzCount }).map((c) => ({ doc: c.doc, options: c.options })),
-    ];
+    const { fuzzDocs } = await import("./fuzz-docs.mjs");
+    const docs = await fuzzDocs(root, seed, fuzzCount);
     for (const d of docs) for (const kind of ["plan", "emit"]) requests.push({ group: "fuzz", kind, req: { command: kind, document: JSON.stringify(d.doc), options: d.options } });
   }
 }

@@ -130,6 +130,24 @@ describe("exit codes", () => {
     });
   }
 
+  it("eval exits 1 naming the access when the inputs take a gather out of bounds (it was an internal error, exit 3)", () => {
+    const doc = {
+      tile: 1, name: "g1", attrs: { noalias: true }, sizes: { R: 33 },
+      params: [{ name: "I", dtype: "i32", shape: ["R"] }, { name: "X", dtype: "f32", shape: ["R"] }, { name: "Y", dtype: "f32", shape: ["R"] }],
+      body: [{ for: "r", in: [0, "R"], kind: "parallel", body: [{ store: "Y", at: ["r"], value: ["load", "X", [["add", ["load", "I", ["r"]], 40]]] }] }],
+    };
+    const file = path.join(os.tmpdir(), `tile-eval-oob-${process.pid}.json`);
+    fs.writeFileSync(file, JSON.stringify(doc));
+    const r = tile("eval", file);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/the evaluation failed: \/body\/0\/body\/0\/value\/2\/0: load X: index 0 is \d+, outside \[0, 33\)/);
+    noStack(r);
+    const j = tile("eval", file, "--json");
+    expect(j.code).toBe(1);
+    expect(JSON.parse(j.stdout)).toMatchObject({ ok: false });
+    fs.rmSync(file);
+  });
+
   it("2 for a size given twice, which names both values (it took the last one silently)", () => {
     const r = tile("validate", "--size", "C=3", "--size", "C=5", sum);
     expect(r.code).toBe(2);

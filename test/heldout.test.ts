@@ -24,6 +24,12 @@
 //   nest_partial_extent          parallel loops over fewer rows than the buffers hold: flattened,
 //                                their div/mod indices were not proven and one thread ran all 30
 //                                programs in order; the document as written runs one per row
+//   rename_prefix_raw, _waw, _store_side, _nest
+//                                a program variable named "l:c" or "s:c" (or a flattened one that
+//                                came out so) equalled the prover's renamed-apart axis: a worker-0
+//                                store read or written by other workers was admitted, and the host
+//                                detector reported the race (unsound; the same documents with the
+//                                variable named r were, and are, serial)
 //   names_non_ascii, names_punctuation
 //                                two names that sanitize to "_": the emitter looped forever (JS)
 //                                or trapped (WebAssembly)
@@ -78,6 +84,10 @@ const CASES: Record<string, Expect> = {
   write_then_reduce_f16: { realization: "cooperative-reduction", variants: [{}, { vector: 4 }, { cacheInput: false }] },
   f16_store_edge: { realization: "cooperative-reduction", variants: [{}] },
   nest_partial_extent: { realization: "serial-program", variants: [{}] },
+  rename_prefix_raw: { realization: "serial-program", variants: [{}, { programsPerGroup: 1, threads: 64 }] },
+  rename_prefix_waw: { realization: "serial-program", variants: [{}] },
+  rename_prefix_store_side: { realization: "serial-program", variants: [{}] },
+  rename_prefix_nest: { realization: "serial-program", variants: [{}] },
 };
 
 describe("held-out documents: both engines agree, and every variant validates on the host runtime", () => {

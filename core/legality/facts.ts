@@ -345,12 +345,24 @@ export function affineSub(a: Affine, b: Affine): Affine {
   return r;
 }
 
-/** A copy of `a` with every variable except `keep` prefixed by `prefix` (renaming apart). */
+/**
+ * A variable's name renamed apart with `prefix` (none when `prefix` is ""): `keep`, the variable
+ * both sides share, becomes "k:" + name and every other one prefix + name. Every name of the
+ * renamed space then carries one two-character prefix, so no renamed name can equal another
+ * variable's, whatever the document's names (a program variable named "l:c" took the range of
+ * the renamed axis "l:c" before, and a worker-0 store read by a distributed reduce was admitted).
+ */
+function renamed(name: string, prefix: string, keep: string): string {
+  if (prefix.length == 0) return name;
+  return (name == keep ? "k:" : prefix) + name;
+}
+
+/** A copy of `a` with its variables renamed apart (see `renamed`). */
 export function renameApart(a: Affine, prefix: string, keep: string): Affine {
   const r = new Affine();
   r.c = a.c;
   for (let i: i32 = 0; i < a.vars.length; i++) {
-    r.vars.push(a.vars[i] == keep ? a.vars[i] : prefix + a.vars[i]);
+    r.vars.push(renamed(a.vars[i], prefix, keep));
     r.coefs.push(a.coefs[i]);
   }
   return r;
@@ -391,7 +403,7 @@ export function addRanges(s: Site, prefix: string, keep: string, names: Array<st
   for (let i: i32 = 0; i < s.loops.length; i++) {
     const l = s.loops[i];
     if (!l.exact) continue;
-    names.push(l.name == keep ? l.name : prefix + l.name);
+    names.push(renamed(l.name, prefix, keep));
     los.push(l.lo);
     his.push(l.hi);
   }

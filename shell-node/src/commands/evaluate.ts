@@ -1,7 +1,7 @@
 // tile eval FILE : runs the FP64 oracle on deterministic inputs and summarises the outputs.
 import { Engine } from "../engine";
-import { EXIT_OK, EXIT_USAGE, formatDiagnostic, printJson, readDocument, table } from "../io";
-import { evaluate } from "../oracle";
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatDiagnostic, printJson, readDocument, table } from "../io";
+import { OracleError, evaluate } from "../oracle";
 import { makeInputs } from "../inputs";
 import { writtenBuffers } from "../access";
 
@@ -59,7 +59,17 @@ export function evalCommand(engine: Engine, file: string, sizes: Record<string, 
     else for (const d of response.diagnostics) process.stdout.write(formatDiagnostic(file, d, src.text) + "\n");
     return EXIT_USAGE;
   }
-  const outputs = summarise(doc, seed);
+  let outputs: OutputSummary[];
+  try {
+    outputs = summarise(doc, seed);
+  } catch (err) {
+    // an access that the inputs take out of bounds (a gather, a bound that wraps): the document
+    // is valid, the evaluation at these inputs fails (exit 1), as `tile run` reports it
+    if (!(err instanceof OracleError)) throw err;
+    if (json) printJson({ file, ok: false, error: "oracle: " + err.message });
+    else process.stdout.write(`${doc.name}: FP64 oracle, seed ${seed}: the evaluation failed: ${err.message}\n`);
+    return EXIT_FAILED;
+  }
   if (json) printJson({ file, ok: true, name: doc.name, seed, sizes: doc.sizes, outputs });
   else {
     process.stdout.write(`${doc.name}: FP64 oracle, seed ${seed}, sizes ${JSON.stringify(doc.sizes)}\n`);

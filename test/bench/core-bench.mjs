@@ -17,7 +17,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { fuzzDocs } from "./fuzz-docs.mjs";
+import { VARIANTS, fuzzDocs } from "./fuzz-docs.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const args = process.argv.slice(2);
@@ -41,14 +41,7 @@ const { loadEngine } = await import(pathToFileURL(path.join(dist, "tile-shell.mj
 const wasm = await loadEngine("wasm");
 const js = await loadEngine("js");
 const cases = wasm.call({ command: "cases" }).cases;
-const variants = [
-  {},
-  { programsPerGroup: 1, threads: 256, vector: 4 },
-  { programsPerGroup: 2, threads: 512, vector: 4 },
-  { programsPerGroup: 3 },
-  { programsPerGroup: 8, threads: 256, vector: 1 },
-  { cacheInput: false, unroll: 3 },
-];
+const variants = VARIANTS;
 const requests = [];
 for (const c of cases) {
   requests.push({ group: "built-in", label: c.name, kind: "validate", req: JSON.stringify({ command: "validate", document: c.text }) });

@@ -1,13 +1,25 @@
-// The fuzz documents both core benchmarks time (core-bench.mjs and wasm-ab.mjs): `count` drawn
-// with `seed` from each generator the fuzz tests use (test/fuzz/gen.ts and the structural
-// test/fuzz/structural.ts), transpiled with @swc/core into node_modules/.cache/tile-bench-fuzz.
+// What both core benchmarks time (core-bench.mjs and wasm-ab.mjs): the option variants of every
+// built-in case, and the fuzz documents, `count` drawn with `seed` from each generator the fuzz
+// tests use (test/fuzz/gen.ts and the structural test/fuzz/structural.ts), transpiled with
+// @swc/core into node_modules/.cache/tile-bench-fuzz (loaded only then: wasm-ab.mjs also runs
+// from a saved request list where there is no node_modules).
 import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { transform } from "@swc/core";
+
+/** The plan options every built-in case is timed with. */
+export const VARIANTS = [
+  {},
+  { programsPerGroup: 1, threads: 256, vector: 4 },
+  { programsPerGroup: 2, threads: 512, vector: 4 },
+  { programsPerGroup: 3 },
+  { programsPerGroup: 8, threads: 256, vector: 1 },
+  { cacheInput: false, unroll: 3 },
+];
 
 /** [{label, doc, options}]: `count` documents of each generator, in a fixed order. */
 export async function fuzzDocs(root, seed, count) {
+  const { transform } = await import("@swc/core");
   const out = path.join(root, "node_modules", ".cache", "tile-bench-fuzz");
   fs.mkdirSync(out, { recursive: true });
   for (const name of ["gen", "structural"]) {

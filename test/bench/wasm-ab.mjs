@@ -51,14 +51,7 @@ let requests = [];
 if (arg("--requests", null) !== null) requests = JSON.parse(fs.readFileSync(arg("--requests", null), "utf8"));
 else {
   const cases = call(A, { command: "cases" }).cases;
-  const variants = [
-    {},
-    { programsPerGroup: 1, threads: 256, vector: 4 },
-    { programsPerGroup: 2, threads: 512, vector: 4 },
-    { programsPerGroup: 3 },
-    { programsPerGroup: 8, threads: 256, vector: 1 },
-    { cacheInput: false, unroll: 3 },
-  ];
+  const { VARIANTS: variants } = await import("./fuzz-docs.mjs");
   for (const c of cases) for (const options of variants) for (const kind of ["plan", "emit"]) requests.push({ group: "built-in", kind, req: { command: kind, document: c.text, options } });
   const matrixFile = path.join(root, "shell-node", "matrix.json");
   if (fs.existsSync(matrixFile)) {

@@ -120,17 +120,20 @@ describe("no silent fallback", () => {
     expect(pp.code).toBe(1);
     expect(pp.stdout).toMatch(/error TPL009 \(request-not-honoured\): Cannot honour --programs-per-group 64.*thread-limit fails/);
     expect(pp.stdout).toContain("cases/softmax.json: --programs-per-group: error TPL009");
-    // the element grid: a T that is not a multiple of 32 cannot be used (TPL009); P and U have
-    // no meaning there and are ignored with a TPL011 warning, never silently
+    // the element grid: a T that is not a multiple of 32 cannot be used (TPL009); P has no
+    // meaning there and is ignored with a TPL011 warning, never silently; U is honoured (chunks
+    // of V columns per thread)
     const gelu = fs.readFileSync(path.join(ROOT, "cases", "gelu_pair.json"), "utf8");
     expect(plan(gelu, { threads: 100 }).diagnostics[0].code).toBe("TPL009");
     expect(plan(gelu, { threads: 100 }).ok).toBe(false);
-    for (const o of [{ programsPerGroup: 2 }, { unroll: 2 }]) {
-      const p = plan(gelu, o);
-      expect(p.ok).toBe(true);
-      expect(p.diagnostics.map((d: any) => d.code)).toEqual(["TPL011"]);
-      expect(p.diagnostics[0].message).toMatch(/has no effect/);
-    }
+    const pg = plan(gelu, { programsPerGroup: 2 });
+    expect(pg.ok).toBe(true);
+    expect(pg.diagnostics.map((d: any) => d.code)).toEqual(["TPL011"]);
+    expect(pg.diagnostics[0].message).toMatch(/has no effect/);
+    const pu = plan(gelu, { unroll: 2 });
+    expect(pu.ok).toBe(true);
+    expect(pu.diagnostics).toEqual([]);
+    expect(pu.mapping).toMatchObject({ U: 2, blocksPerRow: Math.ceil(1537 / 512) });
     // a serial fallback for a reason no width can change: the widths asked for are named as unused
     const doc = softmax();
     delete doc.attrs;

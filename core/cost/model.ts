@@ -41,6 +41,7 @@ export const COEFFICIENTS: Array<Coefficient> = [
   new Coefficient("underfillWeight", 1.0, "memory time lost per unit of missing occupancy when the grid does not fill the GPU (estimate)"),
   new Coefficient("uncoalescedFactor", 8.0, "memory cost multiplier for one-thread-per-row serial access (estimate)"),
   new Coefficient("threadSetupCycles", 8.0, "per-thread index arithmetic and edge predicate of the element grid, shared by its V elements (estimate)"),
+  new Coefficient("vectorChainFraction", 0.0, "share of the memory term added per packed vector beyond the first that one thread of the element grid takes in sequence (0: not measured on Apple GPUs)"),
   new Coefficient("memoryFactor", 1.0, "multiplier of the memory term: 1 / the share of the device bandwidth the kernels reach (1: the full bandwidth)"),
 ];
 
@@ -100,6 +101,8 @@ class Shape {
   stripeScalars: i32 = 0;
   /** Buffers beyond the first that one stage of the cached stripe loads from memory. */
   extraLoads: i32 = 0;
+  /** Element grid: packed vectors beyond the first that one thread takes in sequence. */
+  chainedVectors: f64 = 0.0;
 }
 
 /** A fresh record per score: module-level scratch would be data a request mutates, which the
@@ -119,6 +122,7 @@ function freshShape(): Shape {
   s.memoryFactor = 1.0;
   s.stripeScalars = 0;
   s.extraLoads = 0;
+  s.chainedVectors = 0.0;
   return s;
 }
 
@@ -129,7 +133,9 @@ function finish(d: Device, s: Shape, cost: Cost): Cost {
   const waves: f64 = <f64>ceilDiv(<i32>s.groups, <i32>slots);
   const memory: f64 = (s.bytesRead + s.bytesWritten) * s.memoryFactor * d.cost.memoryFactor / <f64>d.bandwidthBytesPerNs;
   const arithmetic: f64 = s.ops / (<f64>d.gpuCores * <f64>d.lanesPerCore * clockGhz);
-  const latency: f64 = waves * s.pathCycles / clockGhz;
+  // the element grid's vectors of one thread run one after another (load, compute, store): a
+  // share of the memory time per vector beyond the first, as measured (vectorChainFraction)
+  const latency: f64 = waves * s.pathCycles / clockGhz + s.chainedVectors * d.cost.vectorChainFraction * memory;
   const sync: f64 = waves * s.syncNsPerGroup;
   const setup: f64 = d.cost.setupNs * s.groups / slots;
   // threads that hold no element occupy their slot (groupsPerCore counts T) but do no work
@@ -320,8 +326,11 @@ export function costElement(d: Device, w: Work, m: Mapping): Cost {
   s.bytesRead = st.loadBytes * elements;
   s.bytesWritten = st.storeBytes * elements;
   const V: f64 = <f64>(m.V > 1 ? m.V : 1);
-  s.ops = (st.ops * V + d.cost.threadSetupCycles) * <f64>m.groups * <f64>m.T;
-  s.pathCycles = d.cost.threadSetupCycles + V * st.ops + elementIssues(st, m.V > 1 ? m.V : 1) * d.cost.loadIssueCycles;
+  // U chunks of V columns per thread: U times the work and issues behind one thread's setup
+  const U: f64 = <f64>(m.U > 1 ? m.U : 1);
+  s.ops = (st.ops * V * U + d.cost.threadSetupCycles) * <f64>m.groups * <f64>m.T;
+  s.pathCycles = d.cost.threadSetupCycles + U * (V * st.ops + elementIssues(st, m.V > 1 ? m.V : 1) * d.cost.loadIssueCycles);
+  s.chainedVectors = <f64>(idiv(m.V > 1 ? m.V : 1, packWidth(m.V > 1 ? m.V : 1)) * (m.U > 1 ? m.U : 1) - 1);
   return finish(d, s, new Cost());
 }
 

@@ -64,6 +64,9 @@ export class CostCoefficients {
   underfillWeight: f64 = 1.0;
   uncoalescedFactor: f64 = 8.0;
   threadSetupCycles: f64 = 8.0;
+  /** Share of the memory term added per packed vector beyond the first that one thread of the
+   *  element grid takes in sequence (0 by default: not measured on Apple GPUs). */
+  vectorChainFraction: f64 = 0.0;
   /** Multiplier of the memory term (bytes / bandwidth): 1 / the share of the bandwidth the
    *  kernels reach. 1 by default. */
   memoryFactor: f64 = 1.0;
@@ -78,7 +81,7 @@ export class CostCoefficients {
 /** The coefficient names of "costModel", in order. */
 export const COST_FIELDS: Array<string> = [
   "setupNs", "barrierNs", "simdNs", "loadIssueCycles", "loopOverheadCycles", "couplingFraction",
-  "underfillWeight", "uncoalescedFactor", "threadSetupCycles", "memoryFactor", "error",
+  "underfillWeight", "uncoalescedFactor", "threadSetupCycles", "memoryFactor", "error", "vectorChainFraction",
 ];
 
 function getCost(c: CostCoefficients, key: string): f64 {
@@ -92,6 +95,7 @@ function getCost(c: CostCoefficients, key: string): f64 {
   if (key == "uncoalescedFactor") return c.uncoalescedFactor;
   if (key == "threadSetupCycles") return c.threadSetupCycles;
   if (key == "memoryFactor") return c.memoryFactor;
+  if (key == "vectorChainFraction") return c.vectorChainFraction;
   return c.error;
 }
 
@@ -106,6 +110,7 @@ function setCost(c: CostCoefficients, key: string, v: f64): void {
   else if (key == "uncoalescedFactor") c.uncoalescedFactor = v;
   else if (key == "threadSetupCycles") c.threadSetupCycles = v;
   else if (key == "memoryFactor") c.memoryFactor = v;
+  else if (key == "vectorChainFraction") c.vectorChainFraction = v;
   else c.error = v;
 }
 
@@ -246,7 +251,7 @@ export const DEVICE_FIELDS: Array<string> = [
   "registersPerThreadBase", "registers", "Optional. Registers a thread uses besides its cached stripe (an estimate from compiled kernels). Read with registersPerCore.",
   "registerGranule", "registers", "Optional. Registers are given to a thread in multiples of this (NVIDIA: 8). Read with registersPerCore.",
   "registersPerExtraLoad", "registers", "Optional. Registers a thread of a cached stripe holds for each buffer beyond the first that one of its stages loads from memory (a LayerNorm's weight and bias beside its output), added to registersPerThreadBase + the cached stripe. Read with registersPerCore.",
-  "costModel", "object of numbers", "The cost model's coefficients (setupNs, barrierNs, simdNs, loadIssueCycles, loopOverheadCycles, couplingFraction, underfillWeight, uncoalescedFactor, threadSetupCycles, memoryFactor, error) and their source; omitted ones keep the built-in estimates. tile calibrate fits them to sweeps; error > 0 lets the solver prefer fewer programs per group when the best candidate's predicted advantage is within it.",
+  "costModel", "object of numbers", "The cost model's coefficients (setupNs, barrierNs, simdNs, loadIssueCycles, loopOverheadCycles, couplingFraction, underfillWeight, uncoalescedFactor, threadSetupCycles, memoryFactor, error, vectorChainFraction) and their source; omitted ones keep the built-in estimates. tile calibrate fits them to sweeps; error > 0 lets the solver prefer fewer programs per group when the best candidate's predicted advantage is within it.",
 ];
 
 export const DEVICE_FIELD_STRIDE: i32 = 3;

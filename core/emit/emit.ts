@@ -24,7 +24,7 @@ function headerComment(doc: Doc, plan: Plan): string {
     s = s + "P=" + num(m.P) + " S=" + num(m.S) + " W=" + num(m.W) + " T=" + num(m.T) + " V=" + num(m.V) +
       " U=" + num(m.U) + " groups=" + num(m.groups) + " cached=" + (m.cacheBuffers.length == 0 ? "none" : m.cacheBuffers.join(","));
   } else if (plan.realization == REALIZATION_FUSED) {
-    s = s + "T=" + num(m.T) + (m.V > 1 ? " V=" + num(m.V) : "") + " block=" + num(m.block) + " blocksPerRow=" + num(m.blocksPerRow) +
+    s = s + "T=" + num(m.T) + (m.V > 1 ? " V=" + num(m.V) : "") + (m.U > 1 ? " U=" + num(m.U) : "") + " block=" + num(m.block) + " blocksPerRow=" + num(m.blocksPerRow) +
       " rows=" + num(m.domainRows) + " cols=" + num(m.domainCols) + " groups=" + num(m.groups);
   } else {
     s = s + "T=" + num(m.T) + " programs=" + num(m.programs) + " groups=" + num(m.groups);
@@ -54,22 +54,25 @@ function emitFused(cx: Ctx): void {
   cx.line("// one thread per element of the domain, blocks of " + num(m.block) + " along the innermost loop");
   cx.line("const int row = int(group) / " + num(m.blocksPerRow) + ";");
   const V: i32 = m.V > 1 ? m.V : 1;
+  const U: i32 = m.U > 1 ? m.U : 1;
   const Q: i32 = packWidth(V);
-  const H: i32 = idiv(V, Q);
-  if (V == 1) {
+  const H: i32 = idiv(V, Q) * U;
+  if (V == 1 && U == 1) {
     cx.line("const int col = (int(group) % " + num(m.blocksPerRow) + ") * " + num(m.block) + " + int(tid);");
     cx.line("// ragged edge: threads past the last column have no element (no barrier in this kernel)");
     cx.line("if (col >= " + num(m.domainCols) + ") return;");
   } else {
-    // V columns per thread as H vectors of Q consecutive columns; neighbouring threads take
-    // neighbouring vectors. The row length is a multiple of V, so a vector is all in range or
-    // all past the edge.
-    cx.line("// V = " + num(V) + " columns per thread: vectors of " + num(Q) + ", neighbouring threads on neighbouring vectors");
-    cx.line("const int col0 = (int(group) % " + num(m.blocksPerRow) + ") * " + num(m.block * V) + ";");
+    // V columns per thread as H vectors of Q consecutive columns (U chunks of V: H = U * V / Q);
+    // neighbouring threads take neighbouring vectors. The row length is a multiple of V, so a
+    // vector is all in range or all past the edge.
+    if (V == 1) cx.line("// U = " + num(U) + " columns per thread, neighbouring threads on neighbouring columns");
+    else if (U == 1) cx.line("// V = " + num(V) + " columns per thread: vectors of " + num(Q) + ", neighbouring threads on neighbouring vectors");
+    else cx.line("// U = " + num(U) + " chunks of V = " + num(V) + " columns per thread: vectors of " + num(Q) + ", neighbouring threads on neighbouring vectors");
+    cx.line("const int col0 = (int(group) % " + num(m.blocksPerRow) + ") * " + num(m.block * V * U) + ";");
     const lane = H > 1 ? "(tile_h * " + num(m.block) + " + int(tid))" : "int(tid)";
     if (H > 1) cx.open("for (int tile_h = 0; tile_h < " + num(H) + "; ++tile_h) {");
-    cx.line("const int col = col0 + " + lane + " * " + num(Q) + ";");
-    cx.line("// ragged edge: vectors past the last column have no element (no barrier in this kernel)");
+    cx.line("const int col = col0 + " + lane + (Q > 1 ? " * " + num(Q) : "") + ";");
+    cx.line("// ragged edge: " + (Q > 1 ? "vectors" : "columns") + " past the last column have no element (no barrier in this kernel)");
     cx.line("if (col >= " + num(m.domainCols) + ") " + (H > 1 ? "break;" : "return;"));
     cx.gridQ = Q;
   }

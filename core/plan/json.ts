@@ -27,6 +27,7 @@ export function mappingJson(m: Mapping, realization: string, out: Text): void {
   if (realization == "fused-elementwise") {
     out.add("\"T\":").add(m.T.toString());
     out.add(",\"V\":").add(m.V.toString());
+    out.add(",\"U\":").add(m.U.toString());
     out.add(",\"block\":").add(m.block.toString());
     out.add(",\"blocksPerRow\":").add(m.blocksPerRow.toString());
     out.add(",\"rows\":").add(m.domainRows.toString());

@@ -14,8 +14,8 @@
 // identifiable; their ratio is kept). The fit minimises the sum of squared relative errors
 // ((T - measured) / measured)² over every timed candidate of every sweep, with every coefficient
 // >= 0: non-negative least squares (Lawson-Hanson) on the linear block with couplingFraction
-// fixed, then couplingFraction alone, alternated until nothing moves. uncoalescedFactor and
-// threadSetupCycles are not exercised by cooperative sweeps and keep their values.
+// fixed, then couplingFraction alone, alternated until nothing moves. uncoalescedFactor,
+// threadSetupCycles and vectorChainFraction are not exercised by cooperative sweeps and keep their values.
 //
 // Regularisation. The fit above (λ = 0) chases every candidate of the sweeps it sees and can
 // generalise worse than the record it started from. So the fit is also made as a ridge on the
@@ -50,7 +50,7 @@ export const CALIBRATION_FORMAT = "tile-calibration/1";
 /** The coefficients the fit moves, and their built-in values (core/device/device.ts). */
 export const DEFAULTS = {
   setupNs: 1500, barrierNs: 40, simdNs: 8, loadIssueCycles: 4, loopOverheadCycles: 3, couplingFraction: 0.15,
-  underfillWeight: 1, uncoalescedFactor: 8, threadSetupCycles: 8, memoryFactor: 1,
+  underfillWeight: 1, uncoalescedFactor: 8, threadSetupCycles: 8, memoryFactor: 1, vectorChainFraction: 0,
 };
 export type Coefficients = typeof DEFAULTS;
 

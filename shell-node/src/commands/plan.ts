@@ -20,7 +20,7 @@ export function planExit(p: any): number {
 
 export function mappingText(p: any): string {
   const m = p.mapping ?? {};
-  if (p.realization === "fused-elementwise") return `block=1x${m.block} V=${m.V} rows=${m.rows} cols=${m.cols} groups=${m.groups}`;
+  if (p.realization === "fused-elementwise") return `block=1x${m.block} V=${m.V}${m.U > 1 ? ` U=${m.U}` : ""} rows=${m.rows} cols=${m.cols} groups=${m.groups}`;
   if (p.realization === "serial-program") {
     // T = 1 in one group: one thread runs every program in order (programs not proven independent)
     const who = m.T === 1 && m.groups === 1 && m.programs > 1 ? `one thread runs all ${m.programs} programs in order` : "one thread per program";
@@ -31,7 +31,7 @@ export function mappingText(p: any): string {
 
 /** Candidate widths in one short string. */
 export function candidateText(m: any, realization: string): string {
-  if (realization === "fused-elementwise" || m.block !== undefined) return `block=1x${m.block} V=${m.V}`;
+  if (realization === "fused-elementwise" || m.block !== undefined) return `block=1x${m.block} V=${m.V}${m.U > 1 ? ` U=${m.U}` : ""}`;
   return `P=${m.P} S=${m.S} T=${m.T} V=${m.V} U=${m.U}${m.cached ? " cached" : ""}`;
 }
 

@@ -51,7 +51,7 @@ function mappingText(plan: any): string {
   const m = plan?.mapping ?? {};
   if (!plan) return "";
   if (plan.realization === "cooperative-reduction") return `P=${m.P} S=${m.S} T=${m.T} V=${m.V} U=${m.U}${m.cached ? " cached" : ""}`;
-  if (plan.realization === "fused-elementwise") return `block=${m.block} V=${m.V}`;
+  if (plan.realization === "fused-elementwise") return `block=${m.block} V=${m.V}${m.U > 1 ? ` U=${m.U}` : ""}`;
   return `${plan.realization} T=${m.T}`;
 }
 

@@ -1,0 +1,104 @@
+// The element grid's U (issue 16, run 32): `--unroll U` gives each thread U chunks of V columns,
+// as H = U * V / Q vectors of Q consecutive columns with neighbouring threads on neighbouring
+// vectors; the solver keeps U = 1 unless asked. The vector-chain term of the cost model
+// (vectorChainFraction: a share of the memory term per vector beyond the first that one thread
+// takes in sequence) is 0 by default and measured for the calibrated H200 record.
+import { describe, expect, it, beforeAll, afterAll } from "vitest";
+import fs from "node:fs";
+import path from "node:path";
+import { loadEngine, Engine } from "../shell-node/src/engine";
+import { openRuntime, Runtime } from "../shell-node/src/native";
+import { runAndValidate } from "../shell-node/src/validate-run";
+import { ROOT } from "./helpers/files";
+import { ensureHostLibrary } from "./helpers/host";
+
+let wasm: Engine;
+let js: Engine;
+let runtime: Runtime;
+beforeAll(async () => {
+  ensureHostLibrary();
+  wasm = await loadEngine("wasm");
+  js = await loadEngine("js");
+  runtime = openRuntime("host");
+});
+afterAll(() => runtime?.close());
+
+const kase = (name: string): string => fs.readFileSync(path.join(ROOT, "cases", name + ".json"), "utf8");
+const device = (name: string): any => JSON.parse(fs.readFileSync(path.join(ROOT, "devices", name + ".json"), "utf8"));
+
+describe("element grid with U chunks of V columns per thread", () => {
+  // ragged rows (C not a multiple of T * V * U), rows shorter than one chunk, V = 1 with U > 1
+  const variants: Array<{ sizes: Record<string, number>; vector: number; unroll: number; threads?: number }> = [
+    { sizes: { R: 5, C: 1537 }, vector: 1, unroll: 3 },
+    { sizes: { R: 5, C: 1536 }, vector: 4, unroll: 3 },
+    { sizes: { R: 3, C: 1544 }, vector: 8, unroll: 2 },
+    { sizes: { R: 4, C: 100 }, vector: 4, unroll: 5, threads: 32 },
+    { sizes: { R: 2, C: 4096 }, vector: 8, unroll: 4, threads: 64 },
+  ];
+  for (const name of ["sigmoid_pair", "gelu_pair"]) {
+    it(`${name}: every variant is byte-identical in both engines and validates on the host runtime`, () => {
+      const failures: string[] = [];
+      for (const v of variants) {
+        const options: any = { sizes: v.sizes, vector: v.vector, unroll: v.unroll };
+        if (v.threads) options.threads = v.threads;
+        const a = wasm.call({ command: "emit", document: kase(name), options });
+        const b = js.call({ command: "emit", document: kase(name), options });
+        expect(JSON.stringify(a)).toBe(JSON.stringify(b));
+        expect(a.ok, JSON.stringify(a.diagnostics)).toBe(true);
+        const m = a.plan.mapping;
+        const T = v.threads ?? 256;
+        expect(m).toMatchObject({ V: v.vector, U: v.unroll, T, blocksPerRow: Math.ceil(v.sizes.C / (T * v.vector * v.unroll)) });
+        expect(m.groups).toBe(v.sizes.R * m.blocksPerRow);
+        const H = (v.vector === 1 ? 1 : v.vector / 4) * v.unroll;
+        expect(a.msl).toContain(`for (int tile_h = 0; tile_h < ${H}; ++tile_h) {`);
+        expect(a.msl).toContain(` U=${v.unroll} `);
+        const r = runAndValidate({ engine: wasm, runtime, text: kase(name), options, seed: 5, emitted: a });
+        if (!r.passed || r.guards !== "intact") failures.push(`${JSON.stringify(options)}: ${r.error ?? ""} ${r.guards}`);
+        for (const o of r.outputs) expect(o.written).toBe(v.sizes.R * v.sizes.C);
+      }
+      expect(failures).toEqual([]);
+    });
+  }
+
+  it("U = 1 (the default) emits the kernel of before: no chunk loop for V = 4, no U in the header", () => {
+    const a = wasm.call({ command: "emit", document: kase("sigmoid_pair"), options: { sizes: { C: 1536 }, vector: 4 } });
+    expect(a.plan.mapping.U).toBe(1);
+    expect(a.msl).not.toContain("tile_h");
+    expect(a.msl).not.toMatch(/ U=\d/);
+  });
+});
+
+describe("the vector-chain term of the element grid's cost", () => {
+  const pick = (dev: any, sizes: Record<string, number>, extra: object = {}): any =>
+    wasm.call({ command: "plan", document: kase("sigmoid_pair"), options: { sizes, candidates: true, device: dev, ...extra } });
+
+  it("adds vectorChainFraction x (vectors per thread - 1) x the memory term to latency, nothing at one vector", () => {
+    const base = device("nvidia-h200-calibrated");
+    const zero = { ...base, costModel: { ...base.costModel, vectorChainFraction: 0 } };
+    const sizes = { R: 768, C: 6144 };
+    const byV = (p: any): Map<string, any> => new Map(p.candidates.map((c: any) => [`${c.mapping.V}/${c.mapping.U}`, c.cost.terms]));
+    const on = byV(pick(base, sizes));
+    const off = byV(pick(zero, sizes));
+    const f = base.costModel.vectorChainFraction;
+    expect(f).toBeGreaterThan(0);
+    for (const [key, cost] of on) {
+      const H = key === "8/1" ? 1 : 0; // V = 8: two packed vectors of 4 per thread, one beyond the first
+      expect(cost.latency - off.get(key).latency).toBeCloseTo(H * f * cost.memory, 1);
+    }
+    // --unroll 3 with V = 4: three vectors per thread
+    const u3 = pick(base, sizes, { vector: 4, unroll: 3 }).cost.terms;
+    const u3off = pick(zero, sizes, { vector: 4, unroll: 3 }).cost.terms;
+    expect(u3.latency - u3off.latency).toBeCloseTo(2 * f * u3.memory, 1);
+    expect(u3.latency - u3off.latency).toBeGreaterThan(0);
+  });
+
+  it("the calibrated H200 record picks one packed vector per thread for the pairs at the benchmark shapes (run 32); the default device's picks keep V = 8 where they had it", () => {
+    const h200 = device("nvidia-h200-calibrated");
+    for (const sizes of [{ R: 768, C: 6144 }, { R: 1024, C: 4096 }, { R: 4096, C: 4096 }, { R: 2048, C: 8192 }]) {
+      expect(pick(h200, sizes).mapping).toMatchObject({ V: 4, U: 1 });
+    }
+    // the built-in Apple record has no measured chain term: its pick is the one of before
+    const m1 = wasm.call({ command: "plan", document: kase("sigmoid_pair"), options: { sizes: { R: 64, C: 4096 } } });
+    expect(m1.mapping).toMatchObject({ V: 8, U: 1 });
+  });
+});

@@ -33,6 +33,13 @@
 //   names_non_ascii, names_punctuation
 //                                two names that sanitize to "_": the emitter looped forever (JS)
 //                                or trapped (WebAssembly)
+//   bool_ne_compare              eq / ne of two bools, which docs/tile-ir.md allows, was TIR017
+//   wrapped_const_index          X[i + 65536 * 65536]: i32 arithmetic wraps, so the index is i; the
+//                                checker compared the exact 2^32 + i with the extent (TIR023)
+//   export_tile_prefix           a parameter named "_tileX": the Python export's name loop appended
+//                                "_" forever (JS hung, WebAssembly trapped)
+// (and, not fixtures here: a loop variable past 2^31 is TIR030 (test/fixtures/validate); the f32
+// overflow note, below)
 import { describe, expect, it, beforeAll, afterAll } from "vitest";
 import fs from "node:fs";
 import path from "node:path";
@@ -88,6 +95,9 @@ const CASES: Record<string, Expect> = {
   rename_prefix_waw: { realization: "serial-program", variants: [{}] },
   rename_prefix_store_side: { realization: "serial-program", variants: [{}] },
   rename_prefix_nest: { realization: "serial-program", variants: [{}] },
+  bool_ne_compare: { realization: "fused-elementwise", variants: [{}, { vector: 4 }] },
+  wrapped_const_index: { realization: "fused-elementwise", variants: [{}, { vector: 4 }] },
+  export_tile_prefix: { realization: "fused-elementwise", variants: [{}] },
 };
 
 describe("held-out documents: both engines agree, and every variant validates on the host runtime", () => {
@@ -199,5 +209,46 @@ describe("what each finding was", () => {
     store.value = ["select", ["and", ["gt", ["load", "X", ["r", ["add", "c", 1]]], ["f32", 0]], ["lt", "c", 3]], ["f32", 1], ["f32", 0]];
     const left = wasm.call({ command: "validate", document: JSON.stringify(doc), options: {} });
     expect(left.diagnostics.map((d: any) => d.code)).toEqual(["TIR023"]);
+  });
+
+  it("a name starting with the export's own prefix _tile is renamed once, in both engines and both Python targets", () => {
+    for (const target of ["mlx", "torch-mps"]) {
+      const a = wasm.call({ command: "emit", document: text("export_tile_prefix"), options: { target } });
+      const b = js.call({ command: "emit", document: text("export_tile_prefix"), options: { target } });
+      expect(a.ok, target).toBe(true);
+      expect(JSON.stringify(a)).toBe(JSON.stringify(b));
+      expect(a.python).toContain("k_tileX");
+    }
+  });
+
+  it("a finite reference where the kernel overflows f32: the note says a plain f32 evaluation overflows too", () => {
+    const doc = JSON.stringify({ tile: 1, name: "softplus", attrs: { noalias: true }, sizes: { N: 256 },
+      params: [{ name: "X", dtype: "f32", shape: ["N"] }, { name: "Y", dtype: "f32", shape: ["N"] }],
+      body: [{ for: "i", in: [0, "N"], kind: "parallel", body: [
+        { store: "Y", at: ["i"], value: ["log", ["add", ["f32", 1], ["exp", ["load", "X", ["i"]]]]] }] }] });
+    const r = runAndValidate({ engine: wasm, runtime, text: doc, options: {}, seed: 1, inputRange: [80, 100] });
+    expect(r.passed).toBe(false);
+    const c = r.outputs[0].f32ProgramOrder!;
+    expect(c.nonFinite).toBeGreaterThan(0);
+    expect(c.alsoNonFinite).toBe(c.nonFinite);
+    // inside the f32 range the same document passes, with no note
+    const ok = runAndValidate({ engine: wasm, runtime, text: doc, options: {}, seed: 1 });
+    expect(ok.passed).toBe(true);
+    expect(ok.outputs[0].f32ProgramOrder).toBeUndefined();
+  });
+
+  it("an empty inner loop is named as one, and a body with no program loop says it runs in one thread", () => {
+    const inner = JSON.stringify({ tile: 1, name: "ext0", attrs: { noalias: true }, sizes: { N: 10 },
+      params: [{ name: "X", dtype: "f32", shape: ["N"] }, { name: "Y", dtype: "f32", shape: ["N"] }],
+      body: [{ for: "i", in: [0, "N"], kind: "parallel", body: [{ for: "j", in: [0, 0], kind: "parallel", body: [
+        { store: "Y", at: ["i"], value: ["load", "X", ["i"]] }] }] }] });
+    const p = wasm.call({ command: "plan", document: inner, options: {} });
+    expect(JSON.stringify(p.rules)).toContain("runs no iteration (extent 0)");
+    const two = JSON.stringify({ tile: 1, name: "two", attrs: { noalias: true }, sizes: { N: 10 },
+      params: [{ name: "X", dtype: "f32", shape: ["N"] }, { name: "Y", dtype: "f32", shape: ["N"] }],
+      body: [{ for: "i", in: [0, "N"], kind: "parallel", body: [{ store: "Y", at: ["i"], value: ["load", "X", ["i"]] }] },
+        { for: "k", in: [0, "N"], kind: "parallel", body: [{ store: "Y", at: ["k"], value: ["f32", 1] }] }] });
+    const q = wasm.call({ command: "plan", document: two, options: {} });
+    expect(q.diagnostics.map((d: any) => d.message).join(" ")).toContain("(the whole body in one thread, no cooperation)");
   });
 });

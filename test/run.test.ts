@@ -171,7 +171,12 @@ describe("tile run", () => {
     const f32 = Float64Array.from([1.5, 1.001, 1, 0, NaN]);
     const mask = Uint8Array.from([1, 1, 1, 0, 1]);
     // element 1: got and f32 outside; element 2: only got; element 3 unwritten; 4 non-finite
-    expect(f32ProgramOrder("f32", got, ref, mask, f32)).toEqual({ outside: 2, alsoOutside: 1, maxAbsError: expect.closeTo(0.001, 9) });
+    expect(f32ProgramOrder("f32", got, ref, mask, f32)).toEqual({ outside: 2, alsoOutside: 1, maxAbsError: expect.closeTo(0.001, 9), nonFinite: 0, alsoNonFinite: 0 });
+    // the kernel's infinity for a finite reference: counted apart, with whether plain f32 overflows too
+    const ref2 = Float64Array.from([95.6, 95.6, 1]);
+    const got2 = Float64Array.from([Infinity, NaN, 1]);
+    const f322 = Float64Array.from([Infinity, 95.6, 1]);
+    expect(f32ProgramOrder("f32", got2, ref2, Uint8Array.from([1, 1, 1]), f322)).toEqual({ outside: 0, alsoOutside: 0, maxAbsError: 0, nonFinite: 2, alsoNonFinite: 1 });
   });
 
   it("the oracle's f32 mode rounds every operation and reduction step to f32; the default stays FP64", () => {

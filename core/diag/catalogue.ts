@@ -34,6 +34,7 @@ export const CODES: Array<string> = [
   "TIR027", "error", "invalid-utf8", "The document bytes are not valid UTF-8.",
   "TIR028", "error", "duplicate-parameter", "Two parameters have the same name.",
   "TIR029", "error", "empty-name", "A size, parameter, loop, axis or scalar is named by the empty string.",
+  "TIR030", "error", "loop-variable-out-of-range", "A loop or reduction variable would take a value outside the i32 range.",
   // Planning
   "TPL001", "error", "write-conflict", "Two parallel iterations provably store to the same element.",
   "TPL002", "error", "bad-option", "A plan option is out of range or inconsistent.",

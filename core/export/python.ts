@@ -57,8 +57,10 @@ export function pyIdent(name: string, taken: Array<string>): string {
     parts.push(ok ? String.fromCharCode(c) : "_");
   }
   let s: string = parts.join("");
-  if (s.length == 0 || (s.charCodeAt(0) >= 48 && s.charCodeAt(0) <= 57)) s = "k" + s;
-  while (PY_RESERVED.indexOf(s) >= 0 || taken.indexOf(s) >= 0 || (s.length >= 5 && s.substring(0, 5) == "_tile")) s = s + "_";
+  // a leading digit, or the module's own prefix "_tile": a letter in front (appending could never
+  // remove the prefix)
+  if (s.length == 0 || (s.charCodeAt(0) >= 48 && s.charCodeAt(0) <= 57) || s.startsWith("_tile")) s = "k" + s;
+  while (PY_RESERVED.indexOf(s) >= 0 || taken.indexOf(s) >= 0) s = s + "_";
   taken.push(s);
   return s;
 }

@@ -39,6 +39,22 @@ class Binding {
   }
 }
 
+const TWO_32: f64 = 4294967296.0;
+const I32_MIN: f64 = -2147483648.0;
+const I32_MAX: f64 = 2147483647.0;
+
+/** Shifts the exact range [lo, hi] of an i32 expression by the multiple of 2^32 that wrapping
+ *  applies, in place; false when its ends wrap differently (no single range). */
+function wrapIntoI32(range: Array<f64>): bool {
+  // beyond 2^53 the f64 range is not exact
+  if (Math.abs(range[0]) > 9007199254740992.0 || Math.abs(range[1]) > 9007199254740992.0) return false;
+  const k: f64 = Math.floor((range[0] - I32_MIN) / TWO_32);
+  if (Math.floor((range[1] - I32_MIN) / TWO_32) != k) return false;
+  range[0] = range[0] - k * TWO_32;
+  range[1] = range[1] - k * TWO_32;
+  return true;
+}
+
 class Checker {
   doc: Doc;
   diags: Array<Diagnostic> = new Array<Diagnostic>();
@@ -232,17 +248,22 @@ class Checker {
     const st = affineOf(s.step, env, 0);
     if (ex !== null) {
       const eb = new Array<f64>();
-      b.runs = this.boundsOf(changetype<Affine>(ex), eb) && eb[0] >= 1.0;
+      b.runs = this.boundsOf(changetype<Affine>(ex), eb) && eb[0] >= 1.0 && eb[1] <= I32_MAX;
     }
     if (mn !== null && ex !== null && st !== null) {
       const mb = new Array<f64>();
       const m = changetype<Affine>(mn);
       const x = changetype<Affine>(ex);
       const p = changetype<Affine>(st);
-      if (x.isConst() && p.isConst() && x.c >= 1.0 && p.c >= 1.0 && this.boundsOf(m, mb)) {
+      if (x.isConst() && p.isConst() && x.c >= 1.0 && p.c >= 1.0 && x.c <= I32_MAX && p.c <= I32_MAX &&
+          this.boundsOf(m, mb) && mb[0] >= I32_MIN && mb[1] <= I32_MAX) {
         b.lo = mb[0];
         b.hi = mb[1] + (x.c - 1.0) * p.c;
         b.exact = true;
+        if (b.hi > I32_MAX) {
+          this.err("TIR030", ptr, "The " + (kind == "axis" ? "reduction" : "loop") + " variable \"" + name + "\" would reach " + fmtInt(b.hi) +
+            ", past the i32 range (at most 2147483647): shorten the range or lower its min.");
+        }
         if (mb[0] != mb[1]) {
           // min varies with enclosing variables (each over an exact range, so its extremes are
           // reached): the variable is min + t with t over [0, (extent - 1) * step], independent of them
@@ -359,6 +380,10 @@ class Checker {
       if (!this.boundsOf(changetype<Affine>(a), range)) continue;
       const extent: f64 = <f64>this.doc.dim(pi, i);
       if (extent <= 0.0) continue;
+      // i32 arithmetic wraps (add, sub, mul, neg are exact modulo 2^32): the index takes the exact
+      // value shifted into the i32 range by a multiple of 2^32; where the exact range spans two
+      // such shifts, the value is not one range and the run decides
+      if (!wrapIntoI32(range)) continue;
       if (range[0] < 0.0 || range[1] >= extent) {
         this.err("TIR023", idx[i].ptr, "Index " + i.toString() + " of \"" + p.name + "\" ranges over [" + fmtInt(range[0]) + ", " + fmtInt(range[1]) + "] but the dimension has extent " + fmtInt(extent) + " (valid 0.." + fmtInt(extent - 1.0) + ").");
       }
@@ -443,8 +468,8 @@ class Checker {
         this.err("TIR017", e.ptr, "Both operands of \"" + op + "\" must have one type (found " + a + " and " + b + "); add a cast.");
         return "";
       }
-      if (a == "bool") {
-        this.err("TIR017", e.ptr, "\"" + op + "\" takes numbers, not bool.");
+      if (a == "bool" && op != "eq" && op != "ne") {
+        this.err("TIR017", e.ptr, "\"" + op + "\" takes numbers, not bool" + (op == "lt" || op == "le" || op == "gt" || op == "ge" ? " (bool compares with eq and ne only)." : "."));
         return "";
       }
       if (op == "mod" && a != "i32") {

@@ -64,7 +64,8 @@ function checkCompact(ctx: LegalityContext, s: Site, v: Verdict): void {
   for (let k: i32 = 0; k < s.loops.length; k++) {
     const l = s.loops[k];
     if (!l.exact || l.step != 1.0) {
-      v.unknown("The loop " + quoted(l.name) + " around the store to " + quoted(s.buffer) + " has no constant range, so the store's image cannot be computed.", l.stmt.ptr);
+      const empty: bool = l.minConst && l.extentConst && l.extent < 1.0;
+      v.unknown("The loop " + quoted(l.name) + " around the store to " + quoted(s.buffer) + (empty ? " runs no iteration (extent " + num(l.extent) + ")" : " has no constant range") + ", so the store's image cannot be computed.", l.stmt.ptr);
       return;
     }
     names.push(l.name);

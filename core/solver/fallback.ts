@@ -69,9 +69,10 @@ export function causeText(cause: string, fix: string, pointer: string): Fallback
 }
 
 /** The TPL008 warning (or, when the serial program is refused, the TPL010 error). */
-export function fallbackDiagnostic(what: string, c: FallbackCause, allowSerial: bool, ignored: string, apart: bool): Diagnostic {
+export function fallbackDiagnostic(what: string, c: FallbackCause, allowSerial: bool, ignored: string, apart: bool, whole: bool = false): Diagnostic {
   const head = allowSerial
-    ? (apart ? "Falls back to the serial program (one thread per logical program, no cooperation): "
+    ? (whole ? "Falls back to the serial program (the whole body in one thread, no cooperation): "
+      : apart ? "Falls back to the serial program (one thread per logical program, no cooperation): "
       : "Falls back to the serial program (one thread runs every logical program in order, no cooperation): ")
     : "Refused by --no-serial: the plan would fall back to the serial program: ";
   let msg = head + what + " because " + c.cause + ".";

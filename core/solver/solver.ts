@@ -400,7 +400,7 @@ function useSerial(doc: Doc, st: Structure, device: Device, o: Options, plan: Pl
   const programs: i32 = st.programLoop === null ? 1 : programExtent(doc, changetype<Stmt>(st.programLoop));
   const indep = checkProgramsIndependent(doc, st, programs);
   const apart = st.programLoop !== null && indep.holds();
-  plan.diags.push(fallbackDiagnostic(what, cause, o.serial, ignoredWidths(o), st.programLoop === null || apart));
+  plan.diags.push(fallbackDiagnostic(what, cause, o.serial, ignoredWidths(o), apart, st.programLoop === null));
   plan.realization = REALIZATION_SERIAL;
   plan.mapping = serialMapping(doc, st, apart);
   if (st.programLoop !== null && programs > 1) {

@@ -82,7 +82,7 @@ export interface OutputCheck {
    *  reductions left to right) against the same FP64 reference, over those elements: how many
    *  of them it misses too, and its largest error there. Information only: the verdict is the
    *  comparison above (docs/tile-ir.md, "Validation of a run"). */
-  f32ProgramOrder?: { outside: number; alsoOutside: number; maxAbsError: number };
+  f32ProgramOrder?: { outside: number; alsoOutside: number; maxAbsError: number; nonFinite: number; alsoNonFinite: number };
   /** Set (true) on an i32 output whose stored value goes through a cast from f32: compared
    *  within 1 + abs + rel * |ref| instead of exactly (see compare). */
   castFromF32?: boolean;
@@ -97,13 +97,19 @@ export interface OutputCheck {
  * is ill-conditioned at these inputs (cancellation: terms far larger than the result), not
  * miscomputed by the kernel alone.
  */
-export function f32ProgramOrder(dtype: string, got: ArrayLike<number>, ref: ArrayLike<number>, mask: Uint8Array, f32: ArrayLike<number>): { outside: number; alsoOutside: number; maxAbsError: number } {
+export function f32ProgramOrder(dtype: string, got: ArrayLike<number>, ref: ArrayLike<number>, mask: Uint8Array, f32: ArrayLike<number>): { outside: number; alsoOutside: number; maxAbsError: number; nonFinite: number; alsoNonFinite: number } {
   const tol = TOLERANCE[dtype] ?? TOLERANCE.f32;
-  let outside = 0, alsoOutside = 0, maxAbsError = 0;
+  let outside = 0, alsoOutside = 0, maxAbsError = 0, nonFinite = 0, alsoNonFinite = 0;
   for (let i = 0; i < got.length; i++) {
     if (!mask[i]) continue;
     const g = got[i], r = ref[i];
-    if (!Number.isFinite(g) || !Number.isFinite(r)) continue;
+    if (!Number.isFinite(r)) continue;
+    // the kernel's NaN or infinity for a finite reference: does plain f32 leave the range too?
+    if (!Number.isFinite(g)) {
+      nonFinite++;
+      if (!Number.isFinite(f32[i])) alsoNonFinite++;
+      continue;
+    }
     const bound = tol.abs + tol.rel * Math.abs(r);
     if (Math.abs(g - r) <= bound) continue;
     outside++;
@@ -111,7 +117,7 @@ export function f32ProgramOrder(dtype: string, got: ArrayLike<number>, ref: Arra
     if (!(e <= bound)) alsoOutside++;
     if (e > maxAbsError || Number.isNaN(e)) maxAbsError = e;
   }
-  return { outside, alsoOutside, maxAbsError };
+  return { outside, alsoOutside, maxAbsError, nonFinite, alsoNonFinite };
 }
 
 /** More than this share of an output's references non-finite: a TSH002 warning. */
@@ -411,7 +417,7 @@ function validateOnce(req: RunRequest, mayReplan: boolean): RunResult {
     if (req.dumpDir) writeDump(req.dumpDir, doc, plan, msl, req, dumps, read, written);
     // beside finite elements outside the tolerance: the same document in plain f32 (one evaluation
     // of the initial inputs; not for buffers updated in place, whose reference chains dispatches)
-    if (!inPlace && outputs.some((o) => o.mismatches > o.nonFinite)) {
+    if (!inPlace && outputs.some((o) => o.mismatches > 0)) {
       let plain: ReturnType<typeof evaluate> | null = null;
       try {
         plain = evaluate(doc, inputs, "f32");
@@ -421,9 +427,9 @@ function validateOnce(req: RunRequest, mayReplan: boolean): RunResult {
       if (plain) {
         for (const o of outputs) {
           const g = gotOf.get(o.name);
-          if (!g || g.dtype === "i32" || o.mismatches <= o.nonFinite) continue;
+          if (!g || g.dtype === "i32" || o.mismatches === 0) continue;
           const c = f32ProgramOrder(g.dtype, g.view, oracle.buffers.get(o.name)!, oracle.written.get(o.name)!, plain.buffers.get(o.name)!);
-          if (c.outside > 0) o.f32ProgramOrder = c;
+          if (c.outside > 0 || c.nonFinite > 0) o.f32ProgramOrder = c;
         }
       }
     }

@@ -83,6 +83,12 @@ export function runCommand(engine: Engine, file: string, options: PlanOptions, r
       for (const o of r.outputs) {
         const c = o.f32ProgramOrder;
         if (!c) continue;
+        if (c.nonFinite > 0) {
+          process.stdout.write(c.alsoNonFinite > 0
+            ? `  note: ${o.name}: at ${c.alsoNonFinite} of the ${c.nonFinite} elements where the kernel gave NaN or infinity for a finite reference, a plain f32 evaluation of the document in program order gives NaN or infinity too: an intermediate leaves the f32 range at these inputs (the FP64 reference does not); the verdict stands (--input-range LO,HI narrows the inputs, or rewrite the expression to stay in range)\n`
+            : `  note: ${o.name}: a plain f32 evaluation of the document in program order stays finite at all ${c.nonFinite} elements where the kernel gave NaN or infinity for a finite reference\n`);
+        }
+        if (c.outside === 0) continue;
         process.stdout.write(c.alsoOutside > 0
           ? `  note: ${o.name}: ${c.alsoOutside} of the ${c.outside} elements outside the tolerance are outside it in a plain f32 evaluation of the document in program order too (every operation rounded to f32; its largest error there ${c.maxAbsError.toExponential(2)}): at these inputs the result is ill-conditioned (cancellation), and f32 arithmetic does not meet the FP64 tolerance there; the verdict stands (--input-range LO,HI narrows the inputs)\n`
           : `  note: ${o.name}: a plain f32 evaluation of the document in program order meets the tolerance at all ${c.outside} elements outside it here (its largest error there ${c.maxAbsError.toExponential(2)})\n`);

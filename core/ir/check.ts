@@ -43,6 +43,11 @@ const TWO_32: f64 = 4294967296.0;
 const I32_MIN: f64 = -2147483648.0;
 const I32_MAX: f64 = 2147483647.0;
 
+/** The i32 value an exact integer wraps to. */
+function wrapI32(x: f64): f64 {
+  return x - Math.floor((x - I32_MIN) / TWO_32) * TWO_32;
+}
+
 /** Shifts the exact range [lo, hi] of an i32 expression by the multiple of 2^32 that wrapping
  *  applies, in place; false when its ends wrap differently (no single range). */
 function wrapIntoI32(range: Array<f64>): bool {
@@ -381,9 +386,19 @@ class Checker {
       const extent: f64 = <f64>this.doc.dim(pi, i);
       if (extent <= 0.0) continue;
       // i32 arithmetic wraps (add, sub, mul, neg are exact modulo 2^32): the index takes the exact
-      // value shifted into the i32 range by a multiple of 2^32; where the exact range spans two
-      // such shifts, the value is not one range and the run decides
-      if (!wrapIntoI32(range)) continue;
+      // value shifted into the i32 range by a multiple of 2^32. Where the exact range spans two
+      // such shifts the values are not one range: its two ends (both taken) are checked alone
+      const lo: f64 = range[0];
+      const hi: f64 = range[1];
+      if (!wrapIntoI32(range)) {
+        const a: f64 = wrapI32(lo);
+        const b: f64 = wrapI32(hi);
+        const bad: f64 = a < 0.0 || a >= extent ? a : b;
+        if (Math.abs(lo) <= 9007199254740992.0 && Math.abs(hi) <= 9007199254740992.0 && (bad < 0.0 || bad >= extent)) {
+          this.err("TIR023", idx[i].ptr, "Index " + i.toString() + " of \"" + p.name + "\" takes the value " + fmtInt(bad) + " (its i32 arithmetic wraps) but the dimension has extent " + fmtInt(extent) + " (valid 0.." + fmtInt(extent - 1.0) + ").");
+        }
+        continue;
+      }
       if (range[0] < 0.0 || range[1] >= extent) {
         this.err("TIR023", idx[i].ptr, "Index " + i.toString() + " of \"" + p.name + "\" ranges over [" + fmtInt(range[0]) + ", " + fmtInt(range[1]) + "] but the dimension has extent " + fmtInt(extent) + " (valid 0.." + fmtInt(extent - 1.0) + ").");
       }

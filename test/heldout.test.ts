@@ -38,6 +38,10 @@
 //                                checker compared the exact 2^32 + i with the extent (TIR023)
 //   export_tile_prefix           a parameter named "_tileX": the Python export's name loop appended
 //                                "_" forever (JS hung, WebAssembly trapped)
+//   i32_cache_value_reuse, i32_reuse_select
+//                                an f32 reduce value of an i32 buffer's stripe (0.3 * float(A))
+//                                was kept for the later stages in the int register stripe: truncated
+//                                (admitted and wrong at every width; --no-cache-input was right)
 // (and, not fixtures here: a loop variable past 2^31 is TIR030 (test/fixtures/validate); the f32
 // overflow note, below)
 import { describe, expect, it, beforeAll, afterAll } from "vitest";
@@ -98,6 +102,8 @@ const CASES: Record<string, Expect> = {
   bool_ne_compare: { realization: "fused-elementwise", variants: [{}, { vector: 4 }] },
   wrapped_const_index: { realization: "fused-elementwise", variants: [{}, { vector: 4 }] },
   export_tile_prefix: { realization: "fused-elementwise", variants: [{}] },
+  i32_cache_value_reuse: { realization: "cooperative-reduction", variants: [{}, { vector: 4 }, { programsPerGroup: 2 }, { cacheInput: false }] },
+  i32_reuse_select: { realization: "cooperative-reduction", variants: [{}, { vector: 8 }, { threads: 32 }] },
 };
 
 describe("held-out documents: both engines agree, and every variant validates on the host runtime", () => {
@@ -250,5 +256,20 @@ describe("what each finding was", () => {
         { for: "k", in: [0, "N"], kind: "parallel", body: [{ store: "Y", at: ["k"], value: ["f32", 1] }] }] });
     const q = wasm.call({ command: "plan", document: two, options: {} });
     expect(q.diagnostics.map((d: any) => d.message).join(" ")).toContain("(the whole body in one thread, no cooperation)");
+  });
+
+  it("a reduce value computed in f32 from an i32 stripe is not kept in the int stripe", () => {
+    const e = wasm.call({ command: "emit", document: text("i32_cache_value_reuse"), options: {} });
+    expect(e.plan.mapping.cached).toBe(true);
+    expect(e.msl).toMatch(/int cache_A\[/);
+    // the stripe keeps A's own values; no later stage stores an f32 value into it
+    expect(e.msl).not.toMatch(/cache_A\[[^\]]*\] = tile_e/);
+    // the same document over an f32 buffer keeps the value (the reuse of before)
+    const f = JSON.parse(text("i32_cache_value_reuse"));
+    f.params[0].dtype = "f32";
+    f.body[0].body[0].value = ["mul", ["load", "A", ["r", "c"]], ["f32", 0.3]];
+    f.body[0].body[1].value = ["mul", ["load", "A", ["r", "c"]], ["f32", 0.3]];
+    const g = wasm.call({ command: "emit", document: JSON.stringify(f), options: {} });
+    expect(g.msl).toMatch(/cache_A\[[^\]]*\] = tile_e/);
   });
 });

@@ -9,7 +9,7 @@
 // H200 (evidence/h200/README.md, run 13): softmax 768x6144 11.56 -> 11.10 us.
 // Decided from the IR's structure only (expression trees, loop ranges, where buffers are read).
 
-import { Expr, Stmt } from "../ir/ast";
+import { Expr, Stmt, valueType } from "../ir/ast";
 import { RUN_DISTRIBUTED } from "../analysis/distribution";
 import { Ctx } from "./context";
 import { emitExpr, mentions } from "./expr";
@@ -96,6 +96,9 @@ export function findKept(list: Array<Stmt>, cx: Ctx): void {
     const extText = emitExpr(r.extent, cx).text;
     const buf = cachedOnly(r.value, r, minText, extText, cx);
     if (buf == "" || cx.keepBuf.indexOf(buf) >= 0) continue;
+    // the value (f32) goes into the buffer's register stripe: only a stripe of f32 slots holds it
+    // (an i32 buffer's stripe is int: 0.3 * A would be truncated there for the later stages)
+    if (valueType(cx.doc.params[cx.doc.paramIndex(buf)].dtype) != "f32") continue;
     const occ = new Array<i32>();
     occ.push(0);
     let outside: bool = false;

@@ -415,12 +415,14 @@ function validateOnce(req: RunRequest, mayReplan: boolean): RunResult {
     }
     runtime.freePipeline(pipe);
     if (req.dumpDir) writeDump(req.dumpDir, doc, plan, msl, req, dumps, read, written);
-    // beside finite elements outside the tolerance: the same document in plain f32 (one evaluation
-    // of the initial inputs; not for buffers updated in place, whose reference chains dispatches)
-    if (!inPlace && outputs.some((o) => o.mismatches > 0)) {
+    // beside elements outside the tolerance: the same document in plain f32 (one evaluation of
+    // the initial inputs, or DISPATCHES chained ones where a buffer is updated in place, as the
+    // reference is)
+    if (outputs.some((o) => o.mismatches > 0)) {
       let plain: ReturnType<typeof evaluate> | null = null;
       try {
         plain = evaluate(doc, inputs, "f32");
+        for (let k = 1; inPlace && k < DISPATCHES; k++) plain = evaluate(doc, plain.buffers as Map<string, Float64Array | Int32Array>, "f32");
       } catch {
         plain = null;
       }

@@ -16,6 +16,7 @@ import { type Skel, fexpr, skel1 } from "./gen";
 export const SHAPES = [
   "if-else", "if-overwrite", "if-inplace", "serial-around", "inplace", "shifted", "neg-min", "mod-min",
   "step", "guarded", "offsets", "offsets-interleaved", "cross-read", "names", "select-pad", "minmax-extent",
+  "i32-reuse",
 ] as const;
 export type Shape = (typeof SHAPES)[number];
 
@@ -179,6 +180,21 @@ export function buildStructural(s: StructSpec): StructCase {
       body.push({ store: "Z", at: [row], value: "sm" });
       body.push(ploop([{ store: "Y", at: [row, cv], value: val([x(), "sm"]) }], 0, ["max", ["sub", "C", s.k], ["min", "C", 1]]));
       break;
+    case "i32-reuse": {
+      // an f32 value of an i32 buffer's stripe, reduced twice and used again in the output loop
+      // (the emitter may keep a reduce value in a stripe only of f32 slots)
+      addY();
+      params.push({ name: "A", dtype: "i32", shape: ["R", "C"] });
+      params.push({ name: "Z", dtype: "f32", shape: ["R"] });
+      const e: J = s.k % 2 === 0
+        ? ["mul", ["cast", "f32", L("A", row, cv)], f32(0.3 + 0.1 * s.k)]
+        : ["select", ["gt", L("A", row, cv), s.k], f32(0.25), ["mul", f32(0.5), x()]];
+      body.push({ reduce: "ia", combiner: "sum", over: [cv, 0, "C"], value: e });
+      body.push({ reduce: "ib", combiner: s.combiner, over: [cv, 0, "C"], value: ["add", e, ["mul", f32(0.125), "ia"]] });
+      body.push({ store: "Z", at: [row], value: ["add", "ia", "ib"] });
+      body.push(ploop([{ store: "Y", at: [row, cv], value: ["sub", e, ["mul", f32(0.0625), "ia"]] }]));
+      break;
+    }
     case "names":
       params[0].name = "ray_data";
       params.push({ name: "object_data", dtype: "f32", shape: ["R"] });

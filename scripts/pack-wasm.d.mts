@@ -8,6 +8,8 @@ export function packWasm(input: Uint8Array): {
   segments?: number;
   imageBytes?: number;
   packedBytes?: number;
+  recordBytes?: number;
   dataSectionBytes?: number;
+  unpackerBytes?: number;
 };
 export function sameMemoryAfterStart(a: Uint8Array, b: Uint8Array): Promise<boolean>;

@@ -5,8 +5,8 @@
 //
 // AssemblyScript lays out every static string as a 20-byte object header plus UTF-16 text, in
 // thousands of active data segments. This replaces all of them with one passive segment holding
-// the same memory image, compressed (LZ77 + a range coder, below), and a start function (about
-// 1 KB, written in WebAssembly text below) that unpacks the image to the addresses the segments
+// the same memory image, compressed (records, then LZ77 + a range coder, below), and a start
+// function (about 1.4 KB, written in WebAssembly text below) that unpacks the image to the addresses the segments
 // named, clears the scratch space and probability table it used, drops the segment and then calls the module's own start function. Storage only: no code
 // of the module changes, and after instantiation memory holds exactly the bytes it held without
 // packing. The script checks that on every module it writes (instantiating both and comparing
@@ -16,18 +16,22 @@ import { pathToFileURL } from "node:url";
 import binaryen from "binaryen";
 
 // ---- the encoding ---------------------------------------------------------------------------
-// LZ77 tokens written with an adaptive binary range coder (the one LZMA uses: 11-bit
-// probabilities, 32-bit range, carry propagation through a cached byte). Every bit is coded with
-// its own probability, which adapts to the bits seen before under the same context:
-//   a token starts with bit isMatch[ctx], ctx = (output position & 1) | (previous token was a
-//   match) << 1 (static data is mostly UTF-16 text: even bytes ASCII, odd bytes zero);
-//   0: a literal byte, 8 bits high to low on a binary tree, with the position's parity as context;
-//   1: bit isRep[ctx]: 1 = copy from the same distance as the previous match; 0 = a new distance
-//      follows as a number; then the length as a number (length - MIN_REP + 1).
+// Two stages. First the image is rewritten as records (below: static strings as their 8-bit
+// text, static ArrayBuffers as differences of words, the rest raw), about 40% of its size.
+// Then LZ77 tokens of the records are written with an adaptive binary range coder (the one LZMA
+// uses: 11-bit probabilities, 32-bit range, carry propagation through a cached byte). Every bit
+// is coded with its own probability, which adapts to the bits seen before under the same context:
+//   a token starts with bit isMatch[ctx], ctx = (previous token was a match) << 1 | (the byte
+//   before is at most 32: a space, a control byte or a record's small number);
+//   0: a literal byte, 8 bits high to low on a binary tree, one tree per top 3 bits of the byte
+//      before (LZMA's lc = 3);
+//   1: bit isRep[ctx]: 1 = copy from the same distance as the previous match; 0 = a new distance;
+//      then the length as a number (length - MIN_REP + 1), then a new distance as a number, with
+//      its own probabilities for matches of 2-3 bytes and of 4 or more.
 // A number v >= 1 is its bit count nb in unary (nb - 1 ones, then a zero unless nb is 32), then
 // its nb - 1 bits below the top one, high to low, each with its own probability per (nb, bit).
-// The stream ends when the image is complete; the coder's flush writes 5 bytes, so the decoder's
-// look-ahead never reads past the packed bytes.
+// The stream ends when the records are complete; the coder's flush writes 5 bytes, so the
+// decoder's look-ahead never reads past the packed bytes.
 
 const MIN_MATCH = 3; // shortest match at a new distance
 const MIN_REP = 2; // shortest match at the previous distance
@@ -37,10 +41,15 @@ const NUM_PROBS = 32 + 33 * 32; // probabilities of one kind of number
 // the probability table: u16 entries, all starting at 1024 (one half)
 const P_ISMATCH = 0;
 const P_ISREP = 4;
-const P_LIT = 8;
-const P_LEN = P_LIT + 512;
-const P_DIST = P_LEN + NUM_PROBS;
-const P_COUNT = P_DIST + NUM_PROBS;
+const P_LIT = 8; // 8 trees of 256, by the previous byte's top 3 bits
+const P_LEN = P_LIT + 8 * 256;
+const P_DIST = P_LEN + NUM_PROBS; // two sets: for matches of 2-3 bytes and of 4 or more
+const P_COUNT = P_DIST + 2 * NUM_PROBS;
+// the contexts (the decoder computes the same from the byte before the output position)
+const prevByte = (t, i) => (i > 0 ? t[i - 1] : 0);
+const matchCtx = (t, i, wasMatch) => (wasMatch << 1) | (prevByte(t, i) <= 32 ? 1 : 0);
+const litBase = (t, i) => P_LIT + (prevByte(t, i) >> 5) * 256;
+const distBase = (len) => P_DIST + (len > 3 ? NUM_PROBS : 0);
 
 class RangeEncoder {
   constructor() {
@@ -169,7 +178,7 @@ function greedyParse(img, find) {
 }
 
 /** Codes `tokens` with the range coder; with `counts`, also counts each probability's bits. */
-function encodeTokens(tokens, counts = null) {
+function encodeTokens(img, tokens, counts = null) {
   const e = new RangeEncoder();
   const bit = (k, b) => {
     if (counts !== null) counts[2 * k + b]++;
@@ -184,13 +193,14 @@ function encodeTokens(tokens, counts = null) {
   let i = 0;
   let wasMatch = 0;
   for (const t of tokens) {
-    const ctx = (i & 1) | (wasMatch << 1);
+    const ctx = matchCtx(img, i, wasMatch);
     if (t[0] === 0) {
       bit(P_ISMATCH + ctx, 0);
       let sym = 1;
+      const lb = litBase(img, i);
       for (let k = 7; k >= 0; k--) {
         const b = (t[1] >> k) & 1;
-        bit(P_LIT + (i & 1) * 256 + sym, b);
+        bit(lb + sym, b);
         sym = sym * 2 + b;
       }
       i++;
@@ -198,8 +208,8 @@ function encodeTokens(tokens, counts = null) {
     } else {
       bit(P_ISMATCH + ctx, 1);
       bit(P_ISREP + ctx, t[0] === 1 ? 0 : 1);
-      if (t[0] === 1) num(P_DIST, t[2]);
       num(P_LEN, t[1] - MIN_REP + 1);
+      if (t[0] === 1) num(distBase(t[1]), t[2]);
       i += t[1];
       wasMatch = 1;
     }
@@ -228,17 +238,17 @@ function optimalParse(img, find, counts) {
     for (let k = nb - 2; k >= 0; k--) c += bitPrice(base + 32 + nb * 32 + k, (v >>> k) & 1);
     return c;
   };
-  const litPrice = new Float64Array(512);
-  for (let parity = 0; parity < 2; parity++) {
+  const litPrice = new Float64Array(8 * 256);
+  for (let tree = 0; tree < 8; tree++) {
     for (let byte = 0; byte < 256; byte++) {
       let sym = 1;
       let c = 0;
       for (let k = 7; k >= 0; k--) {
         const b = (byte >> k) & 1;
-        c += bitPrice(P_LIT + parity * 256 + sym, b);
+        c += bitPrice(P_LIT + tree * 256 + sym, b);
         sym = sym * 2 + b;
       }
-      litPrice[parity * 256 + byte] = c;
+      litPrice[tree * 256 + byte] = c;
     }
   }
   const lenPrice = new Float64Array(n + 2);
@@ -262,7 +272,7 @@ function optimalParse(img, find, counts) {
   };
   for (let i = 0; i < n; i++) {
     const base = cost[i];
-    const ctx = (i & 1) | (wasMatch[i] << 1);
+    const ctx = matchCtx(img, i, wasMatch[i]);
     const matchBase = base + bitPrice(P_ISMATCH + ctx, 1);
     const r = repLength(img, i, rep[i]);
     const m = find(i);
@@ -270,20 +280,22 @@ function optimalParse(img, find, counts) {
     if (r >= NICE || longest[0] >= NICE) {
       // a long match: taken whole, the positions inside it are not expanded
       if (r >= longest[0]) relax(i, i + r, matchBase + bitPrice(P_ISREP + ctx, 1) + lenPrice[r], r, 0, rep[i]);
-      else relax(i, i + longest[0], matchBase + bitPrice(P_ISREP + ctx, 0) + numPrice(P_DIST, longest[1]) + lenPrice[longest[0]], longest[0], longest[1], longest[1]);
+      else relax(i, i + longest[0], matchBase + bitPrice(P_ISREP + ctx, 0) + numPrice(distBase(longest[0]), longest[1]) + lenPrice[longest[0]], longest[0], longest[1], longest[1]);
       const to = i + Math.max(r, longest[0]);
       while (i + 1 < to) i++;
       continue;
     }
-    relax(i, i + 1, base + bitPrice(P_ISMATCH + ctx, 0) + litPrice[(i & 1) * 256 + img[i]], 0, 0, rep[i]);
+    relax(i, i + 1, base + bitPrice(P_ISMATCH + ctx, 0) + litPrice[litBase(img, i) - P_LIT + img[i]], 0, 0, rep[i]);
     if (r >= MIN_REP) {
       const c0 = matchBase + bitPrice(P_ISREP + ctx, 1);
       for (let l = MIN_REP; l <= r; l++) relax(i, i + l, c0 + lenPrice[l], l, 0, rep[i]);
     }
     let lo = MIN_MATCH;
     for (const [l, d] of m) {
-      const c0 = matchBase + bitPrice(P_ISREP + ctx, 0) + numPrice(P_DIST, d);
-      for (let k = lo; k <= l; k++) relax(i, i + k, c0 + lenPrice[k], k, d, d);
+      const c0 = matchBase + bitPrice(P_ISREP + ctx, 0);
+      const short = numPrice(distBase(3), d);
+      const long = numPrice(distBase(4), d);
+      for (let k = lo; k <= l; k++) relax(i, i + k, c0 + (k > 3 ? long : short) + lenPrice[k], k, d, d);
       lo = l + 1;
     }
   }
@@ -297,26 +309,148 @@ function optimalParse(img, find, counts) {
   return tokens.reverse();
 }
 
-/** Compresses `img` (a Uint8Array) into the format above. Deterministic. The parse: the greedy
- *  one, then the cheapest one under the bit prices of the parse before (`rounds` rounds),
- *  whichever codes shortest. */
-export function compress(img, rounds = 2) {
-  const find = matchFinder(img);
-  let tokens = greedyParse(img, find);
+/** The LZ stage: codes the bytes `t` (deterministic). The parse: the greedy one, then the
+ *  cheapest one under the bit prices of the parse before (`rounds` rounds), whichever codes
+ *  shortest. */
+function lzCompress(t, rounds) {
+  const find = matchFinder(t);
+  let tokens = greedyParse(t, find);
   let counts = new Float64Array(2 * P_COUNT);
-  let best = encodeTokens(tokens, counts);
+  let best = encodeTokens(t, tokens, counts);
   for (let round = 0; round < rounds; round++) {
-    tokens = optimalParse(img, find, counts);
+    tokens = optimalParse(t, find, counts);
     counts = new Float64Array(2 * P_COUNT);
-    const out = encodeTokens(tokens, counts);
+    const out = encodeTokens(t, tokens, counts);
     if (out.length < best.length) best = out;
   }
   return best;
 }
 
-/** The reference decoder (the module's start function does the same in WebAssembly). */
-export function decompress(src, n) {
-  const dst = new Uint8Array(n);
+// ---- the records: static objects without their headers ----------------------------------
+// Before the LZ stage the image is rewritten as records, each a number v (LEB128) and bytes,
+// n = v >> 2:
+//   v & 3 = 1: n bytes as they are;
+//   v & 3 = 0: an AssemblyScript static string of n code units, all below 256, from its n low
+//      bytes: the object is ((2n + 19) & ~15) + 16 bytes: mmInfo = that - 4, gcInfo = gcInfo2 =
+//      0, rtId = 2, rtSize = 2n, the text as UTF-16, zeros to the end;
+//   v & 3 = 2: a static ArrayBuffer (rtId 1) of n 32-bit words (static arrays: mostly pointers
+//      to strings laid out one after another), each as its difference from the word before
+//      (the first from 0), 4 bytes little-endian; the object as a string's with 4n bytes.
+// An object is recognized at every fourth offset of the image (the first one too) where its
+// bytes are exactly that; everything else is raw. The records cover the image in order (the
+// last object's zeros may run past its end, into memory that is zero anyway).
+
+const u32At = (img, k) => (img[k] | (img[k + 1] << 8) | (img[k + 2] << 16) | (img[k + 3] << 24)) >>> 0;
+const objectSize = (payload) => ((payload + 19) & ~15) + 16;
+
+/** The record kind (0 or 2) and element count of the object at `s`, or null if there is none. */
+function objectAt(img, s) {
+  if (s + 20 > img.length) return null;
+  const sz = u32At(img, s + 16);
+  const rt = u32At(img, s + 12);
+  if (u32At(img, s + 4) !== 0 || u32At(img, s + 8) !== 0 || u32At(img, s) !== objectSize(sz) - 4 || s + 20 + sz > img.length) return null;
+  for (let k = s + 20 + sz; k < Math.min(s + objectSize(sz), img.length); k++) if (img[k] !== 0) return null;
+  if (rt === 2 && sz % 2 === 0) {
+    for (let k = s + 21; k < s + 20 + sz; k += 2) if (img[k] !== 0) return null;
+    return { kind: 0, n: sz / 2, size: objectSize(sz) };
+  }
+  if (rt === 1 && sz % 4 === 0) return { kind: 2, n: sz / 4, size: objectSize(sz) };
+  return null;
+}
+
+function toRecords(img) {
+  const out = [];
+  const leb = (v) => out.push(...uleb(v));
+  let s = 0;
+  let raw = 0;
+  const flush = (to) => {
+    if (to <= raw) return;
+    leb((to - raw) * 4 + 1);
+    for (let k = raw; k < to; k++) out.push(img[k]);
+  };
+  while (s < img.length) {
+    const obj = objectAt(img, s);
+    if (obj === null) {
+      s += 4;
+      continue;
+    }
+    flush(s);
+    leb(obj.n * 4 + obj.kind);
+    if (obj.kind === 0) for (let k = 0; k < obj.n; k++) out.push(img[s + 20 + 2 * k]);
+    else {
+      let prev = 0;
+      for (let k = 0; k < obj.n; k++) {
+        const w = u32At(img, s + 20 + 4 * k);
+        const d = (w - prev) >>> 0;
+        prev = w;
+        out.push(d & 0xff, (d >>> 8) & 0xff, (d >>> 16) & 0xff, d >>> 24);
+      }
+    }
+    s += obj.size;
+    raw = s;
+  }
+  flush(img.length);
+  return Uint8Array.from(out);
+}
+
+/** Reads the record at `r` of `t` (its first `tLength` bytes): [kind, n, where its bytes start,
+ *  where it ends, how many image bytes it makes], or null if it is not complete. */
+function recordAt(t, r, tLength) {
+  let v = 0;
+  let sh = 0;
+  let x;
+  do {
+    if (r >= tLength) return null;
+    x = t[r++];
+    v += (x & 0x7f) * 2 ** sh;
+    sh += 7;
+  } while (x & 0x80);
+  const kind = v % 4;
+  const n = Math.floor(v / 4);
+  const bytes = kind === 1 ? n : kind === 0 ? n : 4 * n;
+  if (r + bytes > tLength) return null;
+  return [kind, n, r, r + bytes, kind === 1 ? n : objectSize(kind === 0 ? 2 * n : 4 * n)];
+}
+
+/** Expands records into an image of `n` bytes. */
+function fromRecords(t, tLength, n) {
+  const img = new Uint8Array(n + 16);
+  let r = 0;
+  let o = 0;
+  while (r < tLength && o < n) {
+    const rec = recordAt(t, r, tLength);
+    if (rec === null) throw new Error("incomplete records");
+    const [kind, len, at, end, size] = rec;
+    const w = (k, x) => {
+      for (let j = 0; j < 4; j++) img[o + k + j] = (x >>> (8 * j)) & 0xff;
+    };
+    if (kind === 1) img.set(t.subarray(at, end), o);
+    else {
+      w(0, size - 4);
+      w(12, kind === 0 ? 2 : 1);
+      w(16, kind === 0 ? 2 * len : 4 * len);
+      let acc = 0;
+      for (let k = 0; k < len; k++) {
+        if (kind === 0) img[o + 20 + 2 * k] = t[at + k];
+        else w(20 + 4 * k, (acc = (acc + u32At(t, at + 4 * k)) >>> 0));
+      }
+    }
+    o += size;
+    r = end;
+  }
+  return img.subarray(0, n);
+}
+
+/** Compresses `img` (a Uint8Array): records, then the LZ stage. Deterministic. `rounds`: rounds
+ *  of the priced parse (0: the greedy parse only). */
+export function compress(img, rounds = 2) {
+  return lzCompress(toRecords(img), rounds);
+}
+
+/** The LZ stage's decoder: `src` to `tLength` bytes, or (tLength null) until the records in the
+ *  output make an image of `n` bytes. Returns the records. */
+function lzDecompress(src, tLength, n = 0) {
+  let dst = new Uint8Array(1024);
   const p = new Uint16Array(P_COUNT).fill(1024);
   let s = 0;
   let range = 0xffffffff;
@@ -349,27 +483,54 @@ export function decompress(src, n) {
     for (let k = nb - 2; k >= 0; k--) v = (v * 2 + bit(base + 32 + nb * 32 + k)) >>> 0;
     return v;
   };
+  const put = (o, x) => {
+    if (o >= dst.length) {
+      const bigger = new Uint8Array(dst.length * 2);
+      bigger.set(dst);
+      dst = bigger;
+    }
+    dst[o] = x;
+  };
   let o = 0;
   let rep = 0;
   let wasMatch = 0;
-  while (o < n) {
-    const ctx = (o & 1) | (wasMatch << 1);
+  // without tLength: follows the records as they are completed, up to an image of n bytes
+  let recAt = 0;
+  let imgAt = 0;
+  const done = () => {
+    if (tLength !== null) return o >= tLength;
+    while (imgAt < n) {
+      const rec = recordAt(dst, recAt, o);
+      if (rec === null) return false;
+      recAt = rec[3];
+      imgAt += rec[4];
+    }
+    return true;
+  };
+  while (!done()) {
+    if (s > src.length + 8) throw new Error("the packed data ends early");
+    const ctx = matchCtx(dst, o, wasMatch);
     if (!bit(P_ISMATCH + ctx)) {
+      const lb = litBase(dst, o);
       let sym = 1;
-      while (sym < 256) sym = sym * 2 + bit(P_LIT + (o & 1) * 256 + sym);
-      dst[o++] = sym - 256;
+      while (sym < 256) sym = sym * 2 + bit(lb + sym);
+      put(o++, sym - 256);
       wasMatch = 0;
     } else {
-      if (!bit(P_ISREP + ctx)) rep = num(P_DIST);
-      let len = num(P_LEN) + MIN_REP - 1;
-      while (len-- > 0 && o < n) {
-        dst[o] = o >= rep ? dst[o - rep] : 0;
-        o++;
-      }
+      const isRep = bit(P_ISREP + ctx);
+      const len = num(P_LEN) + MIN_REP - 1;
+      if (!isRep) rep = num(distBase(len));
+      for (let k = 0; k < len; k++, o++) put(o, o >= rep ? dst[o - rep] : 0);
       wasMatch = 1;
     }
   }
-  return dst;
+  return dst.subarray(0, o);
+}
+
+/** The reference decoder (the module's start function does the same in WebAssembly). */
+export function decompress(src, n) {
+  const t = lzDecompress(src, null, n);
+  return n === 0 ? new Uint8Array(0) : fromRecords(t, t.length, n);
 }
 
 // ---- reading and writing the module ---------------------------------------------------------
@@ -442,8 +603,10 @@ function readSections(bytes) {
 
 /** The unpacking function in WebAssembly text: the decoder above, with the addresses as constants.
  *  `scratch`: where memory.init puts the `length` packed bytes; `probs`: the probability table;
- *  `image`, `size`: where the image goes. Ends by clearing all it used and dropping the segment. */
-function unpackerText(scratch, length, probs, image, size) {
+ *  `records`: where the LZ stage writes the `tLength` bytes of records (zeros before it); `image`,
+ *  `size`: where the records expand to. Ends by clearing all it used past the image (the image
+ *  itself is rewritten whole by the records) and dropping the segment. */
+function unpackerText(scratch, length, probs, records, tLength, image, size) {
   const c = (v) => `(i32.const ${v | 0})`;
   const g = (l) => `(local.get $${l})`;
   // decodes one bit with the probability at byte address `addr` into $b
@@ -467,21 +630,23 @@ function unpackerText(scratch, length, probs, image, size) {
         (local.set $code (i32.or (i32.shl ${g("code")} ${c(8)}) (i32.load8_u ${g("s")})))
         (local.set $s (i32.add ${g("s")} ${c(1)}))))`;
   const prob = (index) => `(i32.add ${c(probs)} (i32.shl ${index} ${c(1)}))`;
-  const end = probs + P_COUNT * 2;
+  const probsEnd = probs + P_COUNT * 2;
+  const clearFrom = image + size;
+  const clearTo = Math.max(clearFrom, records + tLength, scratch + length, probsEnd);
   return `(module
   (memory 1)
   (data "")
   (func $unpack
     (local $s i32) (local $range i32) (local $code i32) (local $o i32) (local $rep i32) (local $wm i32)
     (local $b i32) (local $pa i32) (local $pr i32) (local $bound i32) (local $sym i32) (local $nb i32)
-    (local $v i32) (local $k i32) (local $base i32) (local $ctx i32)
+    (local $v i32) (local $k i32) (local $base i32) (local $ctx i32) (local $q i32) (local $len i32)
     (memory.init 0 ${c(scratch)} ${c(0)} ${c(length)})
     ;; every probability starts at one half
     (local.set $pa ${c(probs)})
     (loop $fill
       (i32.store16 ${g("pa")} ${c(1024)})
       (local.set $pa (i32.add ${g("pa")} ${c(2)}))
-      (br_if $fill (i32.lt_u ${g("pa")} ${c(end)})))
+      (br_if $fill (i32.lt_u ${g("pa")} ${c(probsEnd)})))
     ;; the coder's first five bytes
     (local.set $s ${c(scratch)})
     (local.set $range ${c(-1)})
@@ -491,27 +656,32 @@ function unpackerText(scratch, length, probs, image, size) {
       (local.set $s (i32.add ${g("s")} ${c(1)}))
       (local.set $k (i32.sub ${g("k")} ${c(1)}))
       (br_if $first ${g("k")}))
-    (local.set $o ${c(image)})
+    ;; the LZ stage: the records
+    (local.set $o ${c(records)})
     (block $done
       (loop $next
-        (br_if $done (i32.ge_u ${g("o")} ${c(image + size)}))
-        (local.set $ctx (i32.or (i32.and (i32.sub ${g("o")} ${c(image)}) ${c(1)}) (i32.shl ${g("wm")} ${c(1)})))
+        (br_if $done (i32.ge_u ${g("o")} ${c(records + tLength)}))
+        ;; $sym: the byte before
+        (local.set $sym (i32.load8_u (i32.sub ${g("o")} ${c(1)})))
+        (local.set $ctx (i32.or (i32.le_u ${g("sym")} ${c(32)}) (i32.shl ${g("wm")} ${c(1)})))
         ${bit(prob(`(i32.add ${c(P_ISMATCH)} ${g("ctx")})`))}
         (if (i32.eqz ${g("b")})
           (then
-            ;; a literal byte
+            ;; a literal byte, on the tree of the byte before's top 3 bits
+            (local.set $base (i32.add ${c(P_LIT)} (i32.shl (i32.shr_u ${g("sym")} ${c(5)}) ${c(8)})))
             (local.set $sym ${c(1)})
             (loop $lit
-              ${bit(prob(`(i32.add (i32.add ${c(P_LIT)} (i32.shl (i32.and (i32.sub ${g("o")} ${c(image)}) ${c(1)}) ${c(8)})) ${g("sym")})`))}
+              ${bit(prob(`(i32.add ${g("base")} ${g("sym")})`))}
               (local.set $sym (i32.or (i32.shl ${g("sym")} ${c(1)}) ${g("b")}))
               (br_if $lit (i32.lt_u ${g("sym")} ${c(256)})))
             (i32.store8 ${g("o")} ${g("sym")})
             (local.set $o (i32.add ${g("o")} ${c(1)}))
             (local.set $wm ${c(0)}))
           (else
-            ;; a match: a new distance unless isRep, then the length
+            ;; a match: the length, then a new distance unless isRep
             ${bit(prob(`(i32.add ${c(P_ISREP)} ${g("ctx")})`))}
-            (local.set $base (select ${c(P_LEN)} ${c(P_DIST)} ${g("b")}))
+            (local.set $q (i32.eqz ${g("b")}))
+            (local.set $base ${c(P_LEN)})
             (loop $number
               (local.set $nb ${c(1)})
               (block $counted
@@ -530,11 +700,16 @@ function unpackerText(scratch, length, probs, image, size) {
                   ${bit(prob(`(i32.add (i32.add (i32.add ${g("base")} ${c(32)}) (i32.shl ${g("nb")} ${c(5)})) ${g("k")})`))}
                   (local.set $v (i32.or (i32.shl ${g("v")} ${c(1)}) ${g("b")}))
                   (br $bits)))
-              (if (i32.eq ${g("base")} ${c(P_DIST)})
+              (if ${g("q")}
                 (then
+                  (if (i32.eq ${g("base")} ${c(P_LEN)})
+                    (then
+                      ;; matches of 4 bytes or more have their own distance probabilities
+                      (local.set $len ${g("v")})
+                      (local.set $base (select ${c(P_DIST + NUM_PROBS)} ${c(P_DIST)} (i32.gt_u ${g("v")} ${c(3 - MIN_REP + 1)})))
+                      (br $number)))
                   (local.set $rep ${g("v")})
-                  (local.set $base ${c(P_LEN)})
-                  (br $number))))
+                  (local.set $v ${g("len")}))))
             (local.set $k (i32.add ${g("v")} ${c(MIN_REP - 1)}))
             (loop $copy
               (i32.store8 ${g("o")} (i32.load8_u (i32.sub ${g("o")} ${g("rep")})))
@@ -543,16 +718,67 @@ function unpackerText(scratch, length, probs, image, size) {
               (br_if $copy ${g("k")}))
             (local.set $wm ${c(1)})))
         (br $next)))
-    ;; clear what was used, as in a fresh memory, and drop the segment
-    (memory.fill ${c(scratch)} ${c(0)} ${c(end - scratch)})
+    ;; the records to the image: $s reads, $o writes
+    (local.set $s ${c(records)})
+    (local.set $o ${c(image)})
+    (block $expanded
+      (loop $record
+        (br_if $expanded (i32.ge_u ${g("s")} ${c(records + tLength)}))
+        (local.set $v ${c(0)})
+        (local.set $k ${c(0)})
+        (loop $leb
+          (local.set $b (i32.load8_u ${g("s")}))
+          (local.set $s (i32.add ${g("s")} ${c(1)}))
+          (local.set $v (i32.or ${g("v")} (i32.shl (i32.and ${g("b")} ${c(0x7f)}) ${g("k")})))
+          (local.set $k (i32.add ${g("k")} ${c(7)}))
+          (br_if $leb (i32.and ${g("b")} ${c(0x80)})))
+        (local.set $len (i32.shr_u ${g("v")} ${c(2)}))
+        (if (i32.and ${g("v")} ${c(1)})
+          (then
+            ;; raw bytes
+            (memory.copy ${g("o")} ${g("s")} ${g("len")})
+            (local.set $o (i32.add ${g("o")} ${g("len")}))
+            (local.set $s (i32.add ${g("s")} ${g("len")})))
+          (else
+            ;; an object of $len elements: $q = 1 for a string (2-byte units from bytes), 0 for
+            ;; an ArrayBuffer (words from differences); $nb: the payload's bytes
+            (local.set $q (i32.eqz (i32.and ${g("v")} ${c(2)})))
+            (local.set $nb (i32.shl ${g("len")} (i32.sub ${c(2)} ${g("q")})))
+            (local.set $k (i32.add (i32.and (i32.add ${g("nb")} ${c(19)}) ${c(-16)}) ${c(16)}))
+            (memory.fill ${g("o")} ${c(0)} ${g("k")})
+            (i32.store ${g("o")} (i32.sub ${g("k")} ${c(4)}))
+            (i32.store offset=12 ${g("o")} (i32.add ${g("q")} ${c(1)}))
+            (i32.store offset=16 ${g("o")} ${g("nb")})
+            (local.set $pa (i32.add ${g("o")} ${c(20)}))
+            (local.set $o (i32.add ${g("o")} ${g("k")}))
+            (local.set $v ${c(0)})
+            (block $payload
+              (loop $element
+                (br_if $payload (i32.eqz ${g("len")}))
+                (if ${g("q")}
+                  (then
+                    (i32.store8 ${g("pa")} (i32.load8_u ${g("s")}))
+                    (local.set $pa (i32.add ${g("pa")} ${c(2)}))
+                    (local.set $s (i32.add ${g("s")} ${c(1)})))
+                  (else
+                    (local.set $v (i32.add ${g("v")} (i32.load ${g("s")})))
+                    (i32.store ${g("pa")} ${g("v")})
+                    (local.set $pa (i32.add ${g("pa")} ${c(4)}))
+                    (local.set $s (i32.add ${g("s")} ${c(4)}))))
+                (local.set $len (i32.sub ${g("len")} ${c(1)}))
+                (br $element)))))
+        (br $record)))
+    ;; clear what was used past the image, as in a fresh memory, and drop the segment
+    (memory.fill ${c(clearFrom)} ${c(0)} ${c(clearTo - clearFrom)})
     (data.drop 0))
   (export "unpack" (func $unpack)))`;
 }
 
 /** Assembles the unpacking function and returns its body (locals and code), with a call to
  *  `oldStart` (the module's own start function, if any) at the end. */
-function unpackerBody(scratch, length, probs, image, size, oldStart) {
-  const m = binaryen.parseText(unpackerText(scratch, length, probs, image, size));
+function unpackerBody(layout, oldStart) {
+  const { scratch, length, probs, records, tLength, image, size } = layout;
+  const m = binaryen.parseText(unpackerText(scratch, length, probs, records, tLength, image, size));
   try {
     m.setFeatures(binaryen.Features.MVP | binaryen.Features.BulkMemory | binaryen.Features.BulkMemoryOpt);
     if (!m.validate()) throw new Error("internal error: the unpacking function does not validate");
@@ -594,7 +820,8 @@ export function packWasm(input) {
   const hi = Math.max(...segments.map((s) => s.at + s.bytes.length));
   const image = new Uint8Array(hi - lo);
   for (const s of segments) image.set(s.bytes, s.at - lo);
-  const packed = compress(image);
+  const records = toRecords(image);
+  const packed = lzCompress(records, 2);
   const check = decompress(packed, image.length);
   if (!Buffer.from(check).equals(Buffer.from(image))) throw new Error("internal error: the packed image does not unpack to the original");
   // the scratch space for the packed bytes: after the image, within the initial memory
@@ -606,9 +833,37 @@ export function packWasm(input) {
   if (limitsFlag > 1) throw new Error("unsupported memory limits");
   let initial = mc.u();
   const maximum = limitsFlag === 1 ? mc.u() : null;
-  const scratch = (hi + 15) & ~15;
-  const probs = (scratch + packed.length + 15) & ~15;
-  const pages = Math.ceil((probs + P_COUNT * 2) / 65536);
+  // Where things go: the records after the image, past the zeros that the last object may run
+  // into (and a zero byte before them: the first literal's context); the packed bytes and the
+  // probabilities inside the image (rewritten whole after the LZ stage) where they fit, else
+  // after the records. Where that needs more than the initial memory, the records go inside
+  // the image, far enough up that no record's output reaches a record byte not yet read (and
+  // an object's output not its own bytes), and
+  // the packed bytes and the probabilities after both.
+  const align = (v) => (v + 15) & ~15;
+  const layout = { length: packed.length, tLength: records.length, image: lo, size: image.length };
+  const place = (recordsAt, scratchInside) => {
+    layout.records = recordsAt;
+    layout.scratch = scratchInside ? align(lo) : align(Math.max(hi, recordsAt + records.length));
+    layout.probs = align(layout.scratch + packed.length);
+    return Math.max(recordsAt + records.length, layout.probs + P_COUNT * 2);
+  };
+  let used = place(align(hi) + 32, true);
+  if (layout.probs + P_COUNT * 2 > hi) used = place(align(hi) + 32, false);
+  if (used > initial * 65536) {
+    let reach = 0;
+    for (let r = 0, o = 0; r < records.length; ) {
+      // an object's zeros are written before its bytes are read; raw bytes are copied as by
+      // memmove (the record's own bytes may overlap)
+      const [kind, , at, end, size] = recordAt(records, r, records.length);
+      o += size;
+      reach = Math.max(reach, o - (kind === 1 ? end : at));
+      r = end;
+    }
+    const inside = align(lo + reach + 1);
+    if (inside < align(hi) + 32) used = place(inside, false);
+  }
+  const pages = Math.ceil(used / 65536);
   if (pages > initial) {
     if (maximum !== null && pages > maximum) throw new Error("no room in memory for the packed data");
     initial = pages;
@@ -665,7 +920,7 @@ export function packWasm(input) {
   const code = find(10);
   const cc = new Cursor(code.body);
   const nbodies = cc.u();
-  const body = unpackerBody(scratch, packed.length, probs, lo, image.length, oldStart);
+  const body = unpackerBody(layout, oldStart);
 
   // the new sections, in the order the binary format requires (custom sections kept at the end)
   const replaced = new Map();
@@ -684,7 +939,7 @@ export function packWasm(input) {
   }
   for (const s of sections) if (s.id === 0) emit(0, s.body);
   const result = Buffer.concat([bytes.subarray(0, 8), ...out]);
-  return { bytes: result, packed: true, segments: segments.length, imageBytes: image.length, packedBytes: packed.length, dataSectionBytes: data.body.length };
+  return { bytes: result, packed: true, segments: segments.length, imageBytes: image.length, recordBytes: records.length, packedBytes: packed.length, dataSectionBytes: data.body.length, unpackerBytes: body.length };
 }
 
 /** Instantiates both modules and compares every byte of their memory after the start functions ran. */
@@ -709,6 +964,6 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
       process.exit(1);
     }
     fs.writeFileSync(file, r.bytes);
-    console.log(`${file}: ${before.length} -> ${r.bytes.length} bytes (${r.segments} data segments, ${r.dataSectionBytes} bytes, -> one packed segment of ${r.packedBytes} bytes for a ${r.imageBytes}-byte image)`);
+    console.log(`${file}: ${before.length} -> ${r.bytes.length} bytes (${r.segments} data segments, ${r.dataSectionBytes} bytes, -> one packed segment of ${r.packedBytes} bytes for a ${r.imageBytes}-byte image, ${r.recordBytes} bytes of records; unpacker ${r.unpackerBytes} bytes)`);
   }
 }

@@ -105,6 +105,7 @@ function planFor(doc: Doc, spec: Spec): Plan {
     m.T = 256;
     m.domainCols = constOf(loops[loops.length - 1].extent, doc);
     m.domainRows = loops.slice(0, -1).reduce((a, l) => a * constOf(l.extent, doc), 1);
+    m.domainExtents = loops.map((l) => constOf(l.extent, doc));
     m.blocksPerRow = Math.ceil(m.domainCols / 256);
     m.groups = m.domainRows * m.blocksPerRow;
   } else {

@@ -42,6 +42,21 @@
 //                                an f32 reduce value of an i32 buffer's stripe (0.3 * float(A))
 //                                was kept for the later stages in the int register stripe: truncated
 //                                (admitted and wrong at every width; --no-cache-input was right)
+//   wrap_extent_prog, _ppg2, _coef_2pow31, _serial, _elem_serial, _size_override, wrap_dist_waw,
+//   wrap_dist_raw                a loop extent whose exact value is below 1 but wraps to a positive
+//                                i32 (3 - 65536 * 65536 is 3): the prover took the exact value, bounded
+//                                the variable to [min, min] and kept index forms like r * 2^32 as
+//                                unable to wrap; the kernel ran 3 programs that all wrote Y[0]
+//                                (cooperative, P = 2, and serial one-thread-per-program plans; the
+//                                host detector reported the races). Bounds are now taken at their
+//                                i32 value, and a form of variables only where it cannot wrap
+//   elem_mid_extent_zero_coef    a 3-D element grid whose middle extent is B + a * 0: sized from the
+//                                facts (15 rows) but decoded with an extent of 1 (b = row % 1): reads
+//                                and writes past the buffers (the detector reported them)
+//   cache_let_index, cache_inner_loop_index
+//                                the register fill, emitted before its site, used a load whose row
+//                                index names a let or loop bound inside the site (X[q, c], q = r + 0):
+//                                an admitted kernel that did not compile
 // (and, not fixtures here: a loop variable past 2^31 is TIR030 (test/fixtures/validate); the f32
 // overflow note, below)
 import { describe, expect, it, beforeAll, afterAll } from "vitest";
@@ -104,6 +119,17 @@ const CASES: Record<string, Expect> = {
   export_tile_prefix: { realization: "fused-elementwise", variants: [{}] },
   i32_cache_value_reuse: { realization: "cooperative-reduction", variants: [{}, { vector: 4 }, { programsPerGroup: 2 }, { cacheInput: false }] },
   i32_reuse_select: { realization: "cooperative-reduction", variants: [{}, { vector: 8 }, { threads: 32 }] },
+  wrap_extent_prog: { realization: "serial-program", variants: [{}] },
+  wrap_extent_ppg2: { realization: "serial-program", variants: [{}, { programsPerGroup: 2 }] },
+  wrap_extent_coef_2pow31: { realization: "serial-program", variants: [{}] },
+  wrap_extent_serial: { realization: "serial-program", variants: [{}] },
+  wrap_extent_elem_serial: { realization: "serial-program", variants: [{}] },
+  wrap_dist_waw: { realization: "serial-program", variants: [{}] },
+  wrap_dist_raw: { realization: "serial-program", variants: [{}] },
+  wrap_extent_size_override: { realization: "cooperative-reduction", variants: [{}] },
+  elem_mid_extent_zero_coef: { realization: "fused-elementwise", variants: [{}, { vector: 4 }, { vector: 8, unroll: 2 }, { threads: 32 }] },
+  cache_let_index: { realization: "cooperative-reduction", variants: [{}, { vector: 4 }, { programsPerGroup: 2 }] },
+  cache_inner_loop_index: { realization: "cooperative-reduction", variants: [{}, { vector: 4 }] },
 };
 
 describe("held-out documents: both engines agree, and every variant validates on the host runtime", () => {
@@ -271,5 +297,21 @@ describe("what each finding was", () => {
     f.body[0].body[1].value = ["mul", ["load", "A", ["r", "c"]], ["f32", 0.3]];
     const g = wasm.call({ command: "emit", document: JSON.stringify(f), options: {} });
     expect(g.msl).toMatch(/cache_A\[[^\]]*\] = tile_e/);
+  });
+
+  it("a wrapped loop extent is taken at its i32 value: programs that all store Y[0] stay in one thread in order", () => {
+    for (const name of ["wrap_extent_prog", "wrap_extent_ppg2", "wrap_extent_coef_2pow31", "wrap_extent_serial", "wrap_extent_elem_serial"]) {
+      const p = wasm.call({ command: "plan", document: text(name), options: {} });
+      expect(p.realization, name).toBe("serial-program");
+      expect(p.mapping.T, name).toBe(1);
+    }
+    // the size override that makes the extent wrap (K = 65536): serial, and the run is clean
+    const o = { sizes: { K: 65536 } };
+    const p = wasm.call({ command: "plan", document: text("wrap_extent_size_override"), options: o });
+    expect(p.realization).toBe("serial-program");
+    expect(p.mapping.T).toBe(1);
+    const r = runAndValidate({ engine: wasm, runtime, text: text("wrap_extent_size_override"), options: o, seed: 3 });
+    expect(r.passed, r.error ?? "").toBe(true);
+    expect(r.guards).toBe("intact");
   });
 });

@@ -70,10 +70,17 @@ export class VarBounds {
   }
 }
 
-/** The affine form of a loop bound, or its Tile IR value for a constant non-affine one. */
-export function boundAffine(e: Expr, env: AffineEnv, doc: Doc): Affine | null {
+/** The affine form of a loop bound, or its Tile IR value for a constant non-affine one. A bound
+ *  is an i32 expression, which wraps where its exact value leaves i32 (affine forms are exact):
+ *  an exact constant outside i32 is taken at its wrapped value, and a form of variables only
+ *  where `vb` proves it cannot wrap (null otherwise: the bound is unknown). */
+export function boundAffine(e: Expr, env: AffineEnv, doc: Doc, vb: VarBounds): Affine | null {
   const a = affineOf(e, env, 0);
-  if (a !== null) return a;
+  if (a !== null) {
+    const f = changetype<Affine>(a);
+    if (f.isConst() ? fitsI32(f.c, f.c) : vb.noWrap(f)) return a;
+    if (!f.isConst()) return null;
+  }
   const c = evalConstI32(e, doc, 0);
   if (!c.ok) return null;
   const r = new Affine();
@@ -87,13 +94,13 @@ export function boundAffine(e: Expr, env: AffineEnv, doc: Doc): Affine | null {
  * and numbers. A loop that may not run still gets sound bounds (its variable is never used).
  */
 export function loopBounds(s: Stmt, isReduce: bool, env: AffineEnv, vb: VarBounds, doc: Doc, out: Array<f64>): void {
-  const mn = boundAffine(s.min, env, doc);
-  const ex = boundAffine(s.extent, env, doc);
+  const mn = boundAffine(s.min, env, doc, vb);
+  const ex = boundAffine(s.extent, env, doc, vb);
   let st: Affine | null = null;
   if (isReduce || s.step.op == "none") {
     st = new Affine();
     changetype<Affine>(st).c = 1.0;
-  } else st = boundAffine(s.step, env, doc);
+  } else st = boundAffine(s.step, env, doc, vb);
   const m = new Array<f64>();
   const x = new Array<f64>();
   const p = new Array<f64>();

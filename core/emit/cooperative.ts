@@ -22,22 +22,41 @@ import { findKept } from "./reuse";
 // ---------------------------------------------------------------------------------------------
 // Register caches (cached input)
 
-/** The first load of `buffer` in `e` indexed [..., v] with v only in the last position. */
-function cacheLoadIn(e: Expr, buffer: string, v: string): Expr | null {
+/** The first load of `buffer` in `e` indexed [..., v] with v only in the last position, and no
+ *  other index naming one of `inner` (names bound inside the site: the fill runs before the site,
+ *  where they are not declared). */
+function cacheLoadIn(e: Expr, buffer: string, v: string, inner: Array<string> = new Array<string>()): Expr | null {
   if (e.op == "load" && e.name == buffer && e.args.length > 0) {
     const last = e.args[e.args.length - 1];
     let ok: bool = last.op == "name" && last.name == v;
-    for (let d: i32 = 0; ok && d < e.args.length - 1; d++) if (mentions(e.args[d], v)) ok = false;
+    for (let d: i32 = 0; ok && d < e.args.length - 1; d++) {
+      if (mentions(e.args[d], v)) ok = false;
+      for (let k: i32 = 0; ok && k < inner.length; k++) if (mentions(e.args[d], inner[k])) ok = false;
+    }
     if (ok) return e;
   }
   for (let i: i32 = 0; i < e.args.length; i++) {
-    const r = cacheLoadIn(e.args[i], buffer, v);
+    const r = cacheLoadIn(e.args[i], buffer, v, inner);
     if (r !== null) return r;
   }
   return null;
 }
 
-function cacheLoadInList(list: Array<Stmt>, buffer: string, v: string): Expr | null {
+/** Every name a statement list binds (lets, loop and axis variables, reduce results), nested. */
+function boundInside(list: Array<Stmt>, out: Array<string>): void {
+  for (let i: i32 = 0; i < list.length; i++) {
+    const s = list[i];
+    if (s.kind == "let" || s.kind == "for") out.push(s.name);
+    if (s.kind == "reduce") {
+      out.push(s.name);
+      out.push(s.axis);
+    }
+    boundInside(s.body, out);
+    boundInside(s.orelse, out);
+  }
+}
+
+function cacheLoadInList(list: Array<Stmt>, buffer: string, v: string, inner: Array<string>): Expr | null {
   for (let i: i32 = 0; i < list.length; i++) {
     const s = list[i];
     const exprs = new Array<Expr>();
@@ -47,12 +66,12 @@ function cacheLoadInList(list: Array<Stmt>, buffer: string, v: string): Expr | n
     exprs.push(s.cond);
     for (let k: i32 = 0; k < s.at.length; k++) exprs.push(s.at[k]);
     for (let k: i32 = 0; k < exprs.length; k++) {
-      const r = cacheLoadIn(exprs[k], buffer, v);
+      const r = cacheLoadIn(exprs[k], buffer, v, inner);
       if (r !== null) return r;
     }
-    const b = cacheLoadInList(s.body, buffer, v);
+    const b = cacheLoadInList(s.body, buffer, v, inner);
     if (b !== null) return b;
-    const o = cacheLoadInList(s.orelse, buffer, v);
+    const o = cacheLoadInList(s.orelse, buffer, v, inner);
     if (o !== null) return o;
   }
   return null;
@@ -66,7 +85,11 @@ function isDistributed(s: Stmt, cx: Ctx): bool {
 /** The load of `buffer` a stripe statement would serve from the cache, or null. */
 function siteLoad(s: Stmt, buffer: string, cx: Ctx): Expr | null {
   if (s.kind == "reduce") return cacheLoadIn(s.value, buffer, s.axis);
-  if (isDistributed(s, cx)) return cacheLoadInList(s.body, buffer, s.name);
+  if (isDistributed(s, cx)) {
+    const inner = new Array<string>();
+    boundInside(s.body, inner);
+    return cacheLoadInList(s.body, buffer, s.name, inner);
+  }
   return null;
 }
 

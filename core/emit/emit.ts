@@ -76,12 +76,9 @@ function emitFused(cx: Ctx): void {
     cx.line("if (col >= " + num(m.domainCols) + ") " + (H > 1 ? "break;" : "return;"));
     cx.gridQ = Q;
   }
-  // row -> outer coordinates, the last outer loop varying fastest
-  const extents = new Array<i32>();
-  for (let d: i32 = 0; d < n; d++) {
-    const e = emitExpr(loops[d].extent, cx);
-    extents.push(e.known ? e.ival : 1);
-  }
+  // row -> outer coordinates, the last outer loop varying fastest, with the extents the grid
+  // was sized with (the legality facts' exact ones: an extent such as B + a * 0 is 5 there)
+  const extents = m.domainExtents;
   for (let d: i32 = 0; d < n - 1; d++) {
     let div: i32 = 1;
     for (let q: i32 = d + 1; q < n - 1; q++) div = div * extents[q];

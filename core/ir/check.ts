@@ -8,6 +8,7 @@ import { Doc, Expr, Stmt, valueType } from "./ast";
 import { isBinary } from "./read";
 import { Affine, AffineEnv, affineOf } from "./affine";
 import { formatF64Fixed } from "../util/num";
+import { evalConstI32 } from "../analysis/consts";
 
 class Binding {
   name: string;
@@ -248,9 +249,9 @@ class Checker {
   bindRange(name: string, kind: string, ptr: string, s: Stmt): void {
     const b = new Binding(name, kind, "i32", ptr);
     const env = this.affineEnv();
-    const mn = affineOf(s.min, env, 0);
-    const ex = affineOf(s.extent, env, 0);
-    const st = affineOf(s.step, env, 0);
+    const mn = this.i32Bound(s.min, affineOf(s.min, env, 0));
+    const ex = this.i32Bound(s.extent, affineOf(s.extent, env, 0));
+    const st = this.i32Bound(s.step, affineOf(s.step, env, 0));
     if (ex !== null) {
       const eb = new Array<f64>();
       b.runs = this.boundsOf(changetype<Affine>(ex), eb) && eb[0] >= 1.0 && eb[1] <= I32_MAX;
@@ -291,6 +292,19 @@ class Checker {
       }
     }
     this.bind(b);
+  }
+
+  /** A bound's affine form at its i32 value: an exact constant outside i32 is the value its
+   *  arithmetic wraps to (3 - 65536 * 65536 is 3), as in the kernel and the oracle. */
+  i32Bound(e: Expr, a: Affine | null): Affine | null {
+    if (a === null || !changetype<Affine>(a).isConst()) return a;
+    const c: f64 = changetype<Affine>(a).c;
+    if (c >= I32_MIN && c <= I32_MAX) return a;
+    const k = evalConstI32(e, this.doc, 0);
+    if (!k.ok) return null;
+    const r = new Affine();
+    r.c = <f64>k.value;
+    return r;
   }
 
   /** Reports a computed step that can be below 1, where its range is known exactly. */

@@ -190,14 +190,14 @@ class Walker {
   }
 
   boundForm(e: Expr): Affine | null {
-    return boundAffine(e, this.env, this.doc);
+    return boundAffine(e, this.env, this.doc, this.vb);
   }
 
   loopInfo(s: Stmt, name: string, kind: string): LoopInfo {
     const li = new LoopInfo(s, name, kind);
     const mn = this.boundForm(s.min);
     const ex = this.boundForm(s.extent);
-    const st: Affine | null = s.step.op == "none" ? null : affineOf(s.step, this.env, 0);
+    const st: Affine | null = s.step.op == "none" ? null : this.boundForm(s.step);
     li.minForm = mn;
     li.extentForm = ex;
     if (mn !== null && changetype<Affine>(mn).isConst()) {

@@ -437,7 +437,7 @@ export function checkAcrossPrograms(f: Facts, pv: string, v: Verdict): void {
       if (separatesPrograms(a, b, pv) || disjointEverywhere(a, b)) continue;
       const what = i == j ? "the store to " + quoted(a.buffer) : "this store and the store at " + b.ptr;
       if (!a.allAffine() || !b.allAffine()) {
-        v.unknown("For " + what + ", an index is not affine in the loop variables (a div, mod, min or max of them, or an address loaded from memory), so it cannot be shown that different programs write different elements.", a.ptr);
+        v.unknown("For " + what + ", an index is not affine in the loop variables (a div, mod, min or max of them, an address loaded from memory, or a product that may wrap in i32), so it cannot be shown that different programs write different elements.", a.ptr);
       } else {
         v.unknown("For " + what + ", no index separates programs: no dimension is k*" + pv + " + g in both with the other terms g differing by less than |k| (or a loop range is not constant).", a.ptr);
       }

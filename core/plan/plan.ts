@@ -85,6 +85,9 @@ export class Mapping {
   blocksPerRow: i32 = 0;
   domainRows: i32 = 0;
   domainCols: i32 = 0;
+  /** Element grid: the proven extent of each domain loop, outermost first (the emitter decodes a
+   *  row into the outer coordinates with these, the grid is sized with them). */
+  domainExtents: Array<i32> = new Array<i32>();
   /** Threadgroup memory bytes per reduction allocation. */
   partialBytes: i32 = 0;
 }

@@ -514,6 +514,7 @@ function elementMapping(extents: Array<i32>, V: i32, block: i32, U: i32): Mappin
   m.block = block;
   m.T = block;
   m.domainCols = extents[n - 1];
+  for (let i: i32 = 0; i < n; i++) m.domainExtents.push(extents[i]);
   m.domainRows = 1;
   for (let i: i32 = 0; i + 1 < n; i++) m.domainRows = i32(Math.imul(m.domainRows, extents[i]));
   m.blocksPerRow = ceilDiv(m.domainCols, block * V * U);

@@ -16,7 +16,7 @@ import { type Skel, fexpr, skel1 } from "./gen";
 export const SHAPES = [
   "if-else", "if-overwrite", "if-inplace", "serial-around", "inplace", "shifted", "neg-min", "mod-min",
   "step", "guarded", "offsets", "offsets-interleaved", "cross-read", "names", "select-pad", "minmax-extent",
-  "i32-reuse",
+  "i32-reuse", "wrap-extent",
 ] as const;
 export type Shape = (typeof SHAPES)[number];
 
@@ -74,6 +74,9 @@ export function buildStructural(s: StructSpec): StructCase {
     row = ["sub", rv, ["mod", 7 + s.k, 4]];
   } else if (s.shape === "cross-read") {
     rowsOfLoop = ["sub", "R", 1];
+  } else if (s.shape === "wrap-extent") {
+    // R - 2^32 exactly, R in i32 (the kernel's and the oracle's value)
+    rowsOfLoop = ["sub", "R", ["mul", 65536, 65536]];
   }
   const sName = "s";
   const s2Name = names ? "s_0" : "t0";
@@ -195,6 +198,15 @@ export function buildStructural(s: StructSpec): StructCase {
       body.push(ploop([{ store: "Y", at: [row, cv], value: ["sub", e, ["mul", f32(0.0625), "ia"]] }]));
       break;
     }
+    case "wrap-extent":
+      // with k odd, every program also stores O[r * 2^32], which wraps to O[0]: a collision only
+      // i32 arithmetic shows (the `parallel` claim is false)
+      params.push({ name: "O", dtype: "f32", shape: ["R"] });
+      if (s.k % 2 === 1) {
+        honest = false;
+        body.push({ store: "O", at: [["mul", row, ["mul", 65536, 65536]]], value: ["add", L("O", 0), sc] });
+      } else body.push({ store: "O", at: [["add", row, ["mul", ["mul", 65536, 65536], s.k]]], value: sc });
+      break;
     case "names":
       params[0].name = "ray_data";
       params.push({ name: "object_data", dtype: "f32", shape: ["R"] });

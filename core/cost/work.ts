@@ -158,7 +158,13 @@ export function constValue(doc: Doc, e: Expr): i32 {
     return k.ok && k.value >= 0 ? k.value : -1;
   }
   const c = changetype<Affine>(a);
-  if (!c.isConst() || c.c < 0.0 || c.c > 2147483647.0) return -1;
+  if (!c.isConst()) return -1;
+  if (c.c < -2147483648.0 || c.c > 2147483647.0) {
+    // an exact constant outside i32: the extent is the value its arithmetic wraps to
+    const k = evalConstI32(e, doc, 0);
+    return k.ok && k.value >= 0 ? k.value : -1;
+  }
+  if (c.c < 0.0) return -1;
   return <i32>c.c;
 }
 

@@ -297,9 +297,12 @@ class Checker {
   /** A bound's affine form at its i32 value: an exact constant outside i32 is the value its
    *  arithmetic wraps to (3 - 65536 * 65536 is 3), as in the kernel and the oracle. */
   i32Bound(e: Expr, a: Affine | null): Affine | null {
-    if (a === null || !changetype<Affine>(a).isConst()) return a;
-    const c: f64 = changetype<Affine>(a).c;
-    if (c >= I32_MIN && c <= I32_MAX) return a;
+    if (a !== null && !changetype<Affine>(a).isConst()) return a;
+    if (a !== null) {
+      const c: f64 = changetype<Affine>(a).c;
+      if (c >= I32_MIN && c <= I32_MAX) return a;
+    }
+    // a constant outside i32, or one that is not affine (select, cast, min, max of constants)
     const k = evalConstI32(e, this.doc, 0);
     if (!k.ok) return null;
     const r = new Affine();
@@ -309,7 +312,7 @@ class Checker {
 
   /** Reports a computed step that can be below 1, where its range is known exactly. */
   stepPositive(st: Expr): void {
-    const a = affineOf(st, this.affineEnv(), 0);
+    const a = this.i32Bound(st, affineOf(st, this.affineEnv(), 0));
     if (a === null) return;
     const range = new Array<f64>();
     if (!this.boundsOf(changetype<Affine>(a), range)) return;

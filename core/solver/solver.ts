@@ -115,6 +115,8 @@ class Search {
   cacheable: Array<string>;
   plan: Plan;
   all: Array<Candidate> = new Array<Candidate>();
+  /** A P whose groups * P slots pass the kernel's int slot index was left out (its value, or 0). */
+  slotsTooMany: i32 = 0;
   rules: Array<Array<RuleResult>> = new Array<Array<RuleResult>>();
   checked: Array<bool> = new Array<bool>();
   /** One legality context for the whole search (its access facts are computed once). */
@@ -197,6 +199,11 @@ class Search {
     m.programs = this.programs;
     m.programMin = this.programMin;
     m.groups = ceilDiv(this.programs, P);
+    // the kernel's slot index group * P + program_in_group is an int: every slot must be one
+    if (<f64>m.groups * <f64>P > 2147483648.0) {
+      this.slotsTooMany = P;
+      return;
+    }
     m.partialBytes = P * S * 4;
     let note = "";
     if (this.cacheable.length > 0) {
@@ -437,6 +444,11 @@ function solveReduction(doc: Doc, st: Structure, device: Device, o: Options, pla
   else widths = device.vectorWidths;
   const U: i32 = o.unroll > 0 ? o.unroll : 1;
   s.enumerate(o.programsPerGroup, o.threads, widths, U, limit);
+  if (s.all.length == 0 && o.programsPerGroup > 1 && s.slotsTooMany > 0) {
+    plan.diags.push(diag("TPL009", "/options/programsPerGroup", "Cannot honour --programs-per-group " + o.programsPerGroup.toString() + ": " +
+      ceilDiv(s.programs, o.programsPerGroup).toString() + " groups of " + o.programsPerGroup.toString() + " program slots pass 2^31 (the kernel's int slot index); choose a P that divides the " + s.programs.toString() + " programs, or leave it to the solver."));
+    return;
+  }
   if (o.candidates) s.checkAll();
   const preferred = s.best(0);
   if (preferred >= 0) s.ensureChecked(preferred);
@@ -504,6 +516,17 @@ function domainExtents(c: LegalityContext, st: Structure): Array<i32> {
   return out;
 }
 
+/** Whether the element grid's group count and every column index it forms (up to a row's
+ *  blocks times T * V * U) fit the kernel's int. */
+function elementGridFits(extents: Array<i32>, V: i32, block: i32, U: i32): bool {
+  const n: i32 = extents.length;
+  let rows: f64 = 1.0;
+  for (let i: i32 = 0; i + 1 < n; i++) rows *= <f64>extents[i];
+  const span: f64 = <f64>block * <f64>V * <f64>U;
+  const perRow: f64 = Math.ceil(<f64>extents[n - 1] / span);
+  return rows * perRow <= 2147483647.0 && perRow * span <= 2147483648.0;
+}
+
 /** The element grid with V columns per thread, U such chunks per thread (the row length must be
  *  a multiple of V). */
 function elementMapping(extents: Array<i32>, V: i32, block: i32, U: i32): Mapping {
@@ -553,16 +576,27 @@ function solveElement(doc: Doc, st: Structure, device: Device, o: Options, plan:
     const extents = domainExtents(c, st);
     const cols: i32 = extents[extents.length - 1];
     let best: Candidate | null = null;
+    let tooWide = false;
     for (let i: i32 = 0; i < device.vectorWidths.length; i++) {
       const V = device.vectorWidths[i];
       if (o.vector > 0 && V != o.vector) continue;
       if (V > 1 && cols % V != 0) continue;
+      // the kernel's group index and column index are ints: the grid must fit them
+      if (!elementGridFits(extents, V, block, o.unroll > 0 ? o.unroll : 1)) {
+        tooWide = true;
+        continue;
+      }
       // U chunks of V columns per thread: 1 unless --unroll asks for more (measured on the H200,
       // run 32, more chunks per thread were never faster than one)
       const m = elementMapping(extents, V, block, o.unroll > 0 ? o.unroll : 1);
       const cand = new Candidate(m, costElement(device, work, m), new Array<string>(), "");
       plan.candidates.push(cand);
       if (best === null || better(cand, changetype<Candidate>(best))) best = cand;
+    }
+    if (best === null && tooWide) {
+      plan.rejections.push(new Rejection(REALIZATION_FUSED, new Array<string>(), "The fused element grid does not fit: its threadgroups or a row's columns would pass 2^31 - 1 (the kernel's int indices)."));
+      useSerial(doc, st, device, o, plan, "the fused element grid does not fit", causeText("the element grid would need more than 2^31 - 1 threadgroups or column indices", "split the domain into smaller documents", ""));
+      return;
     }
     if (best === null) {
       plan.diags.push(diag("TPL002", "/options/vector", "The row length " + cols.toString() + " is not a multiple of the vector width " + o.vector.toString() + "."));

@@ -98,6 +98,12 @@ type Scope = Map<string, Binding>;
 const I32_MIN = -2147483648;
 const I32_MAX = 2147483647;
 
+/** A loop or reduction variable is an i32: its last value past 2^31 - 1 is the document's error
+ *  (TIR030 where the checker can decide it; here, at the sizes and inputs of this evaluation). */
+function varRange(lo: number, n: number, st: number, path: string): void {
+  if (n >= 1 && lo + (n - 1) * st > 2147483647) fail(path, "the variable would reach " + (lo + (n - 1) * st) + ", past the i32 range (at most 2147483647; TIR030)");
+}
+
 function fail(path: string, message: string): never {
   throw new OracleError((path === "" ? "/" : path) + ": " + message);
 }
@@ -207,6 +213,7 @@ class Compiler {
       const st = step();
       if (st < 1) fail(path + "/step", "step must be at least 1, got " + st);
       if (parallel && st !== 1) fail(path + "/step", "a parallel loop must have step 1, got " + st);
+      varRange(lo, n, st, path + "/for");
       for (let k = 0; k < n; k++) {
         slots[slot] = lo + k * st;
         body();
@@ -236,6 +243,7 @@ class Compiler {
       if (combiner === "sum") {
         return () => {
           const lo = min(), n = extent();
+          varRange(lo, n, 1, path + "/over/0");
           let acc = 0;
           if (this.f32) for (let k = 0; k < n; k++) { slots[axis] = lo + k; acc = Math.fround(acc + f()); }
           else for (let k = 0; k < n; k++) { slots[axis] = lo + k; acc += f(); }
@@ -245,6 +253,7 @@ class Compiler {
       const isMax = combiner === "max";
       return () => {
         const lo = min(), n = extent();
+          varRange(lo, n, 1, path + "/over/0");
         let acc = isMax ? -Infinity : Infinity;
         for (let k = 0; k < n; k++) {
           slots[axis] = lo + k;
@@ -258,6 +267,7 @@ class Compiler {
     const isSum = combiner === "sum", isMax = combiner === "max";
     return () => {
       const lo = min(), n = extent();
+          varRange(lo, n, 1, path + "/over/0");
       let acc = isSum ? 0 : isMax ? I32_MIN : I32_MAX;
       for (let k = 0; k < n; k++) {
         slots[axis] = lo + k;

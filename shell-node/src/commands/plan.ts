@@ -12,6 +12,11 @@ export function planFile(engine: Engine, file: string, options: PlanOptions): an
 }
 
 /** 0 planned, 1 understood but rejected, 2 invalid document. */
+/** A cost figure with 3 decimals; a figure the JSON wrote as null (not finite) as "n/a". */
+function fixed3(x: number | null | undefined): string {
+  return typeof x === "number" && Number.isFinite(x) ? x.toFixed(3) : "n/a";
+}
+
 export function planExit(p: any): number {
   if (p.ok) return EXIT_OK;
   const docError = (p.diagnostics ?? []).some((d: any) => d.severity === "error" && String(d.code).startsWith("TIR"));
@@ -70,11 +75,11 @@ export function candidatesTable(p: any): string {
   for (const r of ranked.slice(0, CANDIDATE_ROWS)) {
     const c = r.candidate;
     const vs = chosen && !r.chosen && chosen.cost.total > 0 ? `+${((c.cost.total / chosen.cost.total - 1) * 100).toFixed(1)}%` : "";
-    rows.push([r.chosen ? "chosen" : "", candidateText(c.mapping, p.realization), c.admissible ? "yes" : `no (${c.failed.join(", ")})`, c.cost.total.toFixed(3), vs]);
+    rows.push([r.chosen ? "chosen" : "", candidateText(c.mapping, p.realization), c.admissible ? "yes" : `no (${c.failed.join(", ")})`, fixed3(c.cost.total), vs]);
   }
   let out = `  candidates (${ranked.length} scored; chosen first, then admissible by cost, then rejected):\n` + indent(table(rows), "    ") + "\n";
   if (ranked.length > CANDIDATE_ROWS) out += `    ... ${ranked.length - CANDIDATE_ROWS} more (--json lists every one)\n`;
-  if (margin !== null) out += `  margin: the runner-up costs ${(margin * 100).toFixed(1)}% more than the chosen candidate (${candidateText(runnerUp.mapping, p.realization)}, cost ${runnerUp.cost.total.toFixed(3)})\n`;
+  if (margin !== null) out += `  margin: the runner-up costs ${(margin * 100).toFixed(1)}% more than the chosen candidate (${candidateText(runnerUp.mapping, p.realization)}, cost ${fixed3(runnerUp.cost.total)})\n`;
   else if (chosen) out += "  margin: no other admissible candidate\n";
   return out;
 }
@@ -89,7 +94,7 @@ export function planCommand(engine: Engine, files: string[], options: PlanOption
         for (const d of p.diagnostics ?? []) process.stdout.write(indent(formatDiagnostic(p.file, d, p.source), "  ") + "\n");
         continue;
       }
-      process.stdout.write(`${p.file}: ${p.name}: ${p.realization}  ${mappingText(p)}  cost ${p.cost.total.toFixed(3)} model ns\n`);
+      process.stdout.write(`${p.file}: ${p.name}: ${p.realization}  ${mappingText(p)}  cost ${fixed3(p.cost.total)} model ns\n`);
       const rejected = p.realization === "serial-program" && p.rejections.length ? p.rejections[0].realization : "";
       if (p.rules.length) {
         if (rejected) process.stdout.write(`  rules checked for the rejected ${rejected} (not for the serial program that runs):\n`);

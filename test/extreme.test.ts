@@ -1,0 +1,90 @@
+// Plans at the i32 limits (held-out red team, session 8): documents whose real sizes are too
+// large to run here are planned and emitted at those sizes (both engines byte-identical); what
+// can run at small sizes runs. What each one found:
+//   grid_groups_wrap, grid_rows_wrap3d  the element grid's rows * blocks per row wrapped in i32:
+//                                a plan with groups = -2^31 (or 0, a NaN cost and exit 3 in the
+//                                text plan), or too few groups reaching 6% of the rows
+//   grid_col_overflow            --threads 992 over a row of 2^31 - 1: the last group's column
+//                                index passed 2^31 and wrapped negative past the edge test
+//   coop_tail_logical_overflow   P = 3 over 2^31 - 1 programs: the slot index group * 3 + slot
+//                                passed 2^31, wrapped, and a replay slot stored out of bounds
+//   min_outer_wrap               a serial loop whose min reaches 2^31 - 1 at one row only: its
+//                                variable passed i32 there (the checker cannot decide it); the
+//                                oracle now refuses it naming TIR030, as the checker does elsewhere
+//   cost_ext_wrapped             an extent 65536 * 65536 + 4096 (4096 in i32) was costed as 1
+import { describe, expect, it, beforeAll, afterAll } from "vitest";
+import fs from "node:fs";
+import path from "node:path";
+import { loadEngine, Engine } from "../shell-node/src/engine";
+import { openRuntime, Runtime } from "../shell-node/src/native";
+import { runAndValidate } from "../shell-node/src/validate-run";
+import { ROOT } from "./helpers/files";
+import { ensureHostLibrary } from "./helpers/host";
+
+const DIR = path.join(ROOT, "test", "fixtures", "extreme");
+const text = (name: string): string => fs.readFileSync(path.join(DIR, name + ".json"), "utf8");
+
+let wasm: Engine;
+let js: Engine;
+let runtime: Runtime;
+beforeAll(async () => {
+  ensureHostLibrary();
+  wasm = await loadEngine("wasm");
+  js = await loadEngine("js");
+  runtime = openRuntime("host");
+});
+afterAll(() => runtime?.close());
+
+function both(name: string, options: object): any {
+  const a = wasm.call({ command: "emit", document: text(name), options });
+  const b = js.call({ command: "emit", document: text(name), options });
+  expect(JSON.stringify(a)).toBe(JSON.stringify(b));
+  return a;
+}
+
+describe("plans at the i32 limits", () => {
+  it("an element grid whose groups or columns would pass 2^31 - 1 is not used; the serial program's figures are finite", () => {
+    for (const [name, options] of [
+      ["grid_groups_wrap", { sizes: { R: 1073741824 } }],
+      ["grid_groups_wrap", { sizes: { R: 2147483647, C: 4097 } }],
+      ["grid_rows_wrap3d", {}],
+      ["grid_col_overflow", { threads: 992 }],
+    ] as Array<[string, object]>) {
+      const e = both(name, options);
+      expect(e.ok, name + JSON.stringify(options)).toBe(true);
+      expect(e.plan.realization, name).toBe("serial-program");
+      expect(e.plan.rejections.map((r: any) => r.message).join(" "), name).toMatch(/does not fit/);
+      expect(Number.isFinite(e.plan.cost.total), name).toBe(true);
+      expect(e.plan.dispatch.groups, name).toBeGreaterThan(0);
+    }
+    // at sizes that fit, the same documents are element grids, and they run
+    const small = both("grid_col_overflow", { sizes: { N: 5000 }, threads: 992 });
+    expect(small.plan.realization).toBe("fused-elementwise");
+    const r = runAndValidate({ engine: wasm, runtime, text: text("grid_col_overflow"), options: { sizes: { N: 5000 }, threads: 992 }, seed: 1 });
+    expect(r.passed, r.error ?? "").toBe(true);
+  });
+
+  it("P slots past 2^31 are never planned: an explicit P is TPL009, the solver picks one that fits", () => {
+    const p3 = wasm.call({ command: "plan", document: text("coop_tail_logical_overflow"), options: { programsPerGroup: 3 } });
+    expect(p3.ok).toBe(false);
+    expect(p3.diagnostics.map((d: any) => d.code)).toEqual(["TPL009"]);
+    const auto = both("coop_tail_logical_overflow", {});
+    expect(auto.plan.realization).toBe("cooperative-reduction");
+    const m = auto.plan.mapping;
+    expect(m.groups * m.P).toBeLessThanOrEqual(2 ** 31);
+  });
+
+  it("a loop variable past i32 at some rows only: the run says so (TIR030) instead of comparing numbers", () => {
+    expect(wasm.call({ command: "validate", document: text("min_outer_wrap"), options: {} }).ok).toBe(true);
+    const r = runAndValidate({ engine: wasm, runtime, text: text("min_outer_wrap"), options: {}, seed: 1 });
+    expect(r.passed).toBe(false);
+    expect(r.error).toMatch(/past the i32 range.*TIR030/);
+  });
+
+  it("a wrapped constant extent is costed at its i32 value", () => {
+    const a = wasm.call({ command: "plan", document: text("cost_ext_wrapped"), options: {} });
+    const b = wasm.call({ command: "plan", document: text("cost_ext_plain"), options: {} });
+    expect(a.mapping).toEqual(b.mapping);
+    expect(a.cost.total).toBe(b.cost.total);
+  });
+});

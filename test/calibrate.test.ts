@@ -8,11 +8,18 @@ import os from "node:os";
 import path from "node:path";
 import zlib from "node:zlib";
 import { ROOT } from "./helpers/files";
+import { tileInProcess } from "./helpers/cli";
 import { Engine, loadEngine } from "../shell-node/src/engine";
 import { candidateKey } from "../shell-node/src/bench/sweep";
 import { calibrate, chooseLambda, DEFAULTS, fitRegularised, leaveShapesOut, nnls, predict, readShape, ridgeObjective, Shape } from "../shell-node/src/bench/calibrate";
 
 const BIN = path.join(ROOT, "shell-node", "bin", "tile.mjs");
+/** `tile ARGS` in this process (test/helpers/cli.ts): where a child process would add only Node's
+ *  start-up. The device-record test below spawns the real executable (calibrate, plan, device). */
+const tile = async (...args: string[]) => {
+  const r = await tileInProcess(...args);
+  return { status: r.code, stdout: r.stdout, stderr: r.stderr };
+};
 const H200 = JSON.parse(fs.readFileSync(path.join(ROOT, "devices", "nvidia-h200.json"), "utf8"));
 const softmax = fs.readFileSync(path.join(ROOT, "cases", "softmax.json"), "utf8");
 let js: Engine;
@@ -112,13 +119,13 @@ describe("nnls", () => {
 describe("tile calibrate on sweeps made of the model itself", () => {
   const truth = { setupNs: 2500, barrierNs: 25, simdNs: 5, loadIssueCycles: 1.5, loopOverheadCycles: 6, couplingFraction: 0.05, underfillWeight: 0.5, memoryFactor: 2.5 };
   const dirs: string[] = [];
-  beforeAll(() => {
+  beforeAll(async () => {
     // three real sweeps (host runtime, a few candidates each); their times then replaced by the
     // core's totals under `truth`, in µs
     for (const [r, c] of [[6, 512], [4, 768], [9, 1024]]) {
       const dir = path.join(tmp, `softmax-${r}x${c}`);
-      const x = spawnSync(process.execPath, [BIN, "sweep", "softmax", "--size", `R=${r}`, "--size", `C=${c}`, "--runtime", "host", "--device", "nvidia-h200",
-        "--max-candidates", "12", "--rounds", "2", "--samples", "1", "--batch-window-ms", "1", "-o", dir], { cwd: ROOT, encoding: "utf8" });
+      const x = await tile("sweep", "softmax", "--size", `R=${r}`, "--size", `C=${c}`, "--runtime", "host", "--device", "nvidia-h200",
+        "--max-candidates", "12", "--rounds", "2", "--samples", "1", "--batch-window-ms", "1", "-o", dir);
       expect(x.status).toBe(0);
       const sweep = JSON.parse(fs.readFileSync(path.join(dir, "sweep.json"), "utf8"));
       const p = plan(wasm, { ...H200, costModel: truth }, { R: r, C: c });
@@ -223,7 +230,7 @@ describe("tile calibrate on sweeps made of the model itself", () => {
     expect(JSON.parse(again.stdout).device.costModel.memoryFactor).toBeCloseTo(rec.costModel.memoryFactor, 5);
   });
 
-  it("reads sweeps stored gzip-compressed (sweep.json.gz, as committed evidence holds them) like the plain files", () => {
+  it("reads sweeps stored gzip-compressed (sweep.json.gz, as committed evidence holds them) like the plain files", async () => {
     const gz = dirs.map((d) => {
       const g = path.join(tmp, "gz", path.basename(d));
       fs.mkdirSync(g, { recursive: true });
@@ -236,30 +243,30 @@ describe("tile calibrate on sweeps made of the model itself", () => {
     expect(b.candidates).toEqual(a.candidates);
     // the gz file named directly, and `tile calibrate` on the folders: the same record as the plain sweeps
     expect(readShape(wasm, path.join(gz[1], "sweep.json.gz"), H200).candidates).toEqual(readShape(wasm, dirs[1], H200).candidates);
-    const run = (ds: string[], out: string) => {
-      const x = spawnSync(process.execPath, [BIN, "calibrate", ...ds, "-o", out], { cwd: ROOT, encoding: "utf8" });
+    const run = async (ds: string[], out: string) => {
+      const x = await tile("calibrate", ...ds, "-o", out);
       expect(x.status, x.stderr).toBe(0);
       const rec = JSON.parse(fs.readFileSync(out, "utf8"));
       delete rec.costModel.source;
       return rec;
     };
-    expect(run(gz, path.join(tmp, "from-gz.json"))).toEqual(run(dirs, path.join(tmp, "from-plain.json")));
+    expect(await run(gz, path.join(tmp, "from-gz.json"))).toEqual(await run(dirs, path.join(tmp, "from-plain.json")));
     // a folder with neither file is still a usage error naming the file it looked for
     const empty = path.join(tmp, "gz", "empty");
     fs.mkdirSync(empty, { recursive: true });
-    const bad = spawnSync(process.execPath, [BIN, "calibrate", empty, gz[1], "-o", path.join(tmp, "y.json")], { cwd: ROOT, encoding: "utf8" });
+    const bad = await tile("calibrate", empty, gz[1], "-o", path.join(tmp, "y.json"));
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain(path.join(empty, "sweep.json"));
   });
 
-  it("needs sweeps of two sizes and -o (exit 2)", () => {
-    const one = spawnSync(process.execPath, [BIN, "calibrate", dirs[0], "-o", path.join(tmp, "x.json")], { cwd: ROOT, encoding: "utf8" });
+  it("needs sweeps of two sizes and -o (exit 2)", async () => {
+    const one = await tile("calibrate", dirs[0], "-o", path.join(tmp, "x.json"));
     expect(one.status).toBe(2);
     expect(one.stderr).toMatch(/at least two sizes/);
     // two sweeps of one size are one size: nothing can be left out
-    const same = spawnSync(process.execPath, [BIN, "calibrate", dirs[0], dirs[0], "-o", path.join(tmp, "x.json")], { cwd: ROOT, encoding: "utf8" });
+    const same = await tile("calibrate", dirs[0], dirs[0], "-o", path.join(tmp, "x.json"));
     expect(same.status).toBe(2);
     expect(same.stderr).toMatch(/at least two sizes/);
-    expect(spawnSync(process.execPath, [BIN, "calibrate", dirs[0], dirs[1]], { cwd: ROOT, encoding: "utf8" }).status).toBe(2);
+    expect((await tile("calibrate", dirs[0], dirs[1])).status).toBe(2);
   });
 });

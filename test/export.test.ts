@@ -17,6 +17,7 @@ import { shapeOf } from "../shell-node/src/inputs";
 import { openRuntime, nativeLibraryPath, type Runtime } from "../shell-node/src/native";
 import { elements, emitTargets, exportKernels, exportManifest, exportRunProblems, fakeRun, freePrecompiled, precompile, type Emitted } from "./export/check";
 import { ROOT } from "./helpers/files";
+import { tileInProcess } from "./helpers/cli";
 
 const CLI = path.join(ROOT, "shell-node", "bin", "tile.mjs");
 const FAKES = path.join(ROOT, "test", "export", "fake_frameworks.py");
@@ -148,7 +149,12 @@ describe.skipIf(!python)("emit --target mlx | torch-mps: every built-in case and
 });
 
 describe("emit --target: what a target cannot express is a diagnostic", () => {
+  // the real executable (the first test), and the CLI in process (test/helpers/cli.ts)
   const cli = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", cwd: ROOT });
+  const tile = async (args: string[]) => {
+    const r = await tileInProcess(...args);
+    return { status: r.code, stdout: r.stdout, stderr: r.stderr };
+  };
 
   it("a buffer updated in place cannot go to MLX (exit 1, TEX001, says what to do); torch-mps updates it in place", () => {
     const file = path.join(LEG, "pk_inplace_tail.json");
@@ -164,31 +170,31 @@ describe("emit --target: what a target cannot express is a diagnostic", () => {
     expect(t.stdout).toMatch(/_tile_kernel\(\)\(X, threads=\d+, group_size=\d+\)\n    return X\n$/);
   });
 
-  it("a document name that MLX would declare as its own argument is TEX002; the other targets take it", () => {
+  it("a document name that MLX would declare as its own argument is TEX002; the other targets take it", async () => {
     const doc = JSON.parse(fs.readFileSync(path.join(ROOT, "cases", "sum.json"), "utf8"));
     const text = JSON.stringify(doc).replace(/"s"/g, '"grid_size"');
     expect(text).toContain('"grid_size"');
     const file = path.join(dir, "grid_size.json");
     fs.writeFileSync(file, text);
-    const r = cli(["emit", file, "--target", "mlx"]);
+    const r = await tile(["emit", file, "--target", "mlx"]);
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/error TEX002 \(export-name-conflict\): The name "grid_size" becomes the identifier grid_size, which MLX's kernel source already defines/);
-    expect(cli(["emit", file, "--target", "torch-mps"]).status).toBe(0);
+    expect((await tile(["emit", file, "--target", "torch-mps"])).status).toBe(0);
     const shape = JSON.stringify(doc).replace(/"s"/g, '"X_shape"');
     fs.writeFileSync(file, shape);
-    expect(cli(["emit", file, "--target", "mlx"]).stderr).toMatch(/TEX002.*"X_shape"/);
+    expect((await tile(["emit", file, "--target", "mlx"])).stderr).toMatch(/TEX002.*"X_shape"/);
     fs.writeFileSync(file, JSON.stringify(doc).replace(/"s"/g, '"MLX_MTL_PRAGMA_UNROLL"'));
-    expect(cli(["emit", file, "--target", "mlx"]).stderr).toMatch(/TEX002.*"MLX_MTL_PRAGMA_UNROLL"/);
+    expect((await tile(["emit", file, "--target", "mlx"])).stderr).toMatch(/TEX002.*"MLX_MTL_PRAGMA_UNROLL"/);
     // a name the emitter renames anyway (MTL... is reserved: v_MTL_CONST) cannot collide
     fs.writeFileSync(file, JSON.stringify(doc).replace(/"s"/g, '"MTL_CONST"'));
-    expect(cli(["emit", file, "--target", "mlx"]).status).toBe(0);
+    expect((await tile(["emit", file, "--target", "mlx"])).status).toBe(0);
     // a name that only contains an attribute's name is fine (MLX adds an unused argument)
     fs.writeFileSync(file, JSON.stringify(doc).replace(/"s"/g, '"my_grid_size"'));
-    expect(cli(["emit", file, "--target", "mlx"]).status).toBe(0);
+    expect((await tile(["emit", file, "--target", "mlx"])).status).toBe(0);
   });
 
-  it("an unknown target is bad usage (exit 2), in the CLI and in the core's options", () => {
-    const r = cli(["emit", path.join(ROOT, "cases", "sum.json"), "--target", "cuda"]);
+  it("an unknown target is bad usage (exit 2), in the CLI and in the core's options", async () => {
+    const r = await tile(["emit", path.join(ROOT, "cases", "sum.json"), "--target", "cuda"]);
     expect(r.status).toBe(2);
     expect(r.stderr).toContain("Allowed choices are metal, mlx, torch-mps");
     const c = wasm.call({ command: "emit", document: fs.readFileSync(path.join(ROOT, "cases", "sum.json"), "utf8"), options: { target: "vulkan" } });
@@ -196,13 +202,13 @@ describe("emit --target: what a target cannot express is a diagnostic", () => {
     expect(c.diagnostics[0]).toMatchObject({ code: "TPL002", pointer: "/options/target" });
   });
 
-  it("the default target is metal: the same MSL as before, and -o writes the module for the others", () => {
+  it("the default target is metal: the same MSL as before, and -o writes the module for the others", async () => {
     const f = path.join(ROOT, "cases", "softmax.json");
-    const plain = cli(["emit", f]).stdout;
-    expect(cli(["emit", f, "--target", "metal"]).stdout).toBe(plain);
+    const plain = (await tile(["emit", f])).stdout;
+    expect((await tile(["emit", f, "--target", "metal"])).stdout).toBe(plain);
     expect(plain.startsWith("#include <metal_stdlib>")).toBe(true);
     const out = path.join(dir, "softmax_mlx.py");
-    expect(cli(["emit", f, "--target", "mlx", "-o", out]).status).toBe(0);
+    expect((await tile(["emit", f, "--target", "mlx", "-o", out])).status).toBe(0);
     const text = fs.readFileSync(out, "utf8");
     expect(text).toContain("import mlx.core as mx\n");
     expect(text).toContain("def softmax(X):\n");

@@ -23,8 +23,8 @@ export function docText(c: { doc: unknown }): string {
   return JSON.stringify(c.doc);
 }
 
-function request(command: string, c: Case): string {
-  return JSON.stringify({ command, document: docText(c), options: { ...c.options, candidates: true } });
+function request(command: string, c: Case, doc = docText(c)): string {
+  return JSON.stringify({ command, document: doc, options: { ...c.options, candidates: true } });
 }
 
 /** Problems with one case through both engines (empty when every property holds). */
@@ -32,8 +32,9 @@ export function engineProblems(c: Case, wasm: WasmEngine, js: Engine): string[] 
   const problems: string[] = [];
   const before = wasm.instances;
   let emitted: any = null;
+  const doc = docText(c); // once per case, not once per command
   for (const command of ["validate", "plan", "emit"]) {
-    const text = request(command, c);
+    const text = request(command, c, doc);
     let a = "";
     let b = "";
     try {

@@ -476,9 +476,9 @@ describe("documentation matches the tool", () => {
     }
   });
 
-  it("the README's element-grid formula includes V and cost units are model ns everywhere", async () => {
+  it("the README's element-grid formula includes V and U, and cost units are model ns everywhere", async () => {
     const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
-    expect(readme).toContain("groups = rows * ceil(cols / (T * V))");
+    expect(readme).toContain("groups = rows * ceil(cols / (T * V * U))");
     const render = fs.readFileSync(path.join(ROOT, "web", "render.ts"), "utf8");
     for (const text of [readme, render]) expect(text).not.toContain("model units");
     expect(readme).toContain("model ns");

@@ -51,6 +51,7 @@ export const WEIGHTS = {
   "test/reuse.test.ts": 2,
   "test/erf.test.ts": 2,
   "test/element-chunks.test.ts": 2,
+  "test/extreme.test.ts": 2,
   "test/bench.test.ts": 2,
   "test/threadgroup-local.test.ts": 1,
   "test/reader.test.ts": 1,

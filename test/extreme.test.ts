@@ -12,6 +12,9 @@
 //                                variable passed i32 there (the checker cannot decide it); the
 //                                oracle now refuses it naming TIR030, as the checker does elsewhere
 //   cost_ext_wrapped             an extent 65536 * 65536 + 4096 (4096 in i32) was costed as 1
+//   cast_sum_i32                 an i32 sum of cast_i32(X * 10) over X = 0.7: 7 in f32, 6.99999988 in
+//                                FP64, so the correct kernel's 700 failed against 600 (not an
+//                                extreme size: the validation of i32 values cast from f32)
 import { describe, expect, it, beforeAll, afterAll } from "vitest";
 import fs from "node:fs";
 import path from "node:path";
@@ -88,3 +91,21 @@ describe("plans at the i32 limits", () => {
     expect(a.cost.total).toBe(b.cost.total);
   });
 });
+
+describe("i32 values cast from f32", () => {
+  const X = (): Map<string, Float64Array> => new Map([["X", new Float64Array(200).fill(Math.fround(0.7))]]);
+
+  it("elements equal to the plain f32 evaluation in program order pass, and say so; a wrong kernel still fails", () => {
+    const r = runAndValidate({ engine: wasm, runtime, text: text("cast_sum_i32"), options: {}, seed: 1, inputs: X() });
+    expect(r.passed, JSON.stringify(r.outputs[0])).toBe(true);
+    expect(r.outputs[0].castAgreesWithF32).toBe(2);
+    expect(r.outputs[0].mismatches).toBe(0);
+    // the same kernel multiplying by 20: 1400 against 600 and against plain f32's 700
+    const bad = runAndValidate({ engine: wasm, runtime, text: text("cast_sum_i32"), options: {}, seed: 1, inputs: X(),
+      mslOverride: (msl) => msl.replace("* 10.0f", "* 20.0f") });
+    expect(bad.passed).toBe(false);
+    expect(bad.outputs[0].mismatches).toBe(2);
+    expect(bad.outputs[0].castAgreesWithF32).toBeUndefined();
+  });
+});
+

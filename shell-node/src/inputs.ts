@@ -11,7 +11,7 @@
 //     buffer dimension whose index expression (in a load or a store) contains a load of this
 //     buffer, directly or nested; 8 when the buffer is never used inside an index.
 
-import { ownRecord, setOwn } from "./io";
+import { UsageError, ownRecord, setOwn } from "./io";
 
 import { roundBf16, roundF16 } from "./f16";
 
@@ -109,11 +109,23 @@ export function parseInputRange(text: string): InputRange | null {
  * Deterministic initial values for every param of `doc` (see the header for the scheme).
  * The same document and seed always give the same values.
  */
+/** The most elements the buffers of one run or eval may hold together (about 8 GiB as FP64). */
+export const MAX_RUN_ELEMENTS = 1073741824;
+
 export function makeInputs(doc: any, seed: number, range: InputRange = DEFAULT_INPUT_RANGE): Map<string, InputBuffer> {
   const [lo, hi] = range;
   const params: any[] = Array.isArray(doc.params) ? doc.params : [];
   const dims = new Map<string, number[]>();
   for (const p of params) dims.set(p.name, shapeOf(doc, p.name));
+  // run and eval hold every buffer and an FP64 copy of it: refuse sizes no run here can hold
+  let total = 0;
+  for (const p of params) {
+    const n = dims.get(p.name)!.reduce((a, b) => a * b, 1);
+    total += n;
+    if (n > MAX_RUN_ELEMENTS || total > MAX_RUN_ELEMENTS) {
+      throw new UsageError(`${p.name} has ${n} elements (${total} in the buffers so far): too large to run (at most ${MAX_RUN_ELEMENTS} elements in all, each held with an FP64 copy); plan and emit take any size, or give smaller --size values`);
+    }
+  }
   const bounds = indexBounds(doc, dims);
   const out = new Map<string, InputBuffer>();
   params.forEach((p, index) => {

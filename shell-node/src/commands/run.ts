@@ -81,6 +81,7 @@ export function runCommand(engine: Engine, file: string, options: PlanOptions, r
         if (o.castFromF32) process.stdout.write(`  note: ${o.name} holds i32 values cast from f32 values: compared within 1 + ${r.tolerance.abs} + ${r.tolerance.rel} * |ref| (the truncation of a value inside the f32 tolerance), not exactly\n`);
       }
       for (const o of r.outputs) {
+        if (o.castAgreesWithF32) process.stdout.write(`  note: ${o.name}: ${o.castAgreesWithF32} element(s) outside the tolerance of a value cast from f32 equal the document evaluated in plain f32 in program order: the kernel truncates the f32 value it computes (0.7 * 10 is 7 in f32, 6.99999988 in FP64); they pass\n`);
         const c = o.f32ProgramOrder;
         if (!c) continue;
         if (c.nonFinite > 0) {

@@ -3,25 +3,14 @@
 // vectors; the solver keeps U = 1 unless asked. The vector-chain term of the cost model
 // (vectorChainFraction: a share of the memory term per vector beyond the first that one thread
 // takes in sequence) is 0 by default and measured for the calibrated H200 record.
-import { describe, expect, it, beforeAll, afterAll } from "vitest";
+import { describe, expect, it } from "vitest";
 import fs from "node:fs";
 import path from "node:path";
-import { loadEngine, Engine } from "../shell-node/src/engine";
-import { openRuntime, Runtime } from "../shell-node/src/native";
 import { runAndValidate } from "../shell-node/src/validate-run";
 import { ROOT } from "./helpers/files";
-import { ensureHostLibrary } from "./helpers/host";
+import { hostContext } from "./helpers/host";
 
-let wasm: Engine;
-let js: Engine;
-let runtime: Runtime;
-beforeAll(async () => {
-  ensureHostLibrary();
-  wasm = await loadEngine("wasm");
-  js = await loadEngine("js");
-  runtime = openRuntime("host");
-});
-afterAll(() => runtime?.close());
+const h = hostContext();
 
 const kase = (name: string): string => fs.readFileSync(path.join(ROOT, "cases", name + ".json"), "utf8");
 const device = (name: string): any => JSON.parse(fs.readFileSync(path.join(ROOT, "devices", name + ".json"), "utf8"));
@@ -41,8 +30,8 @@ describe("element grid with U chunks of V columns per thread", () => {
       for (const v of variants) {
         const options: any = { sizes: v.sizes, vector: v.vector, unroll: v.unroll };
         if (v.threads) options.threads = v.threads;
-        const a = wasm.call({ command: "emit", document: kase(name), options });
-        const b = js.call({ command: "emit", document: kase(name), options });
+        const a = h.wasm.call({ command: "emit", document: kase(name), options });
+        const b = h.js.call({ command: "emit", document: kase(name), options });
         expect(JSON.stringify(a)).toBe(JSON.stringify(b));
         expect(a.ok, JSON.stringify(a.diagnostics)).toBe(true);
         const m = a.plan.mapping;
@@ -52,7 +41,7 @@ describe("element grid with U chunks of V columns per thread", () => {
         const H = (v.vector === 1 ? 1 : v.vector / 4) * v.unroll;
         expect(a.msl).toContain(`for (int tile_h = 0; tile_h < ${H}; ++tile_h) {`);
         expect(a.msl).toContain(` U=${v.unroll} `);
-        const r = runAndValidate({ engine: wasm, runtime, text: kase(name), options, seed: 5, emitted: a });
+        const r = runAndValidate({ engine: h.wasm, runtime: h.runtime, text: kase(name), options, seed: 5, emitted: a });
         if (!r.passed || r.guards !== "intact") failures.push(`${JSON.stringify(options)}: ${r.error ?? ""} ${r.guards}`);
         for (const o of r.outputs) expect(o.written).toBe(v.sizes.R * v.sizes.C);
       }
@@ -61,7 +50,7 @@ describe("element grid with U chunks of V columns per thread", () => {
   }
 
   it("U = 1 (the default) emits the kernel of before: no chunk loop for V = 4, no U in the header", () => {
-    const a = wasm.call({ command: "emit", document: kase("sigmoid_pair"), options: { sizes: { C: 1536 }, vector: 4 } });
+    const a = h.wasm.call({ command: "emit", document: kase("sigmoid_pair"), options: { sizes: { C: 1536 }, vector: 4 } });
     expect(a.plan.mapping.U).toBe(1);
     expect(a.msl).not.toContain("tile_h");
     expect(a.msl).not.toMatch(/ U=\d/);
@@ -70,7 +59,7 @@ describe("element grid with U chunks of V columns per thread", () => {
 
 describe("the vector-chain term of the element grid's cost", () => {
   const pick = (dev: any, sizes: Record<string, number>, extra: object = {}): any =>
-    wasm.call({ command: "plan", document: kase("sigmoid_pair"), options: { sizes, candidates: true, device: dev, ...extra } });
+    h.wasm.call({ command: "plan", document: kase("sigmoid_pair"), options: { sizes, candidates: true, device: dev, ...extra } });
 
   it("adds vectorChainFraction x (vectors per thread - 1) x the memory term to latency, nothing at one vector", () => {
     const base = device("nvidia-h200-calibrated");
@@ -98,7 +87,7 @@ describe("the vector-chain term of the element grid's cost", () => {
       expect(pick(h200, sizes).mapping).toMatchObject({ V: 4, U: 1 });
     }
     // the built-in Apple record has no measured chain term: its pick is the one of before
-    const m1 = wasm.call({ command: "plan", document: kase("sigmoid_pair"), options: { sizes: { R: 64, C: 4096 } } });
+    const m1 = h.wasm.call({ command: "plan", document: kase("sigmoid_pair"), options: { sizes: { R: 64, C: 4096 } } });
     expect(m1.mapping).toMatchObject({ V: 8, U: 1 });
   });
 });

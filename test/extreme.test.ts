@@ -15,32 +15,21 @@
 //   cast_sum_i32                 an i32 sum of cast_i32(X * 10) over X = 0.7: 7 in f32, 6.99999988 in
 //                                FP64, so the correct kernel's 700 failed against 600 (not an
 //                                extreme size: the validation of i32 values cast from f32)
-import { describe, expect, it, beforeAll, afterAll } from "vitest";
+import { describe, expect, it } from "vitest";
 import fs from "node:fs";
 import path from "node:path";
-import { loadEngine, Engine } from "../shell-node/src/engine";
-import { openRuntime, Runtime } from "../shell-node/src/native";
 import { runAndValidate } from "../shell-node/src/validate-run";
 import { ROOT } from "./helpers/files";
-import { ensureHostLibrary } from "./helpers/host";
+import { hostContext } from "./helpers/host";
 
 const DIR = path.join(ROOT, "test", "fixtures", "extreme");
 const text = (name: string): string => fs.readFileSync(path.join(DIR, name + ".json"), "utf8");
 
-let wasm: Engine;
-let js: Engine;
-let runtime: Runtime;
-beforeAll(async () => {
-  ensureHostLibrary();
-  wasm = await loadEngine("wasm");
-  js = await loadEngine("js");
-  runtime = openRuntime("host");
-});
-afterAll(() => runtime?.close());
+const h = hostContext();
 
 function both(name: string, options: object): any {
-  const a = wasm.call({ command: "emit", document: text(name), options });
-  const b = js.call({ command: "emit", document: text(name), options });
+  const a = h.wasm.call({ command: "emit", document: text(name), options });
+  const b = h.js.call({ command: "emit", document: text(name), options });
   expect(JSON.stringify(a)).toBe(JSON.stringify(b));
   return a;
 }
@@ -63,12 +52,12 @@ describe("plans at the i32 limits", () => {
     // at sizes that fit, the same documents are element grids, and they run
     const small = both("grid_col_overflow", { sizes: { N: 5000 }, threads: 992 });
     expect(small.plan.realization).toBe("fused-elementwise");
-    const r = runAndValidate({ engine: wasm, runtime, text: text("grid_col_overflow"), options: { sizes: { N: 5000 }, threads: 992 }, seed: 1 });
+    const r = runAndValidate({ engine: h.wasm, runtime: h.runtime, text: text("grid_col_overflow"), options: { sizes: { N: 5000 }, threads: 992 }, seed: 1 });
     expect(r.passed, r.error ?? "").toBe(true);
   });
 
   it("P slots past 2^31 are never planned: an explicit P is TPL009, the solver picks one that fits", () => {
-    const p3 = wasm.call({ command: "plan", document: text("coop_tail_logical_overflow"), options: { programsPerGroup: 3 } });
+    const p3 = h.wasm.call({ command: "plan", document: text("coop_tail_logical_overflow"), options: { programsPerGroup: 3 } });
     expect(p3.ok).toBe(false);
     expect(p3.diagnostics.map((d: any) => d.code)).toEqual(["TPL009"]);
     const auto = both("coop_tail_logical_overflow", {});
@@ -78,15 +67,15 @@ describe("plans at the i32 limits", () => {
   });
 
   it("a loop variable past i32 at some rows only: the run says so (TIR030) instead of comparing numbers", () => {
-    expect(wasm.call({ command: "validate", document: text("min_outer_wrap"), options: {} }).ok).toBe(true);
-    const r = runAndValidate({ engine: wasm, runtime, text: text("min_outer_wrap"), options: {}, seed: 1 });
+    expect(h.wasm.call({ command: "validate", document: text("min_outer_wrap"), options: {} }).ok).toBe(true);
+    const r = runAndValidate({ engine: h.wasm, runtime: h.runtime, text: text("min_outer_wrap"), options: {}, seed: 1 });
     expect(r.passed).toBe(false);
     expect(r.error).toMatch(/past the i32 range.*TIR030/);
   });
 
   it("a wrapped constant extent is costed at its i32 value", () => {
-    const a = wasm.call({ command: "plan", document: text("cost_ext_wrapped"), options: {} });
-    const b = wasm.call({ command: "plan", document: text("cost_ext_plain"), options: {} });
+    const a = h.wasm.call({ command: "plan", document: text("cost_ext_wrapped"), options: {} });
+    const b = h.wasm.call({ command: "plan", document: text("cost_ext_plain"), options: {} });
     expect(a.mapping).toEqual(b.mapping);
     expect(a.cost.total).toBe(b.cost.total);
   });
@@ -96,12 +85,12 @@ describe("i32 values cast from f32", () => {
   const X = (): Map<string, Float64Array> => new Map([["X", new Float64Array(200).fill(Math.fround(0.7))]]);
 
   it("elements equal to the plain f32 evaluation in program order pass, and say so; a wrong kernel still fails", () => {
-    const r = runAndValidate({ engine: wasm, runtime, text: text("cast_sum_i32"), options: {}, seed: 1, inputs: X() });
+    const r = runAndValidate({ engine: h.wasm, runtime: h.runtime, text: text("cast_sum_i32"), options: {}, seed: 1, inputs: X() });
     expect(r.passed, JSON.stringify(r.outputs[0])).toBe(true);
     expect(r.outputs[0].castAgreesWithF32).toBe(2);
     expect(r.outputs[0].mismatches).toBe(0);
     // the same kernel multiplying by 20: 1400 against 600 and against plain f32's 700
-    const bad = runAndValidate({ engine: wasm, runtime, text: text("cast_sum_i32"), options: {}, seed: 1, inputs: X(),
+    const bad = runAndValidate({ engine: h.wasm, runtime: h.runtime, text: text("cast_sum_i32"), options: {}, seed: 1, inputs: X(),
       mslOverride: (msl) => msl.replace("* 10.0f", "* 20.0f") });
     expect(bad.passed).toBe(false);
     expect(bad.outputs[0].mismatches).toBe(2);

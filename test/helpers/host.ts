@@ -3,10 +3,33 @@
 import fs from "node:fs";
 import path from "node:path";
 import { spawnSync } from "node:child_process";
-import { nativeLibraryPath } from "../../shell-node/src/native";
+import { beforeAll, afterAll } from "vitest";
+import { nativeLibraryPath, openRuntime, Runtime } from "../../shell-node/src/native";
+import { loadEngine, Engine } from "../../shell-node/src/engine";
 import { ROOT } from "./files";
 
 export function ensureHostLibrary(): void {
   if (!fs.existsSync(nativeLibraryPath("host"))) spawnSync(process.execPath, [path.join(ROOT, "shell-native", "build.mjs")], { stdio: "inherit" });
 }
 
+
+/** Both engines and an open host runtime for the tests of one file: registers the file's
+ *  beforeAll (build the library if missing, load the engines, open the runtime) and afterAll
+ *  (close it); the fields are set when the tests run. */
+export interface HostContext {
+  wasm: Engine;
+  js: Engine;
+  runtime: Runtime;
+}
+
+export function hostContext(): HostContext {
+  const h = {} as HostContext;
+  beforeAll(async () => {
+    ensureHostLibrary();
+    h.wasm = await loadEngine("wasm");
+    h.js = await loadEngine("js");
+    h.runtime = openRuntime("host");
+  });
+  afterAll(() => h.runtime?.close());
+  return h;
+}

@@ -9,7 +9,7 @@ import { spawnSync } from "node:child_process";
 import { loadEngine, Engine } from "../shell-node/src/engine";
 import { openRuntime, Runtime } from "../shell-node/src/native";
 import { builtinEntries, loadMatrix } from "../shell-node/src/matrix";
-import { f32ProgramOrder, runAndValidate } from "../shell-node/src/validate-run";
+import { f32ProgramOrder, illConditioned, runAndValidate } from "../shell-node/src/validate-run";
 import { evaluate } from "../shell-node/src/oracle";
 import { ROOT } from "./helpers/files";
 import { ensureHostLibrary } from "./helpers/host";
@@ -177,6 +177,23 @@ describe("tile run", () => {
     const got2 = Float64Array.from([Infinity, NaN, 1]);
     const f322 = Float64Array.from([Infinity, 95.6, 1]);
     expect(f32ProgramOrder("f32", got2, ref2, Uint8Array.from([1, 1, 1]), f322)).toEqual({ outside: 0, alsoOutside: 0, maxAbsError: 0, nonFinite: 2, alsoNonFinite: 1 });
+  });
+
+  it("illConditioned passes finite elements outside the tolerance only where plain f32 misses too and the kernel is within the tolerance of it", () => {
+    const mk = (): any => ({ name: "Y", elements: 4, written: 4, maxAbsError: 0, maxRelError: 0, mismatches: 3, nonFinite: 0, examples: [], worst: null, nonFiniteRefs: 0, tolerance: { abs: 2e-6, rel: 2e-5, dtype: "f32" } });
+    const ref = Float64Array.from([-0.1370506, -0.1370506, -0.1370506, 1]);
+    const f32 = Float64Array.from([-0.13705993, -0.13705993, -0.1370506, 1]);
+    // 0: the kernel equals plain f32 (both outside): passes; 1: the kernel is far from both: stays;
+    // 2: plain f32 meets the reference, the kernel does not: stays
+    const got = Float64Array.from([-0.13705993, -0.1371, -0.1371, 1]);
+    const o = mk();
+    illConditioned(o, "f32", got, ref, Uint8Array.from([1, 1, 1, 1]), f32);
+    expect(o.illConditioned).toBe(1);
+    expect(o.mismatches).toBe(2);
+    const none = mk();
+    illConditioned(none, "f32", Float64Array.from([-0.1371, -0.1371, -0.1371, 1]), ref, Uint8Array.from([1, 1, 1, 1]), f32);
+    expect(none.illConditioned).toBeUndefined();
+    expect(none.mismatches).toBe(3);
   });
 
   it("the oracle's f32 mode rounds every operation and reduction step to f32; the default stays FP64", () => {

@@ -81,6 +81,7 @@ export function runCommand(engine: Engine, file: string, options: PlanOptions, r
         if (o.castFromF32) process.stdout.write(`  note: ${o.name} holds i32 values cast from f32 values: compared within 1 + ${r.tolerance.abs} + ${r.tolerance.rel} * |ref| (the truncation of a value inside the f32 tolerance), not exactly\n`);
       }
       for (const o of r.outputs) {
+        if (o.illConditioned) process.stdout.write(`  note: ${o.name}: ${o.illConditioned} element(s) outside the tolerance are outside it in a plain f32 evaluation of the document in program order too, and the kernel is within the tolerance of that f32 value: ill-conditioned at these inputs (cancellation), computed as f32 arithmetic allows; they pass\n`);
         if (o.castAgreesWithF32) process.stdout.write(`  note: ${o.name}: ${o.castAgreesWithF32} element(s) outside the tolerance of a value cast from f32 equal the document evaluated in plain f32 in program order: the kernel truncates the f32 value it computes (0.7 * 10 is 7 in f32, 6.99999988 in FP64); they pass\n`);
         const c = o.f32ProgramOrder;
         if (!c) continue;
@@ -89,7 +90,7 @@ export function runCommand(engine: Engine, file: string, options: PlanOptions, r
             ? `  note: ${o.name}: at ${c.alsoNonFinite} of the ${c.nonFinite} elements where the kernel gave NaN or infinity for a finite reference, a plain f32 evaluation of the document in program order gives NaN or infinity too: an intermediate leaves the f32 range at these inputs (the FP64 reference does not); the verdict stands (--input-range LO,HI narrows the inputs, or rewrite the expression to stay in range)\n`
             : `  note: ${o.name}: a plain f32 evaluation of the document in program order stays finite at all ${c.nonFinite} elements where the kernel gave NaN or infinity for a finite reference\n`);
         }
-        if (c.outside === 0) continue;
+        if (c.outside === 0 || (o.illConditioned ?? 0) >= c.outside) continue;
         process.stdout.write(c.alsoOutside > 0
           ? `  note: ${o.name}: ${c.alsoOutside} of the ${c.outside} elements outside the tolerance are outside it in a plain f32 evaluation of the document in program order too (every operation rounded to f32; its largest error there ${c.maxAbsError.toExponential(2)}): at these inputs the result is ill-conditioned (cancellation), and f32 arithmetic does not meet the FP64 tolerance there; the verdict stands (--input-range LO,HI narrows the inputs)\n`
           : `  note: ${o.name}: a plain f32 evaluation of the document in program order meets the tolerance at all ${c.outside} elements outside it here (its largest error there ${c.maxAbsError.toExponential(2)})\n`);

@@ -1,7 +1,7 @@
 // tile run FILE : plan, emit, compile, run three dispatches and validate against the FP64 oracle.
 import { Engine } from "../engine";
 import { openRuntime, RuntimeKind } from "../native";
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatDiagnostic, indent, openOrUsage, printJson, readDocument, table } from "../io";
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatDiagnostic, indent, openOrUsage, printJson, readDocument, table, ensureDir } from "../io";
 import { PlanOptions } from "../options";
 import { OutputCheck, nonFiniteWarnings, runAndValidate } from "../validate-run";
 import { InputRange } from "../inputs";
@@ -47,6 +47,8 @@ export function runCommand(engine: Engine, file: string, options: PlanOptions, r
     }
     user = loaded;
   }
+  // a --dump folder that cannot be made is a usage error (exit 2), found before any kernel runs
+  if (dump) ensureDir(dump);
   const runtime = openOrUsage(() => openRuntime(runtimeKind as RuntimeKind | "auto"));
   if (!detect) runtime.setDetector(false);
   try {

@@ -1,6 +1,6 @@
 // tile validate FILE... : reads, validates and type-checks documents.
 import { Engine } from "../engine";
-import { EXIT_OK, EXIT_USAGE, ShellDiagnostic, formatDiagnostic, printJson, readDocument } from "../io";
+import { EXIT_OK, EXIT_USAGE, ShellDiagnostic, UsageError, formatDiagnostic, printJson, readDocument } from "../io";
 
 export interface ValidateResult {
   file: string;
@@ -13,7 +13,15 @@ export interface ValidateResult {
 
 /** Validates one file through the core (or reports its bytes as not UTF-8). */
 export function validateFile(engine: Engine, file: string, sizes: Record<string, number>): ValidateResult {
-  const doc = readDocument(file);
+  let doc;
+  try {
+    doc = readDocument(file);
+  } catch (err) {
+    // an unreadable file is that file's diagnostic: the other files of the batch are still validated
+    if (!(err instanceof UsageError)) throw err;
+    const m = /^error (TSH\d+) \(([a-z-]+)\): (.*)$/.exec(err.message);
+    return { file, ok: false, name: "", diagnostics: [{ code: m ? m[1] : "TSH001", id: m ? m[2] : "unreadable-file", severity: "error", message: m ? m[3] : err.message, pointer: "" }] };
+  }
   if (doc.text === null) return { file, ok: false, name: "", diagnostics: [doc.diagnostic!] };
   const r = engine.call({ command: "validate", document: doc.text, options: { sizes } });
   return withSource({ file, ok: r.ok === true, name: r.name ?? "", diagnostics: r.diagnostics ?? [] }, doc.text);

@@ -59,27 +59,16 @@
 //                                an admitted kernel that did not compile
 // (and, not fixtures here: a loop variable past 2^31 is TIR030 (test/fixtures/validate); the f32
 // overflow note, below)
-import { describe, expect, it, beforeAll, afterAll } from "vitest";
+import { describe, expect, it } from "vitest";
 import fs from "node:fs";
 import path from "node:path";
-import { loadEngine, Engine } from "../shell-node/src/engine";
-import { openRuntime, Runtime } from "../shell-node/src/native";
 import { runAndValidate } from "../shell-node/src/validate-run";
 import { ROOT } from "./helpers/files";
-import { ensureHostLibrary } from "./helpers/host";
+import { hostContext } from "./helpers/host";
 
 const DIR = path.join(ROOT, "test", "fixtures", "heldout");
 
-let wasm: Engine;
-let js: Engine;
-let runtime: Runtime;
-beforeAll(async () => {
-  ensureHostLibrary();
-  wasm = await loadEngine("wasm");
-  js = await loadEngine("js");
-  runtime = openRuntime("host");
-});
-afterAll(() => runtime?.close());
+const h = hostContext();
 
 const text = (name: string): string => fs.readFileSync(path.join(DIR, name + ".json"), "utf8");
 
@@ -141,15 +130,15 @@ describe("held-out documents: both engines agree, and every variant validates on
   for (const [name, want] of Object.entries(CASES)) {
     it(name, () => {
       const doc = text(name);
-      expect(wasm.call({ command: "validate", document: doc, options: {} }).ok).toBe(true);
+      expect(h.wasm.call({ command: "validate", document: doc, options: {} }).ok).toBe(true);
       const failures: string[] = [];
       for (const options of want.variants) {
-        const a = wasm.call({ command: "emit", document: doc, options });
-        const b = js.call({ command: "emit", document: doc, options });
+        const a = h.wasm.call({ command: "emit", document: doc, options });
+        const b = h.js.call({ command: "emit", document: doc, options });
         expect(JSON.stringify(a), JSON.stringify(options)).toBe(JSON.stringify(b));
         expect(a.plan.ok, JSON.stringify(options)).toBe(true);
         expect(a.plan.realization).toBe(want.realization);
-        const r = runAndValidate({ engine: wasm, runtime, text: doc, options, seed: 3, emitted: a });
+        const r = runAndValidate({ engine: h.wasm, runtime: h.runtime, text: doc, options, seed: 3, emitted: a });
         if (!r.passed || r.guards !== "intact") failures.push(`${JSON.stringify(options)}: ${r.error ?? ""} ${r.guards} ${JSON.stringify(r.outputs.map((o) => [o.name, o.mismatches, o.examples]))}`);
         for (const o of r.outputs) {
           if (want.writesNothing) expect(o.written, `${name} ${o.name}`).toBe(0);
@@ -163,30 +152,30 @@ describe("held-out documents: both engines agree, and every variant validates on
 
 describe("what each finding was", () => {
   it("a non-affine constant extent sizes the element grid: 3 x 5 rows of 40, not 1 row", () => {
-    const p = wasm.call({ command: "plan", document: text("elem_min_extent_3d"), options: {} });
+    const p = h.wasm.call({ command: "plan", document: text("elem_min_extent_3d"), options: {} });
     expect([p.mapping.rows, p.mapping.cols, p.mapping.groups]).toEqual([15, 40, 15]);
-    const q = wasm.call({ command: "plan", document: text("elem_min_extent_inner"), options: {} });
+    const q = h.wasm.call({ command: "plan", document: text("elem_min_extent_inner"), options: {} });
     expect([q.mapping.rows, q.mapping.cols]).toEqual([4, 70]);
-    const z = wasm.call({ command: "plan", document: text("elem_extent_zero_coef"), options: {} });
+    const z = h.wasm.call({ command: "plan", document: text("elem_extent_zero_coef"), options: {} });
     expect([z.mapping.rows, z.mapping.cols, z.mapping.groups]).toEqual([4, 70, 4]);
-    const r = runAndValidate({ engine: wasm, runtime, text: text("elem_min_extent_3d"), options: {}, seed: 1 });
+    const r = runAndValidate({ engine: h.wasm, runtime: h.runtime, text: text("elem_min_extent_3d"), options: {}, seed: 1 });
     expect(r.outputs[0].written).toBe(600);
   });
 
   it("an i32 output cast from f32 is checked within 1 + the f32 tolerance and marked so; a plain i32 output is not", () => {
-    const r = runAndValidate({ engine: wasm, runtime, text: text("quant_rowmax"), options: {}, seed: 3 });
+    const r = runAndValidate({ engine: h.wasm, runtime: h.runtime, text: text("quant_rowmax"), options: {}, seed: 3 });
     expect(r.passed).toBe(true);
     expect(r.outputs[0].castFromF32).toBe(true);
     // at these inputs the truncation of the f32 product differs from the FP64 one's
     expect(r.outputs[0].maxAbsError).toBeGreaterThan(0);
-    const c = runAndValidate({ engine: wasm, runtime, text: text("count_positive"), options: {}, seed: 3 });
+    const c = runAndValidate({ engine: h.wasm, runtime: h.runtime, text: text("count_positive"), options: {}, seed: 3 });
     const n = c.outputs.find((o) => o.name === "N")!;
     expect(n.castFromF32).toBeUndefined();
     expect(n.maxAbsError).toBe(0);
   });
 
   it("a product past the f32 range is the infinity the reference rounds to", () => {
-    const r = runAndValidate({ engine: wasm, runtime, text: text("store_past_f32_range"), options: {}, seed: 3 });
+    const r = runAndValidate({ engine: h.wasm, runtime: h.runtime, text: text("store_past_f32_range"), options: {}, seed: 3 });
     expect(r.passed).toBe(true);
     // the FP64 values are finite (about 3e38 times inputs in [-2, 2)); rounded to f32 some are not
     expect(r.outputs[0].nonFiniteRefs).toBeGreaterThan(0);
@@ -195,24 +184,24 @@ describe("what each finding was", () => {
 
   it("a 16-bit store rounds the f32 result: 65519.99 * 1.0000001 is 65520 in f32, infinity in f16", () => {
     const x = new Float64Array([Math.fround(65519.992), 1, 2, 3]);
-    const r = runAndValidate({ engine: wasm, runtime, text: text("f16_store_edge"), options: {}, seed: 1, inputs: new Map([["X", x]]) });
+    const r = runAndValidate({ engine: h.wasm, runtime: h.runtime, text: text("f16_store_edge"), options: {}, seed: 1, inputs: new Map([["X", x]]) });
     expect(r.passed).toBe(true);
     expect(r.outputs[0].worst?.ref).toBe(Infinity);
   });
 
   it("an output reading back a stored 16-bit intermediate is compared with that dtype's tolerance, and says so", () => {
-    const r = runAndValidate({ engine: wasm, runtime, text: text("f16_reread_sum"), options: {}, seed: 1 });
+    const r = runAndValidate({ engine: h.wasm, runtime: h.runtime, text: text("f16_reread_sum"), options: {}, seed: 1 });
     const y = r.outputs.find((o) => o.name === "Y")!;
     const t = r.outputs.find((o) => o.name === "T")!;
     expect(y.tolerance).toEqual({ abs: 1e-5, rel: 1e-3, dtype: "f32", through: "f16" });
     expect(t.tolerance).toEqual({ abs: 1e-5, rel: 1e-3, dtype: "f16" });
     // an f32 output of f32 inputs keeps the f32 tolerance
-    const q = runAndValidate({ engine: wasm, runtime, text: text("count_positive"), options: {}, seed: 1 });
+    const q = runAndValidate({ engine: h.wasm, runtime: h.runtime, text: text("count_positive"), options: {}, seed: 1 });
     expect(q.outputs.find((o) => o.name === "F")!.tolerance).toEqual({ abs: 2e-6, rel: 2e-5, dtype: "f32" });
   });
 
   it("an unproven flattened nest falls back to the document as written when that serial program is cheaper", () => {
-    const p = wasm.call({ command: "plan", document: text("nest_partial_extent"), options: {} });
+    const p = h.wasm.call({ command: "plan", document: text("nest_partial_extent"), options: {} });
     expect(p.realization).toBe("serial-program");
     expect(p.mapping.T).toBeGreaterThan(1); // one thread per program b, not one thread for all
     expect(p.notes.join(" ")).toMatch(/not flattened into one program loop/);
@@ -220,7 +209,7 @@ describe("what each finding was", () => {
   });
 
   it("a bool casts to 0 or 1 in the kernel: int(...) and float(...)", () => {
-    const e = wasm.call({ command: "emit", document: text("count_positive"), options: {} });
+    const e = h.wasm.call({ command: "emit", document: text("count_positive"), options: {} });
     expect(e.msl).toMatch(/int\(\(?[^;]*> 0\.0f/);
     expect(e.msl).toMatch(/float\(/);
   });
@@ -228,25 +217,25 @@ describe("what each finding was", () => {
   it("a read guarded by select or by and is left to the run; the same read unguarded is still TIR023", () => {
     const doc = JSON.parse(text("shift_zero_pad"));
     const store = doc.body[0].body[0].body[0];
-    const guarded = wasm.call({ command: "validate", document: JSON.stringify(doc), options: {} });
+    const guarded = h.wasm.call({ command: "validate", document: JSON.stringify(doc), options: {} });
     expect(guarded.ok).toBe(true);
     store.value = ["load", "X", ["r", ["add", "c", 1]]];
-    const bare = wasm.call({ command: "validate", document: JSON.stringify(doc), options: {} });
+    const bare = h.wasm.call({ command: "validate", document: JSON.stringify(doc), options: {} });
     expect(bare.diagnostics.map((d: any) => [d.code, d.pointer])).toEqual([["TIR023", "/body/0/body/0/body/0/value/2/1"]]);
     // the condition of a select is evaluated always: a read there is still decided
     store.value = ["select", ["gt", ["load", "X", ["r", ["add", "c", 1]]], ["f32", 0]], ["f32", 1], ["f32", 0]];
-    const cond = wasm.call({ command: "validate", document: JSON.stringify(doc), options: {} });
+    const cond = h.wasm.call({ command: "validate", document: JSON.stringify(doc), options: {} });
     expect(cond.diagnostics.map((d: any) => d.code)).toEqual(["TIR023"]);
     // and the left operand of and
     store.value = ["select", ["and", ["gt", ["load", "X", ["r", ["add", "c", 1]]], ["f32", 0]], ["lt", "c", 3]], ["f32", 1], ["f32", 0]];
-    const left = wasm.call({ command: "validate", document: JSON.stringify(doc), options: {} });
+    const left = h.wasm.call({ command: "validate", document: JSON.stringify(doc), options: {} });
     expect(left.diagnostics.map((d: any) => d.code)).toEqual(["TIR023"]);
   });
 
   it("a name starting with the export's own prefix _tile is renamed once, in both engines and both Python targets", () => {
     for (const target of ["mlx", "torch-mps"]) {
-      const a = wasm.call({ command: "emit", document: text("export_tile_prefix"), options: { target } });
-      const b = js.call({ command: "emit", document: text("export_tile_prefix"), options: { target } });
+      const a = h.wasm.call({ command: "emit", document: text("export_tile_prefix"), options: { target } });
+      const b = h.js.call({ command: "emit", document: text("export_tile_prefix"), options: { target } });
       expect(a.ok, target).toBe(true);
       expect(JSON.stringify(a)).toBe(JSON.stringify(b));
       expect(a.python).toContain("k_tileX");
@@ -258,13 +247,13 @@ describe("what each finding was", () => {
       params: [{ name: "X", dtype: "f32", shape: ["N"] }, { name: "Y", dtype: "f32", shape: ["N"] }],
       body: [{ for: "i", in: [0, "N"], kind: "parallel", body: [
         { store: "Y", at: ["i"], value: ["log", ["add", ["f32", 1], ["exp", ["load", "X", ["i"]]]]] }] }] });
-    const r = runAndValidate({ engine: wasm, runtime, text: doc, options: {}, seed: 1, inputRange: [80, 100] });
+    const r = runAndValidate({ engine: h.wasm, runtime: h.runtime, text: doc, options: {}, seed: 1, inputRange: [80, 100] });
     expect(r.passed).toBe(false);
     const c = r.outputs[0].f32ProgramOrder!;
     expect(c.nonFinite).toBeGreaterThan(0);
     expect(c.alsoNonFinite).toBe(c.nonFinite);
     // inside the f32 range the same document passes, with no note
-    const ok = runAndValidate({ engine: wasm, runtime, text: doc, options: {}, seed: 1 });
+    const ok = runAndValidate({ engine: h.wasm, runtime: h.runtime, text: doc, options: {}, seed: 1 });
     expect(ok.passed).toBe(true);
     expect(ok.outputs[0].f32ProgramOrder).toBeUndefined();
   });
@@ -274,18 +263,18 @@ describe("what each finding was", () => {
       params: [{ name: "X", dtype: "f32", shape: ["N"] }, { name: "Y", dtype: "f32", shape: ["N"] }],
       body: [{ for: "i", in: [0, "N"], kind: "parallel", body: [{ for: "j", in: [0, 0], kind: "parallel", body: [
         { store: "Y", at: ["i"], value: ["load", "X", ["i"]] }] }] }] });
-    const p = wasm.call({ command: "plan", document: inner, options: {} });
+    const p = h.wasm.call({ command: "plan", document: inner, options: {} });
     expect(JSON.stringify(p.rules)).toContain("runs no iteration (extent 0)");
     const two = JSON.stringify({ tile: 1, name: "two", attrs: { noalias: true }, sizes: { N: 10 },
       params: [{ name: "X", dtype: "f32", shape: ["N"] }, { name: "Y", dtype: "f32", shape: ["N"] }],
       body: [{ for: "i", in: [0, "N"], kind: "parallel", body: [{ store: "Y", at: ["i"], value: ["load", "X", ["i"]] }] },
         { for: "k", in: [0, "N"], kind: "parallel", body: [{ store: "Y", at: ["k"], value: ["f32", 1] }] }] });
-    const q = wasm.call({ command: "plan", document: two, options: {} });
+    const q = h.wasm.call({ command: "plan", document: two, options: {} });
     expect(q.diagnostics.map((d: any) => d.message).join(" ")).toContain("(the whole body in one thread, no cooperation)");
   });
 
   it("a reduce value computed in f32 from an i32 stripe is not kept in the int stripe", () => {
-    const e = wasm.call({ command: "emit", document: text("i32_cache_value_reuse"), options: {} });
+    const e = h.wasm.call({ command: "emit", document: text("i32_cache_value_reuse"), options: {} });
     expect(e.plan.mapping.cached).toBe(true);
     expect(e.msl).toMatch(/int cache_A\[/);
     // the stripe keeps A's own values; no later stage stores an f32 value into it
@@ -295,22 +284,22 @@ describe("what each finding was", () => {
     f.params[0].dtype = "f32";
     f.body[0].body[0].value = ["mul", ["load", "A", ["r", "c"]], ["f32", 0.3]];
     f.body[0].body[1].value = ["mul", ["load", "A", ["r", "c"]], ["f32", 0.3]];
-    const g = wasm.call({ command: "emit", document: JSON.stringify(f), options: {} });
+    const g = h.wasm.call({ command: "emit", document: JSON.stringify(f), options: {} });
     expect(g.msl).toMatch(/cache_A\[[^\]]*\] = tile_e/);
   });
 
   it("a wrapped loop extent is taken at its i32 value: programs that all store Y[0] stay in one thread in order", () => {
     for (const name of ["wrap_extent_prog", "wrap_extent_ppg2", "wrap_extent_coef_2pow31", "wrap_extent_serial", "wrap_extent_elem_serial"]) {
-      const p = wasm.call({ command: "plan", document: text(name), options: {} });
+      const p = h.wasm.call({ command: "plan", document: text(name), options: {} });
       expect(p.realization, name).toBe("serial-program");
       expect(p.mapping.T, name).toBe(1);
     }
     // the size override that makes the extent wrap (K = 65536): serial, and the run is clean
     const o = { sizes: { K: 65536 } };
-    const p = wasm.call({ command: "plan", document: text("wrap_extent_size_override"), options: o });
+    const p = h.wasm.call({ command: "plan", document: text("wrap_extent_size_override"), options: o });
     expect(p.realization).toBe("serial-program");
     expect(p.mapping.T).toBe(1);
-    const r = runAndValidate({ engine: wasm, runtime, text: text("wrap_extent_size_override"), options: o, seed: 3 });
+    const r = runAndValidate({ engine: h.wasm, runtime: h.runtime, text: text("wrap_extent_size_override"), options: o, seed: 3 });
     expect(r.passed, r.error ?? "").toBe(true);
     expect(r.guards).toBe("intact");
   });

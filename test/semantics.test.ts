@@ -3,25 +3,14 @@
 // INT_MIN div -1), run on the host runtime against the FP64 oracle; negative controls show that
 // the host runtime models Metal's non-propagating built-ins; the validator's comparison (same
 // infinity, exact i32, sentinels by bits); the emitter writes helpers only where they are used.
-import { describe, expect, it, beforeAll, afterAll } from "vitest";
+import { describe, expect, it } from "vitest";
 import fs from "node:fs";
 import path from "node:path";
-import { loadEngine, Engine } from "../shell-node/src/engine";
-import { openRuntime, Runtime } from "../shell-node/src/native";
 import { compare, runAndValidate, sentinelBits } from "../shell-node/src/validate-run";
 import { ROOT } from "./helpers/files";
-import { ensureHostLibrary } from "./helpers/host";
+import { hostContext } from "./helpers/host";
 
-let wasm: Engine;
-let js: Engine;
-let runtime: Runtime;
-beforeAll(async () => {
-  ensureHostLibrary();
-  wasm = await loadEngine("wasm");
-  js = await loadEngine("js");
-  runtime = openRuntime("host");
-});
-afterAll(() => runtime?.close());
+const h = hostContext();
 
 const L = ["load", "X", ["r", "c"]];
 const NAN = ["log", ["f32", -1]]; // computed at run time: literals must be finite
@@ -78,7 +67,7 @@ function elementDoc(): string {
 }
 
 function run(text: string, options: object, mslOverride?: (m: string) => string) {
-  return runAndValidate({ engine: wasm, runtime, text, options: { sizes: {}, ...options }, seed: 3, mslOverride });
+  return runAndValidate({ engine: h.wasm, runtime: h.runtime, text, options: { sizes: {}, ...options }, seed: 3, mslOverride });
 }
 
 function why(r: any): string {
@@ -120,7 +109,7 @@ describe("NaN and infinities through every realization (host runtime)", () => {
   });
 
   it("the element grid's i32 corner cases need their helpers (no trap, wrapped values)", () => {
-    const msl = wasm.call({ command: "emit", document: elementDoc(), options: {} }).msl as string;
+    const msl = h.wasm.call({ command: "emit", document: elementDoc(), options: {} }).msl as string;
     for (const h of ["tile_max", "tile_min", "tile_f32_to_i32", "tile_add_wrap", "tile_div", "tile_mod", "tile_neg_wrap", "tile_abs_wrap"]) {
       expect(msl, h).toContain(h + "(");
     }
@@ -247,7 +236,7 @@ describe("validation compares every value", () => {
 });
 
 describe("the emitter writes helpers only where they are used", () => {
-  const emit = (name: string) => wasm.call({ command: "emit", document: fs.readFileSync(path.join(ROOT, "cases", name + ".json"), "utf8"), options: {} }).msl as string;
+  const emit = (name: string) => h.wasm.call({ command: "emit", document: fs.readFileSync(path.join(ROOT, "cases", name + ".json"), "utf8"), options: {} }).msl as string;
 
   it("a sum, LayerNorm or an element graph without min/max has no NaN helper and plain index arithmetic", () => {
     for (const name of ["sum", "layernorm", "rmsnorm", "add"]) {
@@ -271,7 +260,7 @@ describe("the emitter writes helpers only where they are used", () => {
       params: [{ name: "A", dtype: "i32", shape: ["N"] }, { name: "B", dtype: "i32", shape: ["N"] }],
       body: [{ for: "i", in: [0, "N"], kind: "parallel", body: [
         { store: "B", at: [["sub", 63, "i"]], value: ["add", ["mul", ["load", "A", ["i"]], 3], ["mul", "i", 2]] }] }] });
-    const msl = wasm.call({ command: "emit", document: doc, options: {} }).msl as string;
+    const msl = h.wasm.call({ command: "emit", document: doc, options: {} }).msl as string;
     // the loaded value may be anything: wrap; i * 2 and 63 - i stay inside [−126, 126]: plain
     expect(msl).toMatch(/tile_add_wrap\(tile_mul_wrap\(A\[(\w+)\], 3\), \(?\1 \* 2\)?\)/);
     expect(msl).toMatch(/B\[\(?63 - \w+\)?\]/);
@@ -307,8 +296,8 @@ describe("the core never traps and both engines agree byte for byte", () => {
   ];
   for (const [label, command, document, options, code] of cases) {
     it(label, () => {
-      const a = wasm.call({ command, document, options });
-      const b = js.call({ command, document, options });
+      const a = h.wasm.call({ command, document, options });
+      const b = h.js.call({ command, document, options });
       expect(JSON.stringify(a)).toBe(JSON.stringify(b));
       const codes = (a.diagnostics ?? []).map((d: any) => d.code);
       if (code) {
@@ -331,13 +320,13 @@ describe("the core never traps and both engines agree byte for byte", () => {
       return JSON.stringify({ tile: 1, name: "wide", attrs: { noalias: true }, sizes: { N: 64 }, params,
         body: [{ for: "i", in: [0, "N"], kind: "parallel", body: [{ store: "Y", at: ["i"], value: v }] }] });
     };
-    const over = wasm.call({ command: "plan", document: doc(32), options: {} });
+    const over = h.wasm.call({ command: "plan", document: doc(32), options: {} });
     expect(over.ok).toBe(false);
     expect(over.diagnostics.map((d: any) => d.code)).toEqual(["TPL007"]);
-    expect(JSON.stringify(js.call({ command: "plan", document: doc(32), options: {} }))).toBe(JSON.stringify(over));
-    expect(wasm.call({ command: "plan", document: doc(31), options: {} }).ok).toBe(true);
+    expect(JSON.stringify(h.js.call({ command: "plan", document: doc(32), options: {} }))).toBe(JSON.stringify(over));
+    expect(h.wasm.call({ command: "plan", document: doc(31), options: {} }).ok).toBe(true);
     // the limit is device data
-    const small = wasm.call({ command: "plan", document: doc(31), options: { device: { maxBufferArguments: 8 } } });
+    const small = h.wasm.call({ command: "plan", document: doc(31), options: { device: { maxBufferArguments: 8 } } });
     expect(small.diagnostics.map((d: any) => d.code)).toEqual(["TPL007"]);
   });
 });

@@ -20,7 +20,7 @@ export function addPlanOptions(cmd: Command): Command {
     .addOption(new Option("--programs-per-group <P>", "programs per threadgroup (0 = automatic family)").argParser(nonNegative("--programs-per-group")))
     .addOption(new Option("--threads <T>", "exact threads per threadgroup (0 = solver)").argParser(nonNegative("--threads")))
     .addOption(new Option("--vector <V>", "vector width of a worker's stripe (1, 4, 8)").argParser(nonNegative("--vector")))
-    .addOption(new Option("--unroll <U>", "unroll of the stripe loop").argParser(nonNegative("--unroll")))
+    .addOption(new Option("--unroll <U>", "unroll of the stripe loop (element grid: chunks of V columns per thread)").argParser(nonNegative("--unroll")))
     .option("--no-cache-input", "read inputs uncached (no register stripes)")
     .addOption(new Option("--max-threads <N>", "cap on threads per group below the device limit").argParser(nonNegative("--max-threads")))
     .option("--no-fuse", "do not fuse multi-output element graphs")

@@ -9,6 +9,7 @@ import { isBinary } from "./read";
 import { Affine, AffineEnv, affineOf } from "./affine";
 import { formatF64Fixed } from "../util/num";
 import { evalConstI32 } from "../analysis/consts";
+import { I32_HI, I32_LO, fitsI32 } from "../analysis/ranges";
 
 class Binding {
   name: string;
@@ -41,23 +42,23 @@ class Binding {
 }
 
 const TWO_32: f64 = 4294967296.0;
-const I32_MIN: f64 = -2147483648.0;
-const I32_MAX: f64 = 2147483647.0;
+/** Beyond 2^53 an f64 range of integers is not exact. */
+const EXACT_F64: f64 = 9007199254740992.0;
 
 /** The i32 value an exact integer wraps to. */
 function wrapI32(x: f64): f64 {
-  return x - Math.floor((x - I32_MIN) / TWO_32) * TWO_32;
+  return x - Math.floor((x - I32_LO) / TWO_32) * TWO_32;
 }
 
 /** Shifts the exact range [lo, hi] of an i32 expression by the multiple of 2^32 that wrapping
- *  applies, in place; false when its ends wrap differently (no single range). */
+ *  applies, in place; false when its ends wrap differently (no single range) or are not exact. */
 function wrapIntoI32(range: Array<f64>): bool {
-  // beyond 2^53 the f64 range is not exact
-  if (Math.abs(range[0]) > 9007199254740992.0 || Math.abs(range[1]) > 9007199254740992.0) return false;
-  const k: f64 = Math.floor((range[0] - I32_MIN) / TWO_32);
-  if (Math.floor((range[1] - I32_MIN) / TWO_32) != k) return false;
-  range[0] = range[0] - k * TWO_32;
-  range[1] = range[1] - k * TWO_32;
+  if (Math.abs(range[0]) > EXACT_F64 || Math.abs(range[1]) > EXACT_F64) return false;
+  const lo: f64 = wrapI32(range[0]);
+  const hi: f64 = wrapI32(range[1]);
+  if (hi - lo != range[1] - range[0]) return false;
+  range[0] = lo;
+  range[1] = hi;
   return true;
 }
 
@@ -254,19 +255,19 @@ class Checker {
     const st = this.i32Bound(s.step, affineOf(s.step, env, 0));
     if (ex !== null) {
       const eb = new Array<f64>();
-      b.runs = this.boundsOf(changetype<Affine>(ex), eb) && eb[0] >= 1.0 && eb[1] <= I32_MAX;
+      b.runs = this.boundsOf(changetype<Affine>(ex), eb) && eb[0] >= 1.0 && eb[1] <= I32_HI;
     }
     if (mn !== null && ex !== null && st !== null) {
       const mb = new Array<f64>();
       const m = changetype<Affine>(mn);
       const x = changetype<Affine>(ex);
       const p = changetype<Affine>(st);
-      if (x.isConst() && p.isConst() && x.c >= 1.0 && p.c >= 1.0 && x.c <= I32_MAX && p.c <= I32_MAX &&
-          this.boundsOf(m, mb) && mb[0] >= I32_MIN && mb[1] <= I32_MAX) {
+      if (x.isConst() && p.isConst() && x.c >= 1.0 && p.c >= 1.0 && x.c <= I32_HI && p.c <= I32_HI &&
+          this.boundsOf(m, mb) && fitsI32(mb[0], mb[1])) {
         b.lo = mb[0];
         b.hi = mb[1] + (x.c - 1.0) * p.c;
         b.exact = true;
-        if (b.hi > I32_MAX) {
+        if (b.hi > I32_HI) {
           this.err("TIR030", ptr, "The " + (kind == "axis" ? "reduction" : "loop") + " variable \"" + name + "\" would reach " + fmtInt(b.hi) +
             ", past the i32 range (at most 2147483647): shorten the range or lower its min.");
         }
@@ -300,7 +301,7 @@ class Checker {
     if (a !== null && !changetype<Affine>(a).isConst()) return a;
     if (a !== null) {
       const c: f64 = changetype<Affine>(a).c;
-      if (c >= I32_MIN && c <= I32_MAX) return a;
+      if (fitsI32(c, c)) return a;
     }
     // a constant outside i32, or one that is not affine (select, cast, min, max of constants)
     const k = evalConstI32(e, this.doc, 0);
@@ -411,7 +412,7 @@ class Checker {
         const a: f64 = wrapI32(lo);
         const b: f64 = wrapI32(hi);
         const bad: f64 = a < 0.0 || a >= extent ? a : b;
-        if (Math.abs(lo) <= 9007199254740992.0 && Math.abs(hi) <= 9007199254740992.0 && (bad < 0.0 || bad >= extent)) {
+        if (Math.abs(lo) <= EXACT_F64 && Math.abs(hi) <= EXACT_F64 && (bad < 0.0 || bad >= extent)) {
           this.err("TIR023", idx[i].ptr, "Index " + i.toString() + " of \"" + p.name + "\" takes the value " + fmtInt(bad) + " (its i32 arithmetic wraps) but the dimension has extent " + fmtInt(extent) + " (valid 0.." + fmtInt(extent - 1.0) + ").");
         }
         continue;

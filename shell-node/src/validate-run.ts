@@ -100,6 +100,22 @@ export interface OutputCheck {
 }
 
 /**
+ * Marks the mismatches at `excused` as passing: removes them from the count and the examples, and
+ * takes the worst element over the others (`ratioOf`: an element's error over its tolerance).
+ */
+function excuse(o: OutputCheck, excused: Set<number>, mask: Uint8Array, got: ArrayLike<number>, ref: (i: number) => number, ratioOf: (i: number) => number): void {
+  o.mismatches -= excused.size;
+  o.examples = o.examples.filter((x) => !excused.has(x.index));
+  let worst: OutputCheck["worst"] = null;
+  for (let i = 0; i < got.length; i++) {
+    if (!mask[i] || excused.has(i)) continue;
+    const ratio = ratioOf(i);
+    if (worst === null || ratio > worst.ratio) worst = { index: i, got: got[i], ref: ref(i), ratio };
+  }
+  o.worst = worst;
+}
+
+/**
  * A float output's finite elements outside the tolerance where the plain f32 evaluation in
  * program order misses the FP64 reference too (cancellation: the result is ill-conditioned at
  * these inputs) and the kernel lies within the tolerance of that f32 value: the kernel computes
@@ -107,10 +123,11 @@ export interface OutputCheck {
  */
 export function illConditioned(o: OutputCheck, dtype: string, got: ArrayLike<number>, ref: ArrayLike<number>, mask: Uint8Array, f32: ArrayLike<number>): void {
   const tol = o.tolerance;
+  const refOf = (i: number): number => (dtype === "f32" ? Math.fround(ref[i]) : ref[i]);
   const agreeing = new Set<number>();
   for (let i = 0; i < got.length; i++) {
     if (!mask[i]) continue;
-    const g = got[i], r = dtype === "f32" ? Math.fround(ref[i]) : ref[i], p = f32[i];
+    const g = got[i], r = refOf(i), p = f32[i];
     if (!Number.isFinite(g) || !Number.isFinite(r) || !Number.isFinite(p)) continue;
     const bound = tol.abs + tol.rel * Math.abs(r);
     if (Math.abs(g - r) <= bound || Math.abs(p - r) <= bound) continue;
@@ -118,19 +135,11 @@ export function illConditioned(o: OutputCheck, dtype: string, got: ArrayLike<num
   }
   if (agreeing.size === 0 || agreeing.size > o.mismatches) return;
   o.illConditioned = agreeing.size;
-  o.mismatches -= agreeing.size;
-  o.examples = o.examples.filter((x) => !agreeing.has(x.index));
-  if (o.worst && agreeing.has(o.worst.index)) {
-    // the worst element left: the largest ratio among the others
-    let worst: OutputCheck["worst"] = null;
-    for (let i = 0; i < got.length; i++) {
-      if (!mask[i] || agreeing.has(i)) continue;
-      const g = got[i], r = dtype === "f32" ? Math.fround(ref[i]) : ref[i];
-      const ratio = g === r || (Number.isNaN(g) && Number.isNaN(r)) ? 0 : !Number.isFinite(g) || !Number.isFinite(r) ? Infinity : Math.abs(g - r) / (tol.abs + tol.rel * Math.abs(r));
-      if (worst === null || ratio > worst.ratio) worst = { index: i, got: g, ref: r, ratio };
-    }
-    o.worst = worst;
-  }
+  excuse(o, agreeing, mask, got, refOf, (i) => {
+    const g = got[i], r = refOf(i);
+    if (g === r || (Number.isNaN(g) && Number.isNaN(r))) return 0;
+    return !Number.isFinite(g) || !Number.isFinite(r) ? Infinity : Math.abs(g - r) / (tol.abs + tol.rel * Math.abs(r));
+  });
 }
 
 /**
@@ -140,28 +149,18 @@ export function illConditioned(o: OutputCheck, dtype: string, got: ArrayLike<num
  */
 export function castAgreement(o: OutputCheck, got: ArrayLike<number>, ref: ArrayLike<number>, mask: Uint8Array, f32: ArrayLike<number>): void {
   const tol = o.tolerance;
-  let agree = 0, left = 0;
-  let worst: OutputCheck["worst"] = null;
+  const ratioOf = (i: number): number => Math.abs(got[i] - ref[i]) / (1 + tol.abs + tol.rel * Math.abs(ref[i]));
+  const agreeing = new Set<number>();
+  let outside = 0;
   for (let i = 0; i < got.length; i++) {
-    if (!mask[i]) continue;
-    const g = got[i], r = ref[i];
-    const ratio = Math.abs(g - r) / (1 + tol.abs + tol.rel * Math.abs(r));
-    if (!(ratio > 1)) {
-      if (worst === null || ratio > worst.ratio) worst = { index: i, got: g, ref: r, ratio };
-      continue;
-    }
-    if (g === f32[i]) agree++;
-    else {
-      left++;
-      if (worst === null || ratio > worst.ratio) worst = { index: i, got: g, ref: r, ratio };
-    }
+    if (!mask[i] || !(ratioOf(i) > 1)) continue;
+    outside++;
+    if (got[i] === f32[i]) agreeing.add(i);
   }
   // only a clean account of every mismatch (no unwritten or sentinel element among them) is changed
-  if (agree === 0 || agree + left !== o.mismatches) return;
-  o.castAgreesWithF32 = agree;
-  o.mismatches = left;
-  o.examples = o.examples.filter((x) => !(mask[x.index] && got[x.index] === f32[x.index]));
-  o.worst = worst;
+  if (agreeing.size === 0 || outside !== o.mismatches) return;
+  o.castAgreesWithF32 = agreeing.size;
+  excuse(o, agreeing, mask, got, (i) => ref[i], ratioOf);
 }
 
 /**

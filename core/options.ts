@@ -3,7 +3,7 @@
 
 import { J_BOOL, J_NUM, J_OBJ, J_STR, JsonValue } from "./util/json";
 import { TARGETS } from "./export/export";
-import { Diagnostic, diag } from "./diag/diagnostic";
+import { Diagnostic, diag, seg } from "./diag/diagnostic";
 import { isI32Text, parseI32 } from "./util/num";
 
 export class Options {
@@ -67,7 +67,7 @@ export function readOptions(v: JsonValue | null): OptionsResult {
         let val: i32 = 0;
         if (sv.kind == J_NUM && sv.isInteger() && isI32Text(sv.text)) val = parseI32(sv.text);
         if (val <= 0) {
-          diags.push(diag("TIR020", "/options/sizes/" + x.keys[j], "The size override " + x.keys[j] + " must be a positive integer."));
+          diags.push(diag("TIR020", "/options/sizes" + seg(x.keys[j]), "The size override " + x.keys[j] + " must be a positive integer."));
           continue;
         }
         o.sizeNames.push(x.keys[j]);
@@ -83,7 +83,7 @@ export function readOptions(v: JsonValue | null): OptionsResult {
       o.target = x.text;
     } else if (INT_KEYS.indexOf(k) >= 0) {
       if (x.kind != J_NUM || !x.isInteger() || !isI32Text(x.text) || parseI32(x.text) < 0) {
-        diags.push(diag("TPL002", "/options/" + k, "The option " + k + " must be a non-negative integer."));
+        diags.push(diag("TPL002", "/options" + seg(k), "The option " + k + " must be a non-negative integer."));
         continue;
       }
       const n = parseI32(x.text);
@@ -94,7 +94,7 @@ export function readOptions(v: JsonValue | null): OptionsResult {
       else o.maxThreads = n;
     } else if (BOOL_KEYS.indexOf(k) >= 0) {
       if (x.kind != J_BOOL) {
-        diags.push(diag("TPL002", "/options/" + k, "The option " + k + " must be true or false."));
+        diags.push(diag("TPL002", "/options" + seg(k), "The option " + k + " must be true or false."));
         continue;
       }
       if (k == "cacheInput") o.cacheInput = x.flag;
@@ -102,7 +102,7 @@ export function readOptions(v: JsonValue | null): OptionsResult {
       else if (k == "serial") o.serial = x.flag;
       else o.candidates = x.flag;
     } else {
-      diags.push(diag("TPL002", "/options/" + k, "Unknown option \"" + k + "\"."));
+      diags.push(diag("TPL002", "/options" + seg(k), "Unknown option \"" + k + "\"."));
     }
   }
   return new OptionsResult(o, diags);

@@ -57,6 +57,16 @@
 //                                the register fill, emitted before its site, used a load whose row
 //                                index names a let or loop bound inside the site (X[q, c], q = r + 0):
 //                                an admitted kernel that did not compile
+//   nest_store_index_add0, _let  a nest of parallel loops storing Y[r, c + 0] (or Y[r, cc], cc = c):
+//                                the leading indices had to be the loop variables by name, so the
+//                                nest fell back to the serial program (Y[r, c] was 400 programs of
+//                                P = 2); an affine form equal to the variable now merges as well
+//   name_as_type                 a reduction axis named as_type: the emitter kept the name, and the
+//                                max stripe's NaN test as_type<uint>(e) no longer compiled
+//   signed_zero_minmax           max / min reductions and operators over -0 and +0 (X * 0), seen
+//                                through 1 / m: the oracle kept the first of equal values (order-
+//                                dependent), the kernels Metal's max/min (either zero); min and max
+//                                now order -0 below +0 everywhere (docs/tile-ir.md, "Signed zeros")
 // (and, not fixtures here: a loop variable past 2^31 is TIR030 (test/fixtures/validate); the f32
 // overflow note, below)
 import { describe, expect, it } from "vitest";
@@ -119,6 +129,10 @@ const CASES: Record<string, Expect> = {
   elem_mid_extent_zero_coef: { realization: "fused-elementwise", variants: [{}, { vector: 4 }, { vector: 8, unroll: 2 }, { threads: 32 }] },
   cache_let_index: { realization: "cooperative-reduction", variants: [{}, { vector: 4 }, { programsPerGroup: 2 }] },
   cache_inner_loop_index: { realization: "cooperative-reduction", variants: [{}, { vector: 4 }] },
+  nest_store_index_add0: { realization: "cooperative-reduction", variants: [{}, { programsPerGroup: 1 }] },
+  nest_store_index_let: { realization: "cooperative-reduction", variants: [{}, { vector: 4 }] },
+  name_as_type: { realization: "cooperative-reduction", variants: [{}, { vector: 4 }] },
+  signed_zero_minmax: { realization: "cooperative-reduction", variants: [{}, { vector: 4 }, { vector: 8, programsPerGroup: 2 }, { cacheInput: false }, { programsPerGroup: 1, threads: 32 }, { programsPerGroup: 3 }, { unroll: 2 }] },
 };
 
 describe("held-out documents: both engines agree, and every variant validates on the host runtime", () => {

@@ -52,3 +52,29 @@ describe("Names", () => {
     expect(n.idents).toEqual(["x", "x_", "x__"]);
   });
 });
+
+describe("every identifier the emitted MSL calls or instantiates is renamed when an IR name takes it", () => {
+  it("a loop variable named after any called function, template or macro of the built-in kernels is renamed", async () => {
+    const { loadEngine } = await import("../shell-node/src/engine");
+    const fs = await import("node:fs");
+    const js = await loadEngine("js");
+    const called = new Set<string>();
+    const docs = fs.readdirSync("cases").filter((f) => f.endsWith(".json")).map((f) => fs.readFileSync("cases/" + f, "utf8"));
+    for (const doc of docs) {
+      for (const options of [{}, { vector: 4 }, { vector: 8 }, { cacheInput: false }, { programsPerGroup: 2 }, { fuse: false }]) {
+        const r = js.call({ command: "emit", document: doc, options });
+        if (!r.ok) continue;
+        const code = (r.msl as string).replace(/\/\/[^\n]*/g, "");
+        for (const m of code.matchAll(/\b([A-Za-z_][A-Za-z0-9_]*)\s*(\(|<[a-z])/g)) called.add(m[1]);
+      }
+    }
+    // what the kernels call includes the helpers' collectives and bit casts (found by a red team:
+    // an axis named as_type broke the NaN test's as_type<uint>)
+    for (const w of ["as_type", "simd_any", "simd_max", "tile_is_nan", "threadgroup_barrier"]) expect(called.has(w), w).toBe(true);
+    const n = new Names();
+    // (the kernel's own name may be shadowed, legal C++ and MSL; #include is a directive)
+    const kernel = /_(cooperative_reduction|fused_elementwise|serial_program)$/;
+    const kept = [...called].filter((w) => n.of(w) === w && w !== "include" && !kernel.test(w));
+    expect(kept).toEqual([]);
+  });
+});

@@ -140,7 +140,7 @@ describe("tile run", () => {
     expect(r.stderr).toMatch(/^tile: metal runtime library not found/);
   });
 
-  it("an ill-conditioned output that fails: the note says whether plain f32 in program order misses the same elements", () => {
+  it("an ill-conditioned output: plain f32 in program order misses the same elements, the kernel is no further from FP64, it passes with a note", () => {
     // dX = Y * (dY - sum(Y * dY)): with 1,537 terms the sum is large beside most dY - sum, so
     // rounding the sum to f32 alone moves dX by more than the FP64 tolerance at some elements
     const doc = JSON.stringify({ tile: 1, name: "softmax_backward", attrs: { noalias: true }, sizes: { R: 6, C: 1537 },
@@ -151,15 +151,16 @@ describe("tile run", () => {
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "tile-cond-")), "bwd.json");
     fs.writeFileSync(file, doc);
     const r = spawnSync(process.execPath, [CLI, "run", file, "--runtime", "host", "--json"], { encoding: "utf8", cwd: ROOT });
-    expect(r.status).toBe(1);
+    expect(r.status).toBe(0);
     const o = JSON.parse(r.stdout).outputs[0];
-    expect(o.mismatches).toBeGreaterThan(0);
-    expect(o.f32ProgramOrder.outside).toBe(o.mismatches);
-    expect(o.f32ProgramOrder.alsoOutside).toBeGreaterThan(0);
+    expect(o.mismatches).toBe(0);
+    expect(o.f32ProgramOrder.outside).toBeGreaterThan(0);
+    expect(o.f32ProgramOrder.alsoOutside).toBe(o.f32ProgramOrder.outside);
+    expect(o.illConditioned).toBe(o.f32ProgramOrder.outside);
     expect(o.f32ProgramOrder.maxAbsError).toBeGreaterThan(2e-6);
     const t = spawnSync(process.execPath, [CLI, "run", file, "--runtime", "host"], { encoding: "utf8", cwd: ROOT });
-    expect(t.stdout).toMatch(/note: dX: \d+ of the \d+ elements outside the tolerance are outside it in a plain f32 evaluation/);
-    expect(t.stdout).toMatch(/verdict: FAIL/);
+    expect(t.stdout).toMatch(/note: dX: \d+ element\(s\) outside the tolerance are outside it in a plain f32 evaluation of the document in program order too, and the kernel is within the tolerance of that f32 value or closer to the reference than it/);
+    expect(t.stdout).toMatch(/verdict: pass/);
     // a passing run carries no such field
     const ok = spawnSync(process.execPath, [CLI, "run", "cases/softmax.json", "--runtime", "host", "--size", "R=2", "--json"], { encoding: "utf8", cwd: ROOT });
     expect(JSON.parse(ok.stdout).outputs[0].f32ProgramOrder).toBeUndefined();
@@ -190,6 +191,13 @@ describe("tile run", () => {
     illConditioned(o, "f32", got, ref, Uint8Array.from([1, 1, 1, 1]), f32);
     expect(o.illConditioned).toBe(1);
     expect(o.mismatches).toBe(2);
+    // the kernel outside the tolerance of the plain f32 value but closer to the reference than it
+    // (a sum in another order): passes; further from the reference than plain f32: stays
+    const closer = mk();
+    closer.mismatches = 2;
+    illConditioned(closer, "f32", Float64Array.from([-0.1370444, -0.1370706, -0.1370506, 1]), ref, Uint8Array.from([1, 1, 1, 1]), Float64Array.from([-0.13705993, -0.13705993, -0.1370506, 1]));
+    expect(closer.illConditioned).toBe(1);
+    expect(closer.mismatches).toBe(1);
     const none = mk();
     illConditioned(none, "f32", Float64Array.from([-0.1371, -0.1371, -0.1371, 1]), ref, Uint8Array.from([1, 1, 1, 1]), f32);
     expect(none.illConditioned).toBeUndefined();

@@ -229,6 +229,10 @@ describe("size overrides", () => {
     for (const bad of [0, -1, 2147483648, 1.5]) {
       expect(codes(shifted, { C: bad })).toEqual([["TIR020", "/options/sizes/C"]]);
     }
+    // a size named with "/" and "~" is escaped in the pointer (RFC 6901), as on the document side
+    const odd = JSON.parse(shifted);
+    odd.sizes = { "a/b~c": 4, ...odd.sizes };
+    expect(codes(JSON.stringify(odd), { "a/b~c": 0 })).toEqual([["TIR020", "/options/sizes/a~1b~0c"]]);
     // The largest i32 is a valid override (and then the loop runs past the literal extent 8).
     expect(codes(shifted, { C: 2147483647 }).map((d) => d[0])).toEqual(["TIR023", "TIR023"]);
   });

@@ -22,6 +22,7 @@
 import { Doc, Expr, Param, Stmt, intLit } from "../ir/ast";
 import { constValue } from "../cost/work";
 import { containsReduce } from "./structure";
+import { AffineEnv, affineOf } from "../ir/affine";
 
 export class FlatNest {
   /** The rewritten document, or null when the pattern does not apply. */
@@ -162,33 +163,45 @@ class Rewrite {
   }
 }
 
-/** True when `e` is the loop variable `name` itself. */
-function isVar(e: Expr, name: string): bool {
-  return e.op == "name" && e.ref == "loop" && e.name == name;
+/** True when `e` is the loop variable `name`: the name itself, or an affine form of the nest's
+ *  variables, sizes and the lets before it that equals it exactly (`c + 0`, `1 * c`, `cc` after
+ *  `let cc = c`). */
+function isVar(e: Expr, name: string, env: AffineEnv): bool {
+  if (e.op == "name" && e.ref == "loop" && e.name == name) return true;
+  const a = affineOf(e, env, 0);
+  if (a === null || a.c != 0.0) return false;
+  for (let i: i32 = 0; i < a.vars.length; i++) if (a.coefs[i] != (a.vars[i] == name ? 1.0 : 0.0)) return false;
+  return a.coef(name) == 1.0;
 }
 
 /** Every access of `buffer` in the list has indices [v0, ..., v(k-1), ...]. */
-function leadingInStmts(list: Array<Stmt>, buffer: string, loops: Array<Stmt>): bool {
+function leadingInStmts(list: Array<Stmt>, buffer: string, loops: Array<Stmt>, env: AffineEnv): bool {
   for (let i: i32 = 0; i < list.length; i++) {
     const s = list[i];
-    if (s.kind == "store" && s.name == buffer && !leadingIndices(s.at, loops)) return false;
-    if (!leadingInExpr(s.value, buffer, loops) || !leadingInExpr(s.cond, buffer, loops)) return false;
-    if (!leadingInExpr(s.min, buffer, loops) || !leadingInExpr(s.extent, buffer, loops)) return false;
-    for (let j: i32 = 0; j < s.at.length; j++) if (!leadingInExpr(s.at[j], buffer, loops)) return false;
-    if (!leadingInStmts(s.body, buffer, loops) || !leadingInStmts(s.orelse, buffer, loops)) return false;
+    // a let's value stands for its name in the indices after it (scalar names are unique in a
+    // document, so the binding never needs removing)
+    if (s.kind == "let" && env.letNames.indexOf(s.name) < 0) {
+      env.letNames.push(s.name);
+      env.letValues.push(s.value);
+    }
+    if (s.kind == "store" && s.name == buffer && !leadingIndices(s.at, loops, env)) return false;
+    if (!leadingInExpr(s.value, buffer, loops, env) || !leadingInExpr(s.cond, buffer, loops, env)) return false;
+    if (!leadingInExpr(s.min, buffer, loops, env) || !leadingInExpr(s.extent, buffer, loops, env)) return false;
+    for (let j: i32 = 0; j < s.at.length; j++) if (!leadingInExpr(s.at[j], buffer, loops, env)) return false;
+    if (!leadingInStmts(s.body, buffer, loops, env) || !leadingInStmts(s.orelse, buffer, loops, env)) return false;
   }
   return true;
 }
 
-function leadingInExpr(e: Expr, buffer: string, loops: Array<Stmt>): bool {
-  if (e.op == "load" && e.name == buffer && !leadingIndices(e.args, loops)) return false;
-  for (let i: i32 = 0; i < e.args.length; i++) if (!leadingInExpr(e.args[i], buffer, loops)) return false;
+function leadingInExpr(e: Expr, buffer: string, loops: Array<Stmt>, env: AffineEnv): bool {
+  if (e.op == "load" && e.name == buffer && !leadingIndices(e.args, loops, env)) return false;
+  for (let i: i32 = 0; i < e.args.length; i++) if (!leadingInExpr(e.args[i], buffer, loops, env)) return false;
   return true;
 }
 
-function leadingIndices(at: Array<Expr>, loops: Array<Stmt>): bool {
+function leadingIndices(at: Array<Expr>, loops: Array<Stmt>, env: AffineEnv): bool {
   if (at.length < loops.length) return false;
-  for (let d: i32 = 0; d < loops.length; d++) if (!isVar(at[d], loops[d].name)) return false;
+  for (let d: i32 = 0; d < loops.length; d++) if (!isVar(at[d], loops[d].name, env)) return false;
   return true;
 }
 
@@ -231,7 +244,14 @@ export function flattenProgramNest(doc: Doc): FlatNest {
   // the program index and every merged dimension must stay exact in i32
   if (total > 2147483647.0) return r;
   const programs = <i32>total;
-  // merged buffers: every access indexes the k leading dimensions with the nest, in order
+  // merged buffers: every access indexes the k leading dimensions with the nest, in order (each
+  // index the loop variable, or an affine form of the nest's variables and sizes equal to it)
+  const env = new AffineEnv();
+  for (let d: i32 = 0; d < loops.length; d++) env.symbols.push(loops[d].name);
+  for (let i: i32 = 0; i < doc.sizeNames.length; i++) {
+    env.constNames.push(doc.sizeNames[i]);
+    env.constValues.push(doc.sizeValues[i]);
+  }
   const merged = new Array<string>();
   const body = loops[loops.length - 1].body;
   for (let p: i32 = 0; p < doc.params.length; p++) {
@@ -241,7 +261,7 @@ export function flattenProgramNest(doc: Doc): FlatNest {
     for (let d: i32 = 0; d < loops.length; d++) {
       if (mins[d] != 0 || doc.dim(p, d) != extents[d]) fits = false;
     }
-    if (fits && leadingInStmts(body, prm.name, loops)) merged.push(prm.name);
+    if (fits && leadingInStmts(body, prm.name, loops, env)) merged.push(prm.name);
   }
   // a fresh name for the program variable
   const used = new Array<string>();

@@ -15,7 +15,7 @@ import { valueType } from "../ir/ast";
 import { VectorAccesses, packWidth, packs, vectorAccessesOfList, vectorAccessesOfReduce } from "../analysis/vectors";
 import { emitPackedVector, packedIn } from "./vector";
 import { storedBuffers, threadgroupDecls } from "./abi";
-import { combineText, defersNan, emitList, emitStmt, freshName, identityText, nanFlagName, num, simdText, stripeCombine } from "./stmt";
+import { combineText, defersNan, emitList, emitStmt, freshName, identityText, nanFlagName, num, simdText, stripeCombine, zeroSignDecl, zeroSignFix } from "./stmt";
 import { formatF64Fixed } from "../util/num";
 import { findKept } from "./reuse";
 
@@ -457,8 +457,12 @@ function emitReduce(s: Stmt, cx: Ctx): void {
   for (let u: i32 = 0; u < accs.length; u++) cx.line(t + " " + accs[u] + " = " + id + ";");
   const defer = defersNan(s.combiner, ty);
   if (defer) {
-    cx.line("// NaN noted on the bits per element (the largest |bits|), applied once after the stripe");
-    for (let u: i32 = 0; u < accs.length; u++) cx.line("uint " + nanFlagName(accs[u]) + " = 0u;");
+    cx.line("// NaN noted on the bits per element (the largest |bits|), and the sign a zero partial takes");
+    cx.line("// (-0 below +0), applied once after the stripe");
+    for (let u: i32 = 0; u < accs.length; u++) {
+      cx.line("uint " + nanFlagName(accs[u]) + " = 0u;");
+      cx.line(zeroSignDecl(s.combiner, accs[u]));
+    }
   }
   const kept = cx.keepStmt.indexOf(s);
   if (kept >= 0) {
@@ -470,6 +474,7 @@ function emitReduce(s: Stmt, cx: Ctx): void {
   if (kept >= 0) cx.keepOn[kept] = true;
   if (defer) {
     for (let u: i32 = 0; u < accs.length; u++) {
+      cx.line(zeroSignFix(accs[u]));
       cx.line("if (" + nanFlagName(accs[u]) + " > 0x7f800000u) { " + accs[u] + " = NAN; }");
     }
   }

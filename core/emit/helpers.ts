@@ -5,7 +5,8 @@
 //
 // - f32 min/max and the max/min combiners propagate NaN; Metal's min, max, simd_max, simd_min
 //   return the other operand. NaN is tested on the bits, which no floating-point assumption of
-//   the compiler can remove.
+//   the compiler can remove. They order -0 below +0 (IEEE 754-2019 minimum and maximum), where
+//   Metal may return either zero: max(-0, +0) = +0, min(-0, +0) = -0, in any order.
 // - i32 add/sub/mul/neg/abs wrap: computed on uint (signed overflow is undefined in MSL and C++).
 // - i32 div/mod never trap: x div 0 = 0, x mod 0 = 0, INT_MIN div -1 = INT_MIN, INT_MIN mod -1 = 0.
 // - f32 -> i32 saturates, NaN gives 0 (a plain int(x) is undefined outside the i32 range).
@@ -29,22 +30,26 @@ const HELPER_TEXT: Array<string> = [
   "// NaN test on the bits (exponent all ones, mantissa not zero)\n" +
   "static inline bool tile_is_nan(float x) { return (as_type<uint>(x) & 0x7fffffffu) > 0x7f800000u; }\n",
 
-  "// max and min that propagate NaN (Metal's max and min return the other operand)\n" +
-  "static inline float tile_max(float a, float b) { return tile_is_nan(a) ? a : (tile_is_nan(b) ? b : max(a, b)); }\n",
+  "// max and min that propagate NaN (Metal's max and min return the other operand) and order -0\n" +
+  "// below +0 (of two equal values, the AND of the bits is +0 for two zeros, the OR -0)\n" +
+  "static inline float tile_max(float a, float b) { return tile_is_nan(a) ? a : (tile_is_nan(b) ? b : (a == b ? as_type<float>(as_type<uint>(a) & as_type<uint>(b)) : max(a, b))); }\n",
 
-  "static inline float tile_min(float a, float b) { return tile_is_nan(a) ? a : (tile_is_nan(b) ? b : min(a, b)); }\n",
+  "static inline float tile_min(float a, float b) { return tile_is_nan(a) ? a : (tile_is_nan(b) ? b : (a == b ? as_type<float>(as_type<uint>(a) | as_type<uint>(b)) : min(a, b))); }\n",
 
-  "// SIMD max and min that propagate NaN (simd_max and simd_min ignore a NaN lane)\n" +
+  "// SIMD max and min that propagate NaN (simd_max and simd_min ignore a NaN lane); a zero result\n" +
+  "// is +0 for max where some lane holds +0, -0 for min where some lane holds -0\n" +
   "static inline float tile_simd_max(float x) {\n" +
   "  const bool any_nan = simd_any(tile_is_nan(x));\n" +
+  "  const uint zero = simd_any(as_type<uint>(x) == 0u) ? 0u : 0x80000000u;\n" +
   "  const float m = simd_max(x);\n" +
-  "  return any_nan ? NAN : m;\n" +
+  "  return any_nan ? NAN : ((as_type<uint>(m) & 0x7fffffffu) == 0u ? as_type<float>(zero) : m);\n" +
   "}\n",
 
   "static inline float tile_simd_min(float x) {\n" +
   "  const bool any_nan = simd_any(tile_is_nan(x));\n" +
+  "  const uint zero = simd_any(as_type<uint>(x) == 0x80000000u) ? 0x80000000u : 0u;\n" +
   "  const float m = simd_min(x);\n" +
-  "  return any_nan ? NAN : m;\n" +
+  "  return any_nan ? NAN : ((as_type<uint>(m) & 0x7fffffffu) == 0u ? as_type<float>(zero) : m);\n" +
   "}\n",
 
   "// i32 arithmetic that wraps on overflow (two's complement), computed on uint\n" +

@@ -23,7 +23,8 @@ const RESERVED: Array<string> = [
   // library functions and macros the emitted code uses
   "min", "max", "abs", "fabs", "exp", "log", "sqrt", "rsqrt", "tanh", "select", "INFINITY", "NAN",
   "fma", "copysign", "erf",
-  "INT_MIN", "INT_MAX", "threadgroup_barrier", "simd_sum", "simd_max", "simd_min",
+  "INT_MIN", "INT_MAX", "threadgroup_barrier", "simd_sum", "simd_max", "simd_min", "simd_any",
+  "simd_all", "as_type", "buffer",
   // locals and arguments the emitter generates
   "tid", "group", "lane", "sg", "program_in_group", "worker", "partial_base", "logical", "live",
   "k", "j", "i", "row", "col", "col0", "main", "wide", "w0", "w1",
@@ -52,7 +53,7 @@ const MACRO_PREFIXES: Array<string> = [
   "FLT_", "DBL_", "LDBL_", "HALF_", "BFLOAT_", "M_", "INT_", "UINT_", "LONG_", "ULONG_", "LLONG_",
   "ULLONG_", "SHRT_", "USHRT_", "CHAR_", "SCHAR_", "UCHAR_", "INT8_", "INT16_", "INT32_", "INT64_",
   "UINT8_", "UINT16_", "UINT32_", "UINT64_", "SIZE_", "PTRDIFF_", "FP_", "MTL", "METAL_", "__",
-  "TILE_", "CUDA", "HUGE_",
+  "TILE_", "CUDA", "HUGE_", "simd_", "quad_",
 ];
 
 /** Scalar and vector type names: float, float4, half3x2, uint2, packed_float3, bool4, ... */

@@ -43,9 +43,10 @@ export function combineText(combiner: string, ty: string, a: string, b: Val, cx:
  * An f32 max/min reduce whose per-worker partial defers the NaN test: each element is combined
  * with Metal's max/min (which returns the other operand of a NaN), and the largest
  * `bits & 0x7fffffff` seen is kept beside it; once after the stripe, a flag above 0x7f800000 (some
- * element was NaN) makes the partial NaN. The result is the one tile_max/tile_min gives (the SIMD
- * step turns any NaN partial into NAN), at three operations per element instead of seven
- * (measured on an H200: evidence/h200/README.md, run 12).
+ * element was NaN) makes the partial NaN; a sign word (zeroSignName) gives a zero partial the
+ * sign that -0 < +0 gives it. The result is the one tile_max/tile_min gives (the SIMD step turns
+ * any NaN partial into NAN), at four operations per element instead of eight (the NaN flag
+ * measured on an H200: evidence/h200/README.md, run 12).
  */
 export function defersNan(combiner: string, ty: string): bool {
   return (combiner == "max" || combiner == "min") && ty == "f32";
@@ -54,6 +55,27 @@ export function defersNan(combiner: string, ty: string): bool {
 /** The flag beside accumulator `acc` ("acc_m" -> "tile_nan_m"; "tile_" names are never IR names). */
 export function nanFlagName(acc: string): string {
   return "tile_nan" + acc.substring(3);
+}
+
+/**
+ * The sign word beside a deferred max/min accumulator ("acc_m" -> "tile_zs_m"): Metal's max and
+ * min may return either zero of -0 and +0, so the sign of a zero partial is taken from the
+ * elements. A max partial that is zero is +0 where some element had its sign bit clear (the AND
+ * of the bits: every other element is negative, -0 or NaN); a min partial that is zero is -0
+ * where some element had it set (the OR). A NaN element makes the partial NaN anyway.
+ */
+export function zeroSignName(acc: string): string {
+  return "tile_zs" + acc.substring(3);
+}
+
+/** The declaration of `acc`'s sign word (the AND's identity for max, the OR's for min). */
+export function zeroSignDecl(combiner: string, acc: string): string {
+  return "uint " + zeroSignName(acc) + " = " + (combiner == "max" ? "0xffffffffu" : "0u") + ";";
+}
+
+/** After the stripe: a zero partial takes the sign the elements give it. */
+export function zeroSignFix(acc: string): string {
+  return "if (" + acc + " == 0.0f) { " + acc + " = as_type<float>(" + zeroSignName(acc) + " & 0x80000000u); }";
 }
 
 /** One element `b` into a per-worker partial `acc` of reduce `r`, as statements. */
@@ -73,6 +95,7 @@ export function stripeCombine(r: Stmt, acc: string, b: Val, cx: Ctx): void {
     const flag = nanFlagName(acc);
     cx.line(acc + " = " + r.combiner + "(" + acc + ", " + e + ");");
     cx.line(flag + " = max(" + flag + ", as_type<uint>(" + e + ") & 0x7fffffffu);");
+    cx.line(zeroSignName(acc) + (r.combiner == "max" ? " &= " : " |= ") + "as_type<uint>(" + e + ");");
   } else {
     cx.line(acc + " = " + combineText(r.combiner, ty, acc, new Val(e, e), cx) + ";");
   }

@@ -20,7 +20,7 @@
 //   - cast f32 -> i32 truncates toward zero (values beyond the i32 range saturate, NaN gives
 //     0); cast i32 -> f32 rounds to the nearest f32 (Math.fround); bool casts to 0 or 1.
 //   - reductions combine in order of the axis, in double for f32 (identities 0, -inf, +inf;
-//     max and min propagate NaN) and with wrapping i32 arithmetic for i32 (identities 0,
+//     max and min propagate NaN and order -0 below +0, as the operators do) and with wrapping i32 arithmetic for i32 (identities 0,
 //     -2^31, 2^31 - 1).
 //   - `select` evaluates only the chosen operand (operands have no side effects, so the value
 //     is the same; an access in the unchosen operand is not bounds-checked).
@@ -43,6 +43,9 @@ export interface OracleResult {
   /** i32 buffers a store writes with a value that goes through a cast from f32 (validate-run.ts
    *  compares them within the f32 tolerance plus one: the truncation of a value inside it). */
   castDerived: Set<string>;
+  /** i32 buffers a store writes with a value that depends on a comparison of f32 values
+   *  (validate-run.ts: an element that differs passes where it equals the plain-f32 evaluation). */
+  decidedDerived: Set<string>;
   /** Outputs whose stored value reads a 16-bit buffer that the document also stores (an
    *  intermediate kept in f16 or bf16), with that dtype (bf16 where both): a kernel may round
    *  such an intermediate one unit in its last place apart from the reference, so the output is
@@ -66,6 +69,9 @@ interface Expr {
   type: DType;
   /** The value goes through a cast from f32 to i32 (of this expression or of a bound name in it). */
   cast?: boolean;
+  /** The value depends on a comparison of f32 values (`lt`, `eq`, ... of f32 operands), which
+   *  f32 and FP64 arithmetic may decide differently (3 * 0.1 >= 0.3 holds in f32 only). */
+  decided?: boolean;
 }
 
 interface Binding {
@@ -75,6 +81,8 @@ interface Binding {
   slot: number;
   /** A scalar bound to a value that went through a cast from f32 to i32. */
   cast?: boolean;
+  /** A scalar bound to a value that depends on a comparison of f32 values. */
+  decided?: boolean;
   narrow?: string;
 }
 
@@ -88,6 +96,8 @@ interface Buf {
   data: OracleBuffer;
   written: Uint8Array;
   castDerived: boolean;
+  /** An i32 buffer some store writes with a value that depends on a comparison of f32 values. */
+  decidedDerived: boolean;
   /** Set by the document's pre-scan: some store writes this buffer. */
   stored: boolean;
   narrowDerived: string;
@@ -236,6 +246,7 @@ class Compiler {
     }
     const out = this.bind(scope, s.reduce, value.type, path + "/reduce", true);
     scope.get(s.reduce)!.cast = value.cast;
+    scope.get(s.reduce)!.decided = value.decided;
     scope.get(s.reduce)!.narrow = this.narrowOf(s.value, scope);
     const slots = this.slots;
     const f = value.fn;
@@ -255,12 +266,10 @@ class Compiler {
         const lo = min(), n = extent();
           varRange(lo, n, 1, path + "/over/0");
         let acc = isMax ? -Infinity : Infinity;
-        for (let k = 0; k < n; k++) {
-          slots[axis] = lo + k;
-          const v = f();
-          if (Number.isNaN(v)) acc = NaN;
-          else if (isMax ? v > acc : v < acc) acc = v;
-        }
+        // Math.max and Math.min propagate NaN and order -0 below +0 (IEEE 754-2019 maximum and
+        // minimum), so the result does not depend on the order of combination
+        if (isMax) for (let k = 0; k < n; k++) { slots[axis] = lo + k; acc = Math.max(acc, f()); }
+        else for (let k = 0; k < n; k++) { slots[axis] = lo + k; acc = Math.min(acc, f()); }
         slots[out] = acc;
       };
     }
@@ -283,6 +292,7 @@ class Compiler {
     const value = this.expr(s.value, scope, path + "/value");
     const slot = this.bind(scope, s.let, value.type, path + "/let", true);
     scope.get(s.let)!.cast = value.cast;
+    scope.get(s.let)!.decided = value.decided;
     scope.get(s.let)!.narrow = this.narrowOf(s.value, scope);
     const slots = this.slots;
     const f = value.fn;
@@ -298,6 +308,7 @@ class Compiler {
     const offset = this.offset(buf, s.at, scope, path + "/at", "store");
     const data = buf.data, written = buf.written, f = value.fn;
     if (buf.dtype === "i32" && value.cast) buf.castDerived = true;
+    if (buf.dtype === "i32" && value.decided) buf.decidedDerived = true;
     buf.narrowDerived = wider(buf.narrowDerived, this.narrowOf(s.value, scope));
     if (buf.storage === "f16" || buf.storage === "bf16") {
       const round = buf.storage === "f16" ? roundF16 : roundBf16;
@@ -436,7 +447,7 @@ class Compiler {
       if (b === undefined) fail(path, "unknown name " + e);
       if (b.slot < 0) return { fn: constant(b.constant), type: b.type };
       const slots = this.slots, slot = b.slot;
-      return { fn: () => slots[slot], type: b.type, cast: b.cast };
+      return { fn: () => slots[slot], type: b.type, cast: b.cast, decided: b.decided };
     }
     if (!Array.isArray(e) || e.length === 0 || typeof e[0] !== "string") {
       fail(path, "an expression must be an integer, a name or an [operator, ...] array");
@@ -455,7 +466,10 @@ class Compiler {
       case "load": {
         arity(2);
         const buf = this.buffer(e[1], path + "/1");
-        return { fn: this.load(buf, e[2], scope, path + "/2"), type: buf.dtype };
+        // an i32 element that an earlier store wrote with a value cast from f32 (or decided by an
+        // f32 comparison) carries that on (a stored T = cast(X * 10) read back into Y)
+        const fromI32 = buf.dtype === "i32";
+        return { fn: this.load(buf, e[2], scope, path + "/2"), type: buf.dtype, cast: fromI32 && buf.castDerived, decided: fromI32 && buf.decidedDerived };
       }
       case "add": case "sub": case "mul": case "div": case "min": case "max": case "mod": {
         arity(2);
@@ -463,7 +477,7 @@ class Compiler {
         sameNumeric(op, a, b, path);
         if (op === "mod" && a.type !== "i32") fail(path, "mod is defined on i32 only");
         const fn = binary(op, a.type, a.fn, b.fn, path);
-        return { fn: this.f32 && a.type === "f32" ? () => Math.fround(fn()) : fn, type: a.type, cast: a.cast || b.cast };
+        return { fn: this.f32 && a.type === "f32" ? () => Math.fround(fn()) : fn, type: a.type, cast: a.cast || b.cast, decided: a.decided || b.decided };
       }
       case "neg": case "abs": {
         arity(1);
@@ -471,9 +485,9 @@ class Compiler {
         if (a.type === "bool") fail(path, op + " needs an f32 or i32 operand");
         const f = a.fn;
         if (a.type === "i32") {
-          return { fn: op === "neg" ? () => (-f()) | 0 : () => Math.abs(f()) | 0, type: "i32", cast: a.cast };
+          return { fn: op === "neg" ? () => (-f()) | 0 : () => Math.abs(f()) | 0, type: "i32", cast: a.cast, decided: a.decided };
         }
-        return { fn: op === "neg" ? () => -f() : () => Math.abs(f()), type: "f32", cast: a.cast };
+        return { fn: op === "neg" ? () => -f() : () => Math.abs(f()), type: "f32", cast: a.cast, decided: a.decided };
       }
       case "exp": case "log": case "sqrt": case "rsqrt": case "tanh": case "erf": {
         arity(1);
@@ -486,7 +500,7 @@ class Compiler {
           : op === "rsqrt" ? () => 1 / Math.sqrt(f())
           : op === "erf" ? () => erf64(f())
           : () => Math.tanh(f());
-        return { fn: this.f32 ? () => Math.fround(fn()) : fn, type: "f32", cast: a.cast };
+        return { fn: this.f32 ? () => Math.fround(fn()) : fn, type: "f32", cast: a.cast, decided: a.decided };
       }
       case "lt": case "le": case "gt": case "ge": case "eq": case "ne": {
         arity(2);
@@ -500,21 +514,21 @@ class Compiler {
           : op === "ge" ? () => (f() >= g() ? 1 : 0)
           : op === "eq" ? () => (f() === g() ? 1 : 0)
           : () => (f() !== g() ? 1 : 0);
-        return { fn, type: "bool", cast: a.cast || b.cast };
+        return { fn, type: "bool", cast: a.cast || b.cast, decided: a.decided || b.decided || a.type === "f32" };
       }
       case "and": case "or": {
         arity(2);
         const a = sub(1), b = sub(2);
         if (a.type !== "bool" || b.type !== "bool") fail(path, op + " needs bool operands");
         const f = a.fn, g = b.fn;
-        return { fn: op === "and" ? () => (f() !== 0 && g() !== 0 ? 1 : 0) : () => (f() !== 0 || g() !== 0 ? 1 : 0), type: "bool", cast: a.cast || b.cast };
+        return { fn: op === "and" ? () => (f() !== 0 && g() !== 0 ? 1 : 0) : () => (f() !== 0 || g() !== 0 ? 1 : 0), type: "bool", cast: a.cast || b.cast, decided: a.decided || b.decided };
       }
       case "not": {
         arity(1);
         const a = sub(1);
         if (a.type !== "bool") fail(path, "not needs a bool operand");
         const f = a.fn;
-        return { fn: () => (f() !== 0 ? 0 : 1), type: "bool", cast: a.cast };
+        return { fn: () => (f() !== 0 ? 0 : 1), type: "bool", cast: a.cast, decided: a.decided };
       }
       case "select": {
         arity(3);
@@ -522,7 +536,7 @@ class Compiler {
         if (c.type !== "bool") fail(path + "/1", "the condition of select must be bool, got " + c.type);
         if (a.type !== b.type) fail(path, "select chooses between " + a.type + " and " + b.type);
         const fc = c.fn, fa = a.fn, fb = b.fn;
-        return { fn: () => (fc() !== 0 ? fa() : fb()), type: a.type, cast: c.cast || a.cast || b.cast };
+        return { fn: () => (fc() !== 0 ? fa() : fb()), type: a.type, cast: c.cast || a.cast || b.cast, decided: c.decided || a.decided || b.decided };
       }
       case "cast": {
         arity(2);
@@ -530,9 +544,9 @@ class Compiler {
         if (to !== "f32" && to !== "i32") fail(path + "/1", "cast target must be f32 or i32, got " + String(to));
         const a = sub(2);
         const f = a.fn;
-        if (to === a.type || a.type === "bool") return { fn: f, type: to, cast: a.cast };
-        if (to === "f32") return { fn: () => Math.fround(f()), type: "f32", cast: a.cast };
-        return { fn: () => truncToI32(f()), type: "i32", cast: true };
+        if (to === a.type || a.type === "bool") return { fn: f, type: to, cast: a.cast, decided: a.decided };
+        if (to === "f32") return { fn: () => Math.fround(f()), type: "f32", cast: a.cast, decided: a.decided };
+        return { fn: () => truncToI32(f()), type: "i32", cast: true, decided: a.decided };
       }
       default:
         return fail(path, "unknown operator " + op);
@@ -675,19 +689,21 @@ export function evaluate(doc: any, inputs: Map<string, Float64Array | Int32Array
       if (!(given instanceof Int32Array)) fail(path, "i32 param " + p.name + " needs Int32Array input");
       data = Int32Array.from(given);
     }
-    compiler.buffers.set(p.name, { name: p.name, dtype: p.dtype === "i32" ? "i32" : "f32", storage: p.dtype, dims, data, written: new Uint8Array(length), castDerived: false, stored: storedNames.has(p.name), narrowDerived: "" });
+    compiler.buffers.set(p.name, { name: p.name, dtype: p.dtype === "i32" ? "i32" : "f32", storage: p.dtype, dims, data, written: new Uint8Array(length), castDerived: false, decidedDerived: false, stored: storedNames.has(p.name), narrowDerived: "" });
   });
   const run = compiler.block(doc.body, compiler.rootScope(), "/body");
   run();
   const buffers = new Map<string, OracleBuffer>();
   const written = new Map<string, Uint8Array>();
   const castDerived = new Set<string>();
+  const decidedDerived = new Set<string>();
   const narrowDerived = new Map<string, string>();
   for (const [name, buf] of compiler.buffers) {
     buffers.set(name, buf.data);
     written.set(name, buf.written);
     if (buf.castDerived) castDerived.add(name);
+    if (buf.decidedDerived) decidedDerived.add(name);
     if (buf.narrowDerived !== "") narrowDerived.set(name, buf.narrowDerived);
   }
-  return { buffers, written, castDerived, narrowDerived };
+  return { buffers, written, castDerived, decidedDerived, narrowDerived };
 }

@@ -1,0 +1,102 @@
+// Verdicts at the edges of f32 arithmetic (test/fixtures/verdicts/, found by a red team of the
+// numeric semantics): kernels that compute exactly what IEEE binary32 gives in program order were
+// judged wrong, and the semantics of min/max at signed zeros were left open. Each case runs on
+// the host runtime with the inputs that reach the edge, and a deliberately wrong kernel (the
+// emitted MSL edited) still fails:
+//   cmp_round_i32          an i32 output decided by an f32 comparison: 3 * 0.1f >= 0.3f holds in
+//                          f32, not in FP64 (0.30000000447 < 0.3f); the kernel's 1 was "differs"
+//   overflow_edge_sum(_f16) FLT_MAX + B + B (each add stays at FLT_MAX in f32) against an FP64
+//                          value that rounds to infinity; 65519.996 + 0.0019 + 0.0019 is 65504 in
+//                          f16 from the kernel's f32 sum, infinity from the FP64 value's rounding
+//   cast_readback          T = cast(X * 10) stored and read back into Y: T was compared as a
+//                          value cast from f32, Y (the same values) exactly
+//   sum_cancel             cases/sum at 64 x 4000, seed 2: a row that cancels to -0.1002; the
+//                          cooperative sum (another order) was 4.8e-6 off, four times closer to
+//                          FP64 than the left-to-right f32 sum, but not within the tolerance of it
+//   negzero_minop          1 / min(-0, +0) and 1 / max(+0, -0): the oracle's Math.min said -0,
+//                          the kernel's Metal min either zero (docs/tile-ir.md, "Signed zeros")
+import { describe, expect, it } from "vitest";
+import fs from "node:fs";
+import path from "node:path";
+import { runAndValidate } from "../shell-node/src/validate-run";
+import { ROOT } from "./helpers/files";
+import { hostContext } from "./helpers/host";
+
+const DIR = path.join(ROOT, "test", "fixtures", "verdicts");
+const text = (name: string): string => fs.readFileSync(path.join(DIR, name + ".json"), "utf8");
+const f32 = (...v: number[]): Float64Array => Float64Array.from(v.map((x) => Math.fround(x)));
+
+const h = hostContext();
+
+function run(name: string, inputs: [string, Float64Array][], mslOverride?: (msl: string) => string) {
+  return runAndValidate({ engine: h.wasm, runtime: h.runtime, text: text(name), options: {}, seed: 1, inputs: new Map(inputs), mslOverride });
+}
+
+describe("verdicts at the edges of f32 arithmetic", () => {
+  it("an i32 output decided by an f32 comparison passes where it equals plain f32, and says so", () => {
+    const r = run("cmp_round_i32", [["X", f32(3, 3, 3, 1)]]);
+    expect(r.error).toBeUndefined();
+    expect(r.passed).toBe(true);
+    const y = r.outputs[0];
+    expect(y.decidedByF32).toBe(true);
+    expect(y.decidedAgreesWithF32).toBe(3);
+    expect(y.castFromF32).toBeUndefined();
+    // a kernel that answers 1 everywhere: the three decided elements pass, the fourth (0 in f32 and
+    // FP64) fails
+    const wrong = run("cmp_round_i32", [["X", f32(3, 3, 3, 1)]], (msl) => msl.replace("? 1 : 0", "? 1 : 1"));
+    expect(wrong.passed).toBe(false);
+    expect(wrong.outputs[0].mismatches).toBe(1);
+  });
+
+  it("an f32 result at FLT_MAX passes against an FP64 value that rounds to infinity; a wrong sign fails", () => {
+    const a = f32(3.4028234663852886e38), b = f32(0.9 * 2 ** 103);
+    const r = run("overflow_edge_sum", [["A", a], ["B", b]]);
+    expect(r.passed).toBe(true);
+    expect(r.outputs[0].nonFiniteRefs).toBe(1);
+    const wrong = run("overflow_edge_sum", [["A", a], ["B", b]], (msl) => msl.replace(/Y\[v_i\] = /, "Y[v_i] = -"));
+    expect(wrong.passed).toBe(false);
+  });
+
+  it("an f16 result at 65504 passes against a reference rounded to infinity at the range's edge; a wrong value fails", () => {
+    const a = f32(65519.996), b = f32(0.0019);
+    const r = run("overflow_edge_sum_f16", [["A", a], ["B", b]]);
+    expect(r.passed).toBe(true);
+    expect(r.outputs[0].rangeEdge).toBe(1);
+    // the largest f16 of the other sign fails
+    const wrong = run("overflow_edge_sum_f16", [["A", a], ["B", b]], (msl) => msl.replace("Y[v_i] = half(", "Y[v_i] = -half("));
+    expect(wrong.passed).toBe(false);
+    // and a finite value below the largest: not the edge
+    const low = run("overflow_edge_sum_f16", [["A", a], ["B", b]], (msl) => msl.replace("Y[v_i] = half(", "Y[v_i] = half(-64.0f + "));
+    expect(low.passed).toBe(false);
+  });
+
+  it("an i32 value cast from f32, stored and read back, is compared as one cast from f32", () => {
+    const r = run("cast_readback", [["X", f32(0.7, 0.7, 1.3, -0.7)]]);
+    expect(r.passed).toBe(true);
+    expect(r.outputs.find((o) => o.name === "Y")!.castFromF32).toBe(true);
+    const wrong = run("cast_readback", [["X", f32(0.7, 0.7, 1.3, -0.7)]], (msl) => msl.replace("Y[v_i] = T[v_i];", "Y[v_i] = T[v_i] + 2;"));
+    expect(wrong.passed).toBe(false);
+  });
+
+  it("min and max order -0 below +0, in the oracle and the kernel", () => {
+    const r = run("negzero_minop", [["A", f32(-0, 0)], ["B", f32(0, -0)]]);
+    expect(r.passed).toBe(true);
+    const mn = r.outputs.find((o) => o.name === "MN")!, mx = r.outputs.find((o) => o.name === "MX")!;
+    expect(mn.worst?.ref).toBe(-Infinity);
+    expect(mx.worst?.ref).toBe(Infinity);
+    // Metal's min and max in place of the helpers return one operand of two zeros: wrong for one of
+    // the two orders
+    const plain = run("negzero_minop", [["A", f32(-0, 0)], ["B", f32(0, -0)]], (msl) => msl.replace("/ tile_min(", "/ min(").replace("/ tile_max(", "/ max("));
+    expect(plain.passed).toBe(false);
+  });
+
+  it("a cancelling row sum passes where the kernel is closer to FP64 than the plain f32 sum; a wrong one fails", () => {
+    const r = runAndValidate({ engine: h.wasm, runtime: h.runtime, text: text("sum_cancel"), options: {}, seed: 2 });
+    expect(r.plan.realization).toBe("cooperative-reduction");
+    expect(r.passed).toBe(true);
+    expect(r.outputs[0].illConditioned).toBeGreaterThan(0);
+    // a kernel that adds a small bias to every row sum is further from FP64 than plain f32 there
+    const wrong = runAndValidate({ engine: h.wasm, runtime: h.runtime, text: text("sum_cancel"), options: {}, seed: 2, mslOverride: (msl) => msl.replace(/(Y\[[^\]]+\] = )([^;]+);/, "$1($2) + 0.0001f;") });
+    expect(wrong.passed).toBe(false);
+  });
+});

@@ -66,6 +66,8 @@ export class Ctx {
   keepOn: Array<bool> = new Array<bool>();
   /** While such a reduce's stripe is written: the cache array its values go into. */
   keepInto: string = "";
+  /** The max/min stripe being emitted keeps a sign word (core/analysis/zerosign.ts). */
+  zeroSign: bool = false;
   /** While a packed access's address is written: the IR name bound to the vector's first value. */
   overrideName: string = "";
   overrideText: string = "";

@@ -15,6 +15,7 @@ import { valueType } from "../ir/ast";
 import { VectorAccesses, packWidth, packs, vectorAccessesOfList, vectorAccessesOfReduce } from "../analysis/vectors";
 import { emitPackedVector, packedIn } from "./vector";
 import { storedBuffers, threadgroupDecls } from "./abi";
+import { zeroSignObservable } from "../analysis/zerosign";
 import { combineText, defersNan, emitList, emitStmt, freshName, identityText, nanFlagName, num, simdText, stripeCombine, zeroSignDecl, zeroSignFix } from "./stmt";
 import { formatF64Fixed } from "../util/num";
 import { findKept } from "./reuse";
@@ -456,12 +457,20 @@ function emitReduce(s: Stmt, cx: Ctx): void {
   }
   for (let u: i32 = 0; u < accs.length; u++) cx.line(t + " " + accs[u] + " = " + id + ";");
   const defer = defersNan(s.combiner, ty);
+  // the sign word only where an output can see the sign of a zero result
+  const sign = defer && zeroSignObservable(cx.doc.body, s.name);
+  cx.zeroSign = sign;
   if (defer) {
-    cx.line("// NaN noted on the bits per element (the largest |bits|), and the sign a zero partial takes");
-    cx.line("// (-0 below +0), applied once after the stripe");
+    if (sign) {
+      cx.line("// NaN noted on the bits per element (the largest |bits|), and the sign a zero partial takes");
+      cx.line("// (-0 below +0), applied once after the stripe");
+    } else {
+      cx.line("// NaN noted on the bits per element (the largest |bits|), applied once after the stripe; no");
+      cx.line("// output depends on the sign of a zero result, so the stripe does not track it");
+    }
     for (let u: i32 = 0; u < accs.length; u++) {
       cx.line("uint " + nanFlagName(accs[u]) + " = 0u;");
-      cx.line(zeroSignDecl(s.combiner, accs[u]));
+      if (sign) cx.line(zeroSignDecl(s.combiner, accs[u]));
     }
   }
   const kept = cx.keepStmt.indexOf(s);
@@ -471,10 +480,11 @@ function emitReduce(s: Stmt, cx: Ctx): void {
   }
   emitStripe(s, true, accs, cx);
   cx.keepInto = "";
+  cx.zeroSign = false;
   if (kept >= 0) cx.keepOn[kept] = true;
   if (defer) {
     for (let u: i32 = 0; u < accs.length; u++) {
-      cx.line(zeroSignFix(accs[u]));
+      if (sign) cx.line(zeroSignFix(accs[u]));
       cx.line("if (" + nanFlagName(accs[u]) + " > 0x7f800000u) { " + accs[u] + " = NAN; }");
     }
   }

@@ -95,7 +95,7 @@ export function stripeCombine(r: Stmt, acc: string, b: Val, cx: Ctx): void {
     const flag = nanFlagName(acc);
     cx.line(acc + " = " + r.combiner + "(" + acc + ", " + e + ");");
     cx.line(flag + " = max(" + flag + ", as_type<uint>(" + e + ") & 0x7fffffffu);");
-    cx.line(zeroSignName(acc) + (r.combiner == "max" ? " &= " : " |= ") + "as_type<uint>(" + e + ");");
+    if (cx.zeroSign) cx.line(zeroSignName(acc) + (r.combiner == "max" ? " &= " : " |= ") + "as_type<uint>(" + e + ");");
   } else {
     cx.line(acc + " = " + combineText(r.combiner, ty, acc, new Val(e, e), cx) + ";");
   }

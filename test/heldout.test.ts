@@ -61,6 +61,9 @@
 //                                the leading indices had to be the loop variables by name, so the
 //                                nest fell back to the serial program (Y[r, c] was 400 programs of
 //                                P = 2); an affine form equal to the variable now merges as well
+//   gather_let_label             a gather through a let (t = T[r]; X[r, t]): the i32 index input was
+//                                drawn from [0, 8), not [0, C) (only a load written inside the
+//                                index was followed), so a valid document failed at C = 5
 //   name_as_type                 a reduction axis named as_type: the emitter kept the name, and the
 //                                max stripe's NaN test as_type<uint>(e) no longer compiled
 //   signed_zero_minmax           max / min reductions and operators over -0 and +0 (X * 0), seen
@@ -131,6 +134,7 @@ const CASES: Record<string, Expect> = {
   cache_inner_loop_index: { realization: "cooperative-reduction", variants: [{}, { vector: 4 }] },
   nest_store_index_add0: { realization: "cooperative-reduction", variants: [{}, { programsPerGroup: 1 }] },
   nest_store_index_let: { realization: "cooperative-reduction", variants: [{}, { vector: 4 }] },
+  gather_let_label: { realization: "fused-elementwise", variants: [{}, { threads: 32 }] },
   name_as_type: { realization: "cooperative-reduction", variants: [{}, { vector: 4 }] },
   signed_zero_minmax: { realization: "cooperative-reduction", variants: [{}, { vector: 4 }, { vector: 8, programsPerGroup: 2 }, { cacheInput: false }, { programsPerGroup: 1, threads: 32 }, { programsPerGroup: 3 }, { unroll: 2 }] },
 };

@@ -9,7 +9,8 @@
 //     `--input-range LO,HI` changes lo and hi.
 //   - i32 params: uniform integers in [0, bound), where bound is the smallest extent of every
 //     buffer dimension whose index expression (in a load or a store) contains a load of this
-//     buffer, directly or nested; 8 when the buffer is never used inside an index.
+//     buffer, directly, nested, or through the value of a `let` or `reduce` name it uses; 8 when
+//     the buffer is never used inside an index.
 
 import { UsageError, ownRecord, setOwn } from "./io";
 
@@ -49,23 +50,46 @@ export function mulberry32(seed: number): () => number {
   };
 }
 
-/** Collects every buffer loaded anywhere inside expression `e` (nested loads included). */
-function loadsIn(e: unknown, out: Set<string>): void {
+/** Collects every buffer loaded anywhere inside expression `e` (nested loads included), and
+ *  inside the value of every `let` or `reduce` name it uses (`bound`: name -> value; scalar names
+ *  are unique in a document, so `t` in `X[r, t]` after `let t = T[r]` reads T). */
+function loadsIn(e: unknown, out: Set<string>, bound: Map<string, unknown>, seen: Set<string> = new Set()): void {
+  if (typeof e === "string") {
+    if (bound.has(e) && !seen.has(e)) {
+      seen.add(e);
+      loadsIn(bound.get(e), out, bound, seen);
+    }
+    return;
+  }
   if (!Array.isArray(e)) return;
   if (e[0] === "load" && typeof e[1] === "string") out.add(e[1]);
-  for (let i = 1; i < e.length; i++) loadsIn(e[i], out);
+  for (let i = 1; i < e.length; i++) loadsIn(e[i], out, bound, seen);
+}
+
+/** Every `let` and `reduce` name of the document with its value expression. */
+function boundValues(node: unknown, out: Map<string, unknown>): Map<string, unknown> {
+  if (Array.isArray(node)) {
+    for (const x of node) boundValues(x, out);
+  } else if (node !== null && typeof node === "object") {
+    const s = node as Record<string, unknown>;
+    if (typeof s.let === "string") out.set(s.let, s.value);
+    if (typeof s.reduce === "string") out.set(s.reduce, s.value);
+    for (const key of Object.keys(s)) boundValues(s[key], out);
+  }
+  return out;
 }
 
 /** For every i32 buffer used inside an index: the smallest extent it indexes. */
 function indexBounds(doc: any, dims: Map<string, number[]>): Map<string, number> {
   const bounds = new Map<string, number>();
+  const bound = boundValues(doc.body, new Map());
   const visitIndexList = (buf: unknown, at: unknown): void => {
     if (typeof buf !== "string" || !Array.isArray(at)) return;
     const shape = dims.get(buf);
     if (shape === undefined) return;
     at.forEach((ix, k) => {
       const found = new Set<string>();
-      loadsIn(ix, found);
+      loadsIn(ix, found, bound);
       for (const name of found) {
         const prev = bounds.get(name);
         if (k < shape.length && (prev === undefined || shape[k] < prev)) bounds.set(name, shape[k]);

@@ -13,6 +13,11 @@
 //   sum_cancel             cases/sum at 64 x 4000, seed 2: a row that cancels to -0.1002; the
 //                          cooperative sum (another order) was 4.8e-6 off, four times closer to
 //                          FP64 than the left-to-right f32 sum, but not within the tolerance of it
+//   if_f32_compare, scatter_f32_index, i32_gather_cast_index
+//                          stores under an if on 0.1 * 3 >= 0.3, at the index cast(0.7 * 10), and
+//                          a load at that index: the kernel (f32) writes or reads another element
+//                          than the FP64 reference; they were "written, but the reference never
+//                          writes it" / "not written" / "differs"
 //   negzero_minop          1 / min(-0, +0) and 1 / max(+0, -0): the oracle's Math.min said -0,
 //                          the kernel's Metal min either zero (docs/tile-ir.md, "Signed zeros")
 import { describe, expect, it } from "vitest";
@@ -98,5 +103,21 @@ describe("verdicts at the edges of f32 arithmetic", () => {
     // a kernel that adds a small bias to every row sum is further from FP64 than plain f32 there
     const wrong = runAndValidate({ engine: h.wasm, runtime: h.runtime, text: text("sum_cancel"), options: {}, seed: 2, mslOverride: (msl) => msl.replace(/(Y\[[^\]]+\] = )([^;]+);/, "$1($2) + 0.0001f;") });
     expect(wrong.passed).toBe(false);
+  });
+
+  it("stores and loads placed by f32 decisions pass where they are the plain f32 evaluation's; wrong ones fail", () => {
+    const one = (name: string, override?: (msl: string) => string) => runAndValidate({ engine: h.wasm, runtime: h.runtime, text: text(name), options: {}, seed: 1, mslOverride: override });
+    const a = one("if_f32_compare");
+    expect(a.passed).toBe(true);
+    expect(a.outputs[0].flowAgreesWithF32).toBe(4);
+    expect(one("if_f32_compare", (m) => m.replace("Y[v_i] = X[v_i];", "Y[v_i] = X[v_i] + 1.0f;")).passed).toBe(false);
+    const b = one("scatter_f32_index");
+    expect(b.passed).toBe(true);
+    expect(b.outputs[0].flowAgreesWithF32).toBe(2);
+    expect(one("scatter_f32_index", (m) => m.replace("Y[7] = X[v_i];", "Y[5] = X[v_i];")).passed).toBe(false);
+    const c = one("i32_gather_cast_index");
+    expect(c.passed).toBe(true);
+    expect(c.outputs[0].decidedAgreesWithF32).toBe(4);
+    expect(one("i32_gather_cast_index", (m) => m.replace("Q[v_i] = T[7];", "Q[v_i] = T[7] + 100;")).passed).toBe(false);
   });
 });

@@ -46,6 +46,10 @@ export interface OracleResult {
   /** i32 buffers a store writes with a value that depends on a comparison of f32 values
    *  (validate-run.ts: an element that differs passes where it equals the plain-f32 evaluation). */
   decidedDerived: Set<string>;
+  /** Buffers some store writes under an `if` decided by f32 values or at an index computed from
+   *  them (validate-run.ts: an element written or not as the plain-f32 evaluation writes it,
+   *  with its value, passes). */
+  flowDerived: Set<string>;
   /** Outputs whose stored value reads a 16-bit buffer that the document also stores (an
    *  intermediate kept in f16 or bf16), with that dtype (bf16 where both): a kernel may round
    *  such an intermediate one unit in its last place apart from the reference, so the output is
@@ -98,6 +102,9 @@ interface Buf {
   castDerived: boolean;
   /** An i32 buffer some store writes with a value that depends on a comparison of f32 values. */
   decidedDerived: boolean;
+  /** Some store writes this buffer under an `if` decided by f32 values, or at an index computed
+   *  from f32 values: which elements are written may differ between f32 and FP64. */
+  flowDerived: boolean;
   /** Set by the document's pre-scan: some store writes this buffer. */
   stored: boolean;
   narrowDerived: string;
@@ -151,6 +158,8 @@ class Compiler {
 
   /** Round every f32 result to f32 (evaluate's "f32" mode); false: exact doubles (the oracle). */
   readonly f32: boolean;
+  /** Inside an `if` whose condition depends on f32 values (a comparison, a cast): how deep. */
+  private decidedFlow = 0;
 
   constructor(sizes: Map<string, number>, f32 = false) {
     this.sizes = sizes;
@@ -309,6 +318,10 @@ class Compiler {
     const data = buf.data, written = buf.written, f = value.fn;
     if (buf.dtype === "i32" && value.cast) buf.castDerived = true;
     if (buf.dtype === "i32" && value.decided) buf.decidedDerived = true;
+    if (this.decidedFlow > 0 || this.f32Dependent(s.at, scope, path + "/at")) {
+      buf.flowDerived = true;
+      if (buf.dtype === "i32") buf.decidedDerived = true;
+    }
     buf.narrowDerived = wider(buf.narrowDerived, this.narrowOf(s.value, scope));
     if (buf.storage === "f16" || buf.storage === "bf16") {
       const round = buf.storage === "f16" ? roundF16 : roundBf16;
@@ -337,11 +350,27 @@ class Compiler {
   ifStmt(s: Record<string, any>, scope: Scope, path: string): Stmt {
     const cond = this.expr(s.if, scope, path + "/if");
     if (cond.type !== "bool") fail(path + "/if", "the condition of if must be bool, got " + cond.type);
+    const decided = cond.decided || cond.cast ? 1 : 0;
+    this.decidedFlow += decided;
     const then = this.block(s.then, scope, path + "/then");
     const c = cond.fn;
-    if (s.else === undefined) return () => { if (c() !== 0) then(); };
+    if (s.else === undefined) {
+      this.decidedFlow -= decided;
+      return () => { if (c() !== 0) then(); };
+    }
     const otherwise = this.block(s.else, scope, path + "/else");
+    this.decidedFlow -= decided;
     return () => { if (c() !== 0) then(); else otherwise(); };
+  }
+
+  /** Whether an index list (already checked by `offset`) depends on f32 values: a cast from f32
+   *  or a comparison of f32 values (compiled again for its flags only; nothing runs). */
+  f32Dependent(at: unknown, scope: Scope, path: string): boolean {
+    if (!Array.isArray(at)) return false;
+    return at.some((e, i) => {
+      const x = this.expr(e, scope, path + "/" + i);
+      return x.cast === true || x.decided === true;
+    });
   }
 
   // ---- buffers and addresses ---------------------------------------------------------------
@@ -468,8 +497,10 @@ class Compiler {
         const buf = this.buffer(e[1], path + "/1");
         // an i32 element that an earlier store wrote with a value cast from f32 (or decided by an
         // f32 comparison) carries that on (a stored T = cast(X * 10) read back into Y)
+        // (and a load at an index computed from f32 values is decided by them)
         const fromI32 = buf.dtype === "i32";
-        return { fn: this.load(buf, e[2], scope, path + "/2"), type: buf.dtype, cast: fromI32 && buf.castDerived, decided: fromI32 && buf.decidedDerived };
+        const fn = this.load(buf, e[2], scope, path + "/2");
+        return { fn, type: buf.dtype, cast: fromI32 && buf.castDerived, decided: (fromI32 && buf.decidedDerived) || this.f32Dependent(e[2], scope, path + "/2") };
       }
       case "add": case "sub": case "mul": case "div": case "min": case "max": case "mod": {
         arity(2);
@@ -689,7 +720,7 @@ export function evaluate(doc: any, inputs: Map<string, Float64Array | Int32Array
       if (!(given instanceof Int32Array)) fail(path, "i32 param " + p.name + " needs Int32Array input");
       data = Int32Array.from(given);
     }
-    compiler.buffers.set(p.name, { name: p.name, dtype: p.dtype === "i32" ? "i32" : "f32", storage: p.dtype, dims, data, written: new Uint8Array(length), castDerived: false, decidedDerived: false, stored: storedNames.has(p.name), narrowDerived: "" });
+    compiler.buffers.set(p.name, { name: p.name, dtype: p.dtype === "i32" ? "i32" : "f32", storage: p.dtype, dims, data, written: new Uint8Array(length), castDerived: false, decidedDerived: false, flowDerived: false, stored: storedNames.has(p.name), narrowDerived: "" });
   });
   const run = compiler.block(doc.body, compiler.rootScope(), "/body");
   run();
@@ -697,13 +728,15 @@ export function evaluate(doc: any, inputs: Map<string, Float64Array | Int32Array
   const written = new Map<string, Uint8Array>();
   const castDerived = new Set<string>();
   const decidedDerived = new Set<string>();
+  const flowDerived = new Set<string>();
   const narrowDerived = new Map<string, string>();
   for (const [name, buf] of compiler.buffers) {
     buffers.set(name, buf.data);
     written.set(name, buf.written);
     if (buf.castDerived) castDerived.add(name);
     if (buf.decidedDerived) decidedDerived.add(name);
+    if (buf.flowDerived) flowDerived.add(name);
     if (buf.narrowDerived !== "") narrowDerived.set(name, buf.narrowDerived);
   }
-  return { buffers, written, castDerived, decidedDerived, narrowDerived };
+  return { buffers, written, castDerived, decidedDerived, flowDerived, narrowDerived };
 }

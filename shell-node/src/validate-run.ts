@@ -105,6 +105,11 @@ export interface OutputCheck {
   decidedByF32?: boolean;
   /** Such elements of such an output: how many; they pass. */
   decidedAgreesWithF32?: number;
+  /** Elements of an output that a store writes under an `if` decided by f32 values, or at an
+   *  index computed from them, that differ from the FP64 reference (written where it writes
+   *  nothing, or the other way, or another value) but are written, or not, and valued as the
+   *  document evaluated in plain f32 in program order: how many; they pass (flowAgreement). */
+  flowAgreesWithF32?: number;
   /** Elements whose reference rounds past the dtype's range to an infinity where the kernel holds
    *  the dtype's largest finite value of that sign, as the document evaluated in plain f32 in
    *  program order does (the exact value lies at the rounding boundary: 65519.99989 is 65504 in
@@ -209,6 +214,43 @@ function f32Agreement(o: OutputCheck, got: ArrayLike<number>, ref: ArrayLike<num
   if (agreeing.size === 0 || outside !== o.mismatches) return 0;
   excuse(o, agreeing, mask, got, (i) => ref[i], ratioOf);
   return agreeing.size;
+}
+
+/**
+ * An output whose written elements depend on f32 values (a store under an `if` decided by an f32
+ * comparison, or at an index computed from f32 values): an element that fails against the FP64
+ * reference (written where it writes nothing, not written where it does, or another value)
+ * passes where it agrees with the plain f32 evaluation in program order, written or not as it
+ * is and, where written, the same value (i32) or within the tolerance of it (floats). Only a
+ * clean account of every mismatch is changed.
+ */
+export function flowAgreement(o: OutputCheck, dtype: string, got: ArrayLike<number>, gotBits: ArrayLike<number>, initialBits: ArrayLike<number> | null, startsAsSentinels: boolean, ref: ArrayLike<number>, mask: Uint8Array, plain: ArrayLike<number>, plainMask: Uint8Array): void {
+  const tol = o.tolerance;
+  const near = (g: number, r: number, exactInt: boolean): boolean => {
+    if (dtype === "i32") return exactInt ? g === r : Math.abs(g - r) <= 1 + tol.abs + tol.rel * Math.abs(r);
+    const rr = dtype === "f32" ? Math.fround(r) : r;
+    if (g === rr || (Number.isNaN(g) && Number.isNaN(rr))) return true;
+    if (!Number.isFinite(g) || !Number.isFinite(rr)) return false;
+    return Math.abs(g - rr) <= tol.abs + tol.rel * Math.abs(rr);
+  };
+  // element i against a reference (values, written mask), as compare() judges it
+  const ok = (i: number, vals: ArrayLike<number>, wrote: Uint8Array, exactInt: boolean): boolean => {
+    const untouched = initialBits !== null && gotBits[i] === initialBits[i];
+    if (!wrote[i]) return initialBits === null || untouched;
+    if (startsAsSentinels && untouched) return false;
+    return near(got[i], vals[i], exactInt);
+  };
+  const agreeing = new Set<number>();
+  let failing = 0;
+  for (let i = 0; i < got.length; i++) {
+    if (ok(i, ref, mask, !o.castFromF32)) continue;
+    failing++;
+    if (ok(i, plain, plainMask, true)) agreeing.add(i);
+  }
+  if (agreeing.size === 0 || failing !== o.mismatches) return;
+  o.mismatches -= agreeing.size;
+  o.examples = o.examples.filter((x) => !agreeing.has(x.index));
+  o.flowAgreesWithF32 = agreeing.size;
 }
 
 /**
@@ -509,7 +551,7 @@ function validateOnce(req: RunRequest, mayReplan: boolean): RunResult {
       throw err;
     }
     const outputs: OutputCheck[] = [];
-    const gotOf = new Map<string, { dtype: string; view: ArrayLike<number> }>();
+    const gotOf = new Map<string, { dtype: string; view: ArrayLike<number>; bits: ArrayLike<number>; initialBits: ArrayLike<number>; startsAsSentinels: boolean }>();
     const guardFindings: string[] = [];
     const dumps: any[] = [];
     for (const b of buffers) {
@@ -531,7 +573,7 @@ function validateOnce(req: RunRequest, mayReplan: boolean): RunResult {
         const viewBits = bits.subarray(b.guard, b.guard + b.n);
         const init = initBits.subarray(b.guard, b.guard + b.n);
         outputs.push(compare(b.name, b.dtype, view, oracle.buffers.get(b.name)!, oracle.written.get(b.name)!, init, viewBits, !read.has(b.name), oracle.castDerived.has(b.name), oracle.narrowDerived.get(b.name) ?? "", oracle.decidedDerived.has(b.name)));
-        gotOf.set(b.name, { dtype: b.dtype, view });
+        gotOf.set(b.name, { dtype: b.dtype, view, bits: viewBits, initialBits: init, startsAsSentinels: !read.has(b.name) });
       } else {
         // inputs must come back unchanged
         let diff = 0;
@@ -558,6 +600,10 @@ function validateOnce(req: RunRequest, mayReplan: boolean): RunResult {
         for (const o of outputs) {
           const g = gotOf.get(o.name);
           if (!g || o.mismatches === 0) continue;
+          if (oracle.flowDerived.has(o.name)) {
+            flowAgreement(o, g.dtype, g.view, g.bits, g.initialBits, g.startsAsSentinels, oracle.buffers.get(o.name)!, oracle.written.get(o.name)!, plain.buffers.get(o.name)!, plain.written.get(o.name)!);
+            if (o.mismatches === 0) continue;
+          }
           if (g.dtype === "i32") {
             if (o.castFromF32) castAgreement(o, g.view, oracle.buffers.get(o.name)!, oracle.written.get(o.name)!, plain.buffers.get(o.name)!);
             else if (o.decidedByF32) decidedAgreement(o, g.view, oracle.buffers.get(o.name)!, oracle.written.get(o.name)!, plain.buffers.get(o.name)!);

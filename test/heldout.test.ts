@@ -64,6 +64,9 @@
 //   gather_let_label             a gather through a let (t = T[r]; X[r, t]): the i32 index input was
 //                                drawn from [0, 8), not [0, C) (only a load written inside the
 //                                index was followed), so a valid document failed at C = 5
+//   nest_scaled_store            a perfect nest storing Y[n, 3 * g] (group norm in NCHW layout): serial,
+//                                and TPL008 advised nesting the loops perfectly, which they were; it
+//                                now names the leading indices of the written buffers
 //   name_as_type                 a reduction axis named as_type: the emitter kept the name, and the
 //                                max stripe's NaN test as_type<uint>(e) no longer compiled
 //   signed_zero_minmax           max / min reductions and operators over -0 and +0 (X * 0), seen
@@ -135,6 +138,7 @@ const CASES: Record<string, Expect> = {
   nest_store_index_add0: { realization: "cooperative-reduction", variants: [{}, { programsPerGroup: 1 }] },
   nest_store_index_let: { realization: "cooperative-reduction", variants: [{}, { vector: 4 }] },
   gather_let_label: { realization: "fused-elementwise", variants: [{}, { threads: 32 }] },
+  nest_scaled_store: { realization: "serial-program", variants: [{}] },
   name_as_type: { realization: "cooperative-reduction", variants: [{}, { vector: 4 }] },
   signed_zero_minmax: { realization: "cooperative-reduction", variants: [{}, { vector: 4 }, { vector: 8, programsPerGroup: 2 }, { cacheInput: false }, { programsPerGroup: 1, threads: 32 }, { programsPerGroup: 3 }, { unroll: 2 }] },
 };
@@ -169,6 +173,15 @@ describe("held-out documents: both engines agree, and every variant validates on
 });
 
 describe("what each finding was", () => {
+  it("a perfect nest blocked by a store index: TPL008 names the leading indices, not the nesting", () => {
+    const p = h.wasm.call({ command: "plan", document: text("nest_scaled_store"), options: {} });
+    const w = p.diagnostics.find((d: any) => d.code === "TPL008");
+    expect(w.message).toContain("leading indices");
+    expect(w.message).not.toContain("nest the parallel loops above the reduction perfectly");
+    const q = h.wasm.call({ command: "plan", document: text("conv1d_norm_serial"), options: {} });
+    expect(JSON.stringify(q.diagnostics)).not.toContain("leading indices");
+  });
+
   it("a non-affine constant extent sizes the element grid: 3 x 5 rows of 40, not 1 row", () => {
     const p = h.wasm.call({ command: "plan", document: text("elem_min_extent_3d"), options: {} });
     expect([p.mapping.rows, p.mapping.cols, p.mapping.groups]).toEqual([15, 40, 15]);

@@ -7,6 +7,7 @@ import { Diagnostic, diag } from "../diag/diagnostic";
 import { RuleResult } from "../plan/plan";
 import { Doc, Stmt } from "../ir/ast";
 import { containsReduce } from "../analysis/structure";
+import { flattenProgramNest } from "../analysis/nest";
 
 /** Rule id, then the change that would let that rule hold. */
 const ADVICE: Array<string> = [
@@ -86,6 +87,9 @@ export function structureCause(doc: Doc, why: string): FallbackCause {
   let fix = "";
   if (doc.body.length != 1 || doc.body[0].kind != "for" || !doc.body[0].parallel) {
     fix = "wrap the body in one top-level parallel loop whose iterations are the independent programs (rows)";
+  } else if (reduceUnderParallel(doc.body[0].body) && flattenProgramNest(doc).doc !== null) {
+    // the nest is already perfect with constant bounds: what blocks it is how a buffer is indexed
+    fix = "index every buffer the kernel writes with the nest's loop variables as its leading indices, in order (Y[n, g, ...] for loops n, g starting at 0 over the buffer's leading dimensions), so the nest becomes one program per index tuple with each program's elements its own; or loop once over their product with the leading axes viewed as one (e.g. [B, H, S, S] as [B*H*S, S])";
   } else if (reduceUnderParallel(doc.body[0].body)) {
     fix = "nest the parallel loops above the reduction perfectly (each loop's body is only the next loop, bounds constant), so they become one program per index tuple, or loop once over their product with the leading axes viewed as one (e.g. [B, H, S, S] as [B*H*S, S])";
   } else if (containsReduce(doc.body[0].body)) {

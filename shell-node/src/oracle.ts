@@ -112,6 +112,13 @@ interface Buf {
 
 type Scope = Map<string, Binding>;
 
+/** An access's compiled index list (Compiler.indices). */
+interface Indices {
+  fns: Num[];
+  /** Some index depends on f32 values: a cast from f32 or a comparison of f32 values. */
+  dependent: boolean;
+}
+
 const I32_MIN = -2147483648;
 const I32_MAX = 2147483647;
 
@@ -314,11 +321,12 @@ class Compiler {
     if (value.type !== buf.dtype) {
       fail(path + "/value", "stores a " + value.type + " value into " + buf.dtype + " buffer " + buf.name);
     }
-    const offset = this.offset(buf, s.at, scope, path + "/at", "store");
+    const ix = this.indices(buf, s.at, scope, path + "/at");
+    const offset = this.offset(buf, ix, path + "/at", "store");
     const data = buf.data, written = buf.written, f = value.fn;
     if (buf.dtype === "i32" && value.cast) buf.castDerived = true;
     if (buf.dtype === "i32" && value.decided) buf.decidedDerived = true;
-    if (this.decidedFlow > 0 || this.f32Dependent(s.at, scope, path + "/at")) {
+    if (this.decidedFlow > 0 || ix.dependent) {
       buf.flowDerived = true;
       if (buf.dtype === "i32") buf.decidedDerived = true;
     }
@@ -363,16 +371,6 @@ class Compiler {
     return () => { if (c() !== 0) then(); else otherwise(); };
   }
 
-  /** Whether an index list (already checked by `offset`) depends on f32 values: a cast from f32
-   *  or a comparison of f32 values (compiled again for its flags only; nothing runs). */
-  f32Dependent(at: unknown, scope: Scope, path: string): boolean {
-    if (!Array.isArray(at)) return false;
-    return at.some((e, i) => {
-      const x = this.expr(e, scope, path + "/" + i);
-      return x.cast === true || x.decided === true;
-    });
-  }
-
   // ---- buffers and addresses ---------------------------------------------------------------
 
   buffer(name: unknown, path: string): Buf {
@@ -381,13 +379,26 @@ class Compiler {
     return buf;
   }
 
-  /** A closure computing the row-major offset of an index list, bounds-checked. */
-  offset(buf: Buf, at: unknown, scope: Scope, path: string, what: string): Num {
+  /** An access's index list compiled once: one closure per dimension, and whether any index
+   *  depends on f32 values (a cast from f32 or a comparison of f32 values). */
+  indices(buf: Buf, at: unknown, scope: Scope, path: string): Indices {
     if (!Array.isArray(at)) fail(path, "an index list must be an array");
     if (at.length !== buf.dims.length) {
       fail(path, "buffer " + buf.name + " has " + buf.dims.length + " dimensions, indexed with " + at.length);
     }
-    const idx = at.map((e, i) => this.intExpr(e, scope, path + "/" + i));
+    let dependent = false;
+    const fns = at.map((e, i) => {
+      const x = this.expr(e, scope, path + "/" + i);
+      if (x.type !== "i32") fail(path + "/" + i, "expected an i32 expression, got " + x.type);
+      if (x.cast === true || x.decided === true) dependent = true;
+      return x.fn;
+    });
+    return { fns, dependent };
+  }
+
+  /** A closure computing the row-major offset of an index list, bounds-checked. */
+  offset(buf: Buf, ix: Indices, path: string, what: string): Num {
+    const idx = ix.fns;
     const dims = buf.dims;
     const oob = (k: number, v: number): never => outOfBounds(path, what, buf, k, v);
     if (idx.length === 1) {
@@ -419,19 +430,19 @@ class Compiler {
   }
 
   /** A closure loading one element; ranks 1 and 2 fused with their bounds checks for speed. */
-  load(buf: Buf, at: unknown, scope: Scope, path: string): Num {
+  load(buf: Buf, ix: Indices, path: string): Num {
     const data = buf.data, dims = buf.dims;
-    if (Array.isArray(at) && at.length === dims.length && (at.length === 1 || at.length === 2)) {
-      const i0 = this.intExpr(at[0], scope, path + "/0"), d0 = dims[0];
+    if (ix.fns.length === 1 || ix.fns.length === 2) {
+      const i0 = ix.fns[0], d0 = dims[0];
       const oob = (k: number, v: number): never => outOfBounds(path, "load", buf, k, v);
-      if (at.length === 1) {
+      if (ix.fns.length === 1) {
         return () => {
           const a = i0();
           if (!(a >= 0 && a < d0)) oob(0, a);
           return data[a];
         };
       }
-      const i1 = this.intExpr(at[1], scope, path + "/1"), d1 = dims[1];
+      const i1 = ix.fns[1], d1 = dims[1];
       return () => {
         const a = i0(), b = i1();
         if (!(a >= 0 && a < d0)) oob(0, a);
@@ -439,7 +450,7 @@ class Compiler {
         return data[a * d1 + b];
       };
     }
-    const offset = this.offset(buf, at, scope, path, "load");
+    const offset = this.offset(buf, ix, path, "load");
     return () => data[offset()];
   }
 
@@ -499,8 +510,8 @@ class Compiler {
         // f32 comparison) carries that on (a stored T = cast(X * 10) read back into Y)
         // (and a load at an index computed from f32 values is decided by them)
         const fromI32 = buf.dtype === "i32";
-        const fn = this.load(buf, e[2], scope, path + "/2");
-        return { fn, type: buf.dtype, cast: fromI32 && buf.castDerived, decided: (fromI32 && buf.decidedDerived) || this.f32Dependent(e[2], scope, path + "/2") };
+        const ix = this.indices(buf, e[2], scope, path + "/2");
+        return { fn: this.load(buf, ix, path + "/2"), type: buf.dtype, cast: fromI32 && buf.castDerived, decided: (fromI32 && buf.decidedDerived) || ix.dependent };
       }
       case "add": case "sub": case "mul": case "div": case "min": case "max": case "mod": {
         arity(2);

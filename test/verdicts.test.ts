@@ -20,6 +20,10 @@
 //                          writes it" / "not written" / "differs"
 //   negzero_minop          1 / min(-0, +0) and 1 / max(+0, -0): the oracle's Math.min said -0,
 //                          the kernel's Metal min either zero (docs/tile-ir.md, "Signed zeros")
+//   softmax_backward_input_y  d = sum(Y * dY), then Y * (dY - d), at 37 x 1537, seed 1: where dY - d
+//                          cancels, the cooperative sum's rounding (another order than left to
+//                          right) put 523 elements outside the tolerance, 416 of them where the
+//                          left-to-right f32 sum happens to meet it: FAIL for a correct kernel
 import { describe, expect, it } from "vitest";
 import fs from "node:fs";
 import path from "node:path";
@@ -119,5 +123,24 @@ describe("verdicts at the edges of f32 arithmetic", () => {
     expect(c.passed).toBe(true);
     expect(c.outputs[0].decidedAgreesWithF32).toBe(4);
     expect(one("i32_gather_cast_index", (m) => m.replace("Q[v_i] = T[7];", "Q[v_i] = T[7] + 100;")).passed).toBe(false);
+  });
+
+  it("a reduction whose rounding a cancelling element step amplifies passes within the estimate of f32's rounding; wrong ones fail", () => {
+    const one = (seed: number, override?: (msl: string) => string, options: Record<string, unknown> = {}) =>
+      runAndValidate({ engine: h.wasm, runtime: h.runtime, text: text("softmax_backward_input_y"), options, seed, mslOverride: override });
+    const r = one(1);
+    expect(r.plan.realization).toBe("cooperative-reduction");
+    expect(r.passed).toBe(true);
+    expect(r.outputs[0].withinRoundingBound).toBeGreaterThan(100);
+    for (const options of [{ vector: 4 }, { threads: 32 }, { programsPerGroup: 2 }, { unroll: 2 }]) expect(one(1, undefined, options).passed, JSON.stringify(options)).toBe(true);
+    // d off by 1e-4 (about 25 ulps of |d| ~ 50), a term left out, products rounded to half: FAIL
+    const d = "const float d = simd_sum(lane < 32u ? tg0[partial_base + int(lane)] : 0.0f);";
+    const bias = one(1, (m) => { expect(m).toContain(d); return m.replace(d, d.replace(");", ") + 1e-4f;")); });
+    expect(bias.passed).toBe(false);
+    expect(bias.outputs[0].mismatches).toBeGreaterThan(1000);
+    const missing = one(1, (m) => { expect(m).toContain("if (c < 1537) {\n      acc_d"); return m.replace("if (c < 1537) {\n      acc_d", "if (c < 1536) {\n      acc_d"); });
+    expect(missing.passed).toBe(false);
+    const half = one(1, (m) => m.replace("acc_d = acc_d + (cache_Yv[k] * cache_DY[k]);", "acc_d = acc_d + float(half(cache_Yv[k] * cache_DY[k]));"));
+    expect(half.passed).toBe(false);
   });
 });

@@ -64,11 +64,11 @@ export class OracleError extends Error {
   }
 }
 
-type DType = "f32" | "i32" | "bool";
-type Num = () => number;
-type Stmt = () => void;
+export type DType = "f32" | "i32" | "bool";
+export type Num = () => number;
+export type Stmt = () => void;
 
-interface Expr {
+export interface Expr {
   fn: Num;
   type: DType;
   /** The value goes through a cast from f32 to i32 (of this expression or of a bound name in it). */
@@ -78,7 +78,7 @@ interface Expr {
   decided?: boolean;
 }
 
-interface Binding {
+export interface Binding {
   type: DType;
   /** A size's value; -1 for a slot-held name. */
   constant: number;
@@ -90,7 +90,7 @@ interface Binding {
   narrow?: string;
 }
 
-interface Buf {
+export interface Buf {
   name: string;
   /** The type of its values in expressions (f16 and bf16 buffers hold f32 values). */
   dtype: "f32" | "i32";
@@ -110,25 +110,25 @@ interface Buf {
   narrowDerived: string;
 }
 
-type Scope = Map<string, Binding>;
+export type Scope = Map<string, Binding>;
 
 /** An access's compiled index list (Compiler.indices). */
-interface Indices {
+export interface Indices {
   fns: Num[];
   /** Some index depends on f32 values: a cast from f32 or a comparison of f32 values. */
   dependent: boolean;
 }
 
-const I32_MIN = -2147483648;
-const I32_MAX = 2147483647;
+export const I32_MIN = -2147483648;
+export const I32_MAX = 2147483647;
 
 /** A loop or reduction variable is an i32: its last value past 2^31 - 1 is the document's error
  *  (TIR030 where the checker can decide it; here, at the sizes and inputs of this evaluation). */
-function varRange(lo: number, n: number, st: number, path: string): void {
+export function varRange(lo: number, n: number, st: number, path: string): void {
   if (n >= 1 && lo + (n - 1) * st > 2147483647) fail(path, "the variable would reach " + (lo + (n - 1) * st) + ", past the i32 range (at most 2147483647; TIR030)");
 }
 
-function fail(path: string, message: string): never {
+export function fail(path: string, message: string): never {
   throw new OracleError((path === "" ? "/" : path) + ": " + message);
 }
 
@@ -155,7 +155,7 @@ function readSizes(doc: any): Map<string, number> {
   return sizes;
 }
 
-class Compiler {
+export class Compiler {
   readonly sizes: Map<string, number>;
   readonly buffers = new Map<string, Buf>();
   /** Values of every loop variable, axis variable and bound scalar, by slot. */
@@ -623,7 +623,7 @@ function constant(v: number): Num {
   return () => v;
 }
 
-function sequence(stmts: Stmt[]): Stmt {
+export function sequence(stmts: Stmt[]): Stmt {
   if (stmts.length === 0) return () => {};
   if (stmts.length === 1) return stmts[0];
   if (stmts.length === 2) {
@@ -640,7 +640,7 @@ function sameNumeric(op: string, a: Expr, b: Expr, path: string): void {
   if (a.type === "bool") fail(path, op + " needs f32 or i32 operands, got bool");
 }
 
-function truncToI32(v: number): number {
+export function truncToI32(v: number): number {
   if (Number.isNaN(v)) return 0;
   const t = Math.trunc(v);
   if (t < I32_MIN) return I32_MIN;
@@ -703,10 +703,37 @@ function extentOf(d: unknown, sizes: Map<string, number>, path: string): number 
  * program order that `tile run` sets beside a failed comparison (validate-run.ts).
  */
 export function evaluate(doc: any, inputs: Map<string, Float64Array | Int32Array>, mode: "fp64" | "f32" = "fp64"): OracleResult {
+  const compiler = new Compiler(checkedSizes(doc), mode === "f32");
+  setUp(doc, inputs, compiler);
+  const run = compiler.block(doc.body, compiler.rootScope(), "/body");
+  run();
+  const buffers = new Map<string, OracleBuffer>();
+  const written = new Map<string, Uint8Array>();
+  const castDerived = new Set<string>();
+  const decidedDerived = new Set<string>();
+  const flowDerived = new Set<string>();
+  const narrowDerived = new Map<string, string>();
+  for (const [name, buf] of compiler.buffers) {
+    buffers.set(name, buf.data);
+    written.set(name, buf.written);
+    if (buf.castDerived) castDerived.add(name);
+    if (buf.decidedDerived) decidedDerived.add(name);
+    if (buf.flowDerived) flowDerived.add(name);
+    if (buf.narrowDerived !== "") narrowDerived.set(name, buf.narrowDerived);
+  }
+  return { buffers, written, castDerived, decidedDerived, flowDerived, narrowDerived };
+}
+
+/** The document's version and sizes, checked (evaluate, and bounds.ts). */
+export function checkedSizes(doc: any): Map<string, number> {
   if (!isObject(doc)) fail("", "a document must be an object");
   if (doc.tile !== 1) fail("/tile", "unsupported version " + String(doc.tile) + " (expected 1)");
-  const sizes = readSizes(doc);
-  const compiler = new Compiler(sizes, mode === "f32");
+  return readSizes(doc);
+}
+
+/** Declares every param of `doc` in `compiler` with a copy of its input (evaluate, and bounds.ts). */
+export function setUp(doc: any, inputs: Map<string, Float64Array | Int32Array>, compiler: Compiler): void {
+  const sizes = compiler.sizes;
   const storedNames = new Set<string>();
   storedIn(doc.body, storedNames);
   if (!Array.isArray(doc.params)) fail("/params", "params must be an array");
@@ -733,21 +760,4 @@ export function evaluate(doc: any, inputs: Map<string, Float64Array | Int32Array
     }
     compiler.buffers.set(p.name, { name: p.name, dtype: p.dtype === "i32" ? "i32" : "f32", storage: p.dtype, dims, data, written: new Uint8Array(length), castDerived: false, decidedDerived: false, flowDerived: false, stored: storedNames.has(p.name), narrowDerived: "" });
   });
-  const run = compiler.block(doc.body, compiler.rootScope(), "/body");
-  run();
-  const buffers = new Map<string, OracleBuffer>();
-  const written = new Map<string, Uint8Array>();
-  const castDerived = new Set<string>();
-  const decidedDerived = new Set<string>();
-  const flowDerived = new Set<string>();
-  const narrowDerived = new Map<string, string>();
-  for (const [name, buf] of compiler.buffers) {
-    buffers.set(name, buf.data);
-    written.set(name, buf.written);
-    if (buf.castDerived) castDerived.add(name);
-    if (buf.decidedDerived) decidedDerived.add(name);
-    if (buf.flowDerived) flowDerived.add(name);
-    if (buf.narrowDerived !== "") narrowDerived.set(name, buf.narrowDerived);
-  }
-  return { buffers, written, castDerived, decidedDerived, flowDerived, narrowDerived };
 }

@@ -318,3 +318,27 @@ describe("the shell's UTF-8 check (TIR027)", () => {
     }
   });
 });
+
+describe("--json on a usage error", () => {
+  it("prints one JSON object on stdout with the exit code and the error (the message stays on stderr)", () => {
+    const cases: [string[], string][] = [
+      [["run", sum, "--json", "--size", "C=0"], "usage"],
+      [["plan", "no/such/file.json", "--json"], "TSH001"],
+      [["run", sum, "--json", "--bogus"], "commander.unknownOption"],
+      [["emit", sum, "--json", "--target", "nope"], "commander.invalidArgument"],
+      [["plan", "--json"], "commander.missingArgument"],
+      [["run", sum, "--json", "--seed", "-1"], "usage"],
+    ];
+    for (const [args, code] of cases) {
+      const r = tile(...args);
+      expect(r.code, args.join(" ")).toBe(2);
+      const out = JSON.parse(r.stdout);
+      expect(out, args.join(" ")).toMatchObject({ ok: false, exit: 2, error: { code } });
+      expect(out.error.message.length).toBeGreaterThan(0);
+      expect(r.stderr).toContain(out.error.message);
+      noStack(r);
+    }
+    // without --json nothing goes to stdout
+    expect(tile("run", sum, "--size", "C=0").stdout).toBe("");
+  });
+});

@@ -299,21 +299,38 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(program.helpInformation());
     return EXIT_USAGE;
   }
+  // with --json, a usage error is also one JSON object on stdout (the message stays on stderr), so
+  // a caller that parses stdout never reads an empty answer
+  const end = argv.indexOf("--");
+  const json = (end < 0 ? argv : argv.slice(0, end)).includes("--json");
   try {
     await program.parseAsync(argv, { from: "user" });
   } catch (err) {
     if (err instanceof CommanderError) {
       if (err.code === "commander.helpDisplayed" || err.code === "commander.version" || err.code === "commander.help") return 0;
+      if (json) writeJsonError(EXIT_USAGE, err.message.replace(/^error: /, ""), err.code);
       return EXIT_USAGE;
     }
     if (err instanceof UsageError) {
       process.stderr.write(`tile: ${err.message}\n`);
+      if (json) writeJsonError(EXIT_USAGE, err.message, "usage");
       return EXIT_USAGE;
     }
-    process.stderr.write(`tile: internal error: ${err instanceof Error ? err.message : String(err)}\n`);
+    const message = err instanceof Error ? err.message : String(err);
+    process.stderr.write(`tile: internal error: ${message}\n`);
+    if (json) writeJsonError(3, message, "internal");
     return 3;
   }
   return code;
+}
+
+/** `{"ok": false, "exit": N, "error": {"code", "message"}}` on stdout: `code` is a diagnostic's code
+ *  where the message carries one (`error TSH001 (unreadable-file): ...`), else commander's code
+ *  (`commander.unknownOption`, ...), "usage" or "internal". */
+function writeJsonError(exit: number, message: string, fallback: string): void {
+  const m = /^error (T[A-Z]+\d+) \(([a-z0-9-]+)\): ([\s\S]*)$/.exec(message.trim());
+  const error = m ? { code: m[1], name: m[2], message: m[3] } : { code: fallback, message: message.trim() };
+  process.stdout.write(JSON.stringify({ ok: false, exit, error }, null, 2) + "\n");
 }
 export { loadEngine, wasmPath } from "./engine";
 export { openRuntime } from "./native";

@@ -24,6 +24,10 @@
 //                          cancels, the cooperative sum's rounding (another order than left to
 //                          right) put 523 elements outside the tolerance, 416 of them where the
 //                          left-to-right f32 sum happens to meet it: FAIL for a correct kernel
+//   maxbw_no_estimate, fakequant_div_no_estimate  DX = select(X == max, DY, 0) and a cast to i32
+//                          and back (a red team's mutants of session 10): where the estimate
+//                          has none (a comparison or a cast the errors could decide), wrong
+//                          kernels passed as if it were unlimited
 import { describe, expect, it } from "vitest";
 import fs from "node:fs";
 import path from "node:path";
@@ -142,5 +146,23 @@ describe("verdicts at the edges of f32 arithmetic", () => {
     expect(missing.passed).toBe(false);
     const half = one(1, (m) => m.replace("acc_d = acc_d + (cache_Yv[k] * cache_DY[k]);", "acc_d = acc_d + float(half(cache_Yv[k] * cache_DY[k]));"));
     expect(half.passed).toBe(false);
+  });
+
+  it("an element without an estimate (a comparison or a cast to i32 the errors could decide) is not excused by it", () => {
+    const one = (name: string, override?: (msl: string) => string) =>
+      runAndValidate({ engine: h.wasm, runtime: h.runtime, text: text(name), options: {}, seed: 1, mslOverride: override });
+    expect(one("maxbw_no_estimate").passed).toBe(true);
+    const grad = "? DY[r] : 0.0f;";
+    for (const wrong of ["? 0.0f : 0.0f;", "? -DY[r] : 0.0f;", "? 1000.0f : 0.0f;"]) {
+      const r = one("maxbw_no_estimate", (m) => { expect(m).toContain(grad); return m.split(grad).join(wrong); });
+      expect(r.passed, wrong).toBe(false);
+      expect(r.outputs[0].withinRoundingBound ?? 0).toBe(0);
+    }
+    expect(one("fakequant_div_no_estimate").passed).toBe(true);
+    const q = "Y[v_i] = float(tile_f32_to_i32(X[v_i] * 8.0f)) / 8.0f;";
+    for (const wrong of ["Y[v_i] = X[v_i];", "Y[v_i] = 0.0f;", "Y[v_i] = float(tile_f32_to_i32(X[v_i] * 8.0f + 0.5f)) / 8.0f;"]) {
+      const r = one("fakequant_div_no_estimate", (m) => { expect(m).toContain(q); return m.replace(q, wrong); });
+      expect(r.passed, wrong).toBe(false);
+    }
   });
 });

@@ -21,8 +21,11 @@
 //     becomes a systematic one, LAMBDA standard deviations of its random part plus its
 //     systematic part, carried linearly from there on (and so is a value stored and read back).
 //
-// An element's estimate is its systematic error plus LAMBDA standard deviations of its random
-// error: a kernel outside the tolerance but within tolerance + estimate of the FP64 reference is
+// Wherever LAMBDA standard deviations exceed the worst case of the same roundings (each at most
+// half an ulp, added linearly: one rounding, or a few), the worst case counts instead.
+// An element's estimate is its systematic error plus that part of its random error; an infinite
+// estimate is none (validate-run.ts excuses nothing with it): a kernel outside the tolerance but
+// within tolerance + estimate of the FP64 reference is
 // as close as f32 arithmetic in its order of combination gets (validate-run.ts, roundingBound).
 // The model assumes independent roundings, which holds for the generated inputs; inputs built
 // to make roundings correlate (a row of equal values) can exceed it, and then the verdict stands.
@@ -78,8 +81,12 @@ class BoundCompiler extends Compiler {
   /** The error of the value the closure just evaluated: systematic (absolute) and random (variance). */
   es = 0;
   eq = 0;
+  /** The same fresh roundings' worst case (each at most half an ulp, added linearly): the random
+   *  part counts min(LAMBDA standard deviations, this). */
+  ew = 0;
   readonly slotS: number[] = [];
   readonly slotQ: number[] = [];
+  readonly slotW: number[] = [];
   readonly errs = new Map<string, Float64Array>();
   /** Inside an `if` whose outcome the errors can change: stores there get no estimate. */
   private poison = 0;
@@ -95,12 +102,13 @@ class BoundCompiler extends Compiler {
   override newSlot(): number {
     this.slotS.push(0);
     this.slotQ.push(0);
+    this.slotW.push(0);
     return super.newSlot();
   }
 
   /** The systematic bound of the value just evaluated, its random part counted in. */
   private settled(): number {
-    return this.es + LAMBDA * Math.sqrt(this.eq);
+    return this.es + Math.min(LAMBDA * Math.sqrt(this.eq), this.ew);
   }
 
   override reduceStmt(s: Record<string, any>, scope: Scope, path: string): Stmt {
@@ -110,15 +118,15 @@ class BoundCompiler extends Compiler {
     const value = this.cache.get(s.value)!;
     if (binding.type !== "f32") {
       // an i32 reduction is exact, unless its values come from f32 through a cast or a comparison
-      const slot = binding.slot, slotS = this.slotS, slotQ = this.slotQ;
+      const slot = binding.slot, slotS = this.slotS, slotQ = this.slotQ, slotW = this.slotW;
       const unsure = value.cast === true || value.decided === true;
-      return () => { base(); slotS[slot] = unsure ? Infinity : 0; slotQ[slot] = 0; };
+      return () => { base(); slotS[slot] = unsure ? Infinity : 0; slotQ[slot] = 0; slotW[slot] = 0; };
     }
     const over = s.over;
     const min = this.intExpr(over[1], scope, path + "/over/1");
     const extent = this.intExpr(over[2], scope, path + "/over/2");
     const axis = this.axisSlot(s);
-    const f = value.fn, slots = this.slots, slotS = this.slotS, slotQ = this.slotQ, out = binding.slot;
+    const f = value.fn, slots = this.slots, slotS = this.slotS, slotQ = this.slotQ, slotW = this.slotW, out = binding.slot;
     const combiner = s.combiner;
     const stripes = this.distributed.has(s) ? this.order : null;
     return () => {
@@ -136,46 +144,52 @@ class BoundCompiler extends Compiler {
         slots[out] = acc;
         slotS[out] = err;
         slotQ[out] = 0;
+        slotW[out] = 0;
         return;
       }
-      let acc = 0, sys = 0, q = 0, energy = 0;
+      let acc = 0, sys = 0, q = 0, w = 0, energy = 0, lin = 0;
       if (stripes === null || n <= 1) {
         for (let k = 0; k < n; k++) {
           slots[axis] = lo + k;
           const v = f();
           sys += this.es;
           q += this.eq;
+          w += this.ew;
           acc += v;
-          if (k > 0) energy += acc * acc;
+          if (k > 0) { energy += acc * acc; lin += Math.abs(acc); }
         }
       } else {
-        const w = Math.min(stripes.workers, Math.ceil(n / stripes.vector));
-        if (this.scratch.length < w) this.scratch = new Float64Array(w);
+        const workers = Math.min(stripes.workers, Math.ceil(n / stripes.vector));
+        if (this.scratch.length < workers) this.scratch = new Float64Array(workers);
         const part = this.scratch;
-        part.fill(0, 0, w);
-        const seen = new Uint8Array(w);
+        part.fill(0, 0, workers);
+        const seen = new Uint8Array(workers);
         for (let k = 0; k < n; k++) {
           slots[axis] = lo + k;
           const v = f();
           sys += this.es;
           q += this.eq;
+          w += this.ew;
           acc += v;
-          const j = Math.floor(k / stripes.vector) % w;
+          const j = Math.floor(k / stripes.vector) % workers;
           part[j] += v;
-          if (seen[j]) energy += part[j] * part[j];
+          if (seen[j]) { energy += part[j] * part[j]; lin += Math.abs(part[j]); }
           seen[j] = 1;
         }
         // the pairwise tree over the workers' partials (SIMD groups, then their partials)
-        for (let stride = 1; stride < w; stride *= 2) {
-          for (let i = 0; i + stride < w; i += 2 * stride) {
+        for (let stride = 1; stride < workers; stride *= 2) {
+          for (let i = 0; i + stride < workers; i += 2 * stride) {
             part[i] += part[i + stride];
             energy += part[i] * part[i];
+            lin += Math.abs(part[i]);
           }
         }
       }
       slots[out] = acc;
-      slotS[out] = sys + LAMBDA * Math.sqrt(q + (U * U * energy) / 3);
+      // the fresh roundings: LAMBDA standard deviations, at most their worst case
+      slotS[out] = sys + Math.min(LAMBDA * Math.sqrt(q + (U * U * energy) / 3), w + U * lin);
       slotQ[out] = 0;
+      slotW[out] = 0;
     };
   }
 
@@ -208,8 +222,8 @@ class BoundCompiler extends Compiler {
   override letStmt(s: Record<string, any>, scope: Scope, path: string): Stmt {
     const base = super.letStmt(s, scope, path);
     const slot = scope.get(s.let)!.slot;
-    const slotS = this.slotS, slotQ = this.slotQ;
-    return () => { base(); slotS[slot] = this.es; slotQ[slot] = this.eq; };
+    const slotS = this.slotS, slotQ = this.slotQ, slotW = this.slotW;
+    return () => { base(); slotS[slot] = this.es; slotQ[slot] = this.eq; slotW[slot] = this.ew; };
   }
 
   override storeStmt(s: Record<string, any>, scope: Scope, path: string): Stmt {
@@ -275,12 +289,12 @@ class BoundCompiler extends Compiler {
    *  es and eq. */
   private withError(e: unknown, base: Expr, scope: Scope, path: string): () => number {
     const value = base.fn;
-    if (typeof e === "number") return () => { this.es = 0; this.eq = 0; return value(); };
+    if (typeof e === "number") return () => { this.es = 0; this.eq = this.ew = 0; return value(); };
     if (typeof e === "string") {
       const b = scope.get(e)!;
-      if (b.slot < 0) return () => { this.es = 0; this.eq = 0; return value(); };
-      const slot = b.slot, slotS = this.slotS, slotQ = this.slotQ;
-      return () => { const v = value(); this.es = slotS[slot]; this.eq = slotQ[slot]; return v; };
+      if (b.slot < 0) return () => { this.es = 0; this.eq = this.ew = 0; return value(); };
+      const slot = b.slot, slotS = this.slotS, slotQ = this.slotQ, slotW = this.slotW;
+      return () => { const v = value(); this.es = slotS[slot]; this.eq = slotQ[slot]; this.ew = slotW[slot]; return v; };
     }
     const node = e as any[];
     const op = node[0] as string;
@@ -288,10 +302,10 @@ class BoundCompiler extends Compiler {
     // i32 values: exact, unless they come from f32 through a cast or a comparison
     if (base.type === "i32" && op !== "load") {
       const unsure = base.cast === true || base.decided === true;
-      return () => { const v = value(); this.es = unsure ? Infinity : 0; this.eq = 0; return v; };
+      return () => { const v = value(); this.es = unsure ? Infinity : 0; this.eq = this.ew = 0; return v; };
     }
     switch (op) {
-      case "f32": return () => { this.es = 0; this.eq = 0; return value(); };
+      case "f32": return () => { this.es = 0; this.eq = this.ew = 0; return value(); };
       case "load": {
         const buf = this.buffer(node[1], path + "/1");
         const ix = this.indices(buf, node[2], scope, path + "/2");
@@ -303,32 +317,40 @@ class BoundCompiler extends Compiler {
           tainted.on = false;
           const o = offset();
           this.es = tainted.on ? Infinity : err[o];
-          this.eq = 0;
+          this.eq = this.ew = 0;
           return data[o];
         };
       }
       case "add": case "sub": case "mul": case "div": case "min": case "max": {
         const fa = sub(1).fn, fb = sub(2).fn;
         return () => {
-          const a = fa(), sa = this.es, qa = this.eq;
-          const b = fb(), sb = this.es, qb = this.eq;
+          const a = fa(), sa = this.es, qa = this.eq, wa = this.ew;
+          const b = fb(), sb = this.es, qb = this.eq, wb = this.ew;
           let v: number;
-          if (op === "add") { v = a + b; this.es = sa + sb; this.eq = qa + qb + rounding(v); }
-          else if (op === "sub") { v = a - b; this.es = sa + sb; this.eq = qa + qb + rounding(v); }
+          if (op === "add" || op === "sub") {
+            v = op === "add" ? a + b : a - b;
+            this.es = sa + sb;
+            this.eq = qa + qb + rounding(v);
+            this.ew = wa + wb + U * Math.abs(v);
+          }
           else if (op === "mul") {
             v = a * b;
-            this.es = Math.abs(b) * sa + Math.abs(a) * sb + sa * sb;
+            // (no estimate stays none: Infinity * 0 would be NaN)
+            this.es = sa === Infinity || sb === Infinity ? Infinity : Math.abs(b) * sa + Math.abs(a) * sb + sa * sb;
             this.eq = b * b * qa + a * a * qb + rounding(v);
+            this.ew = Math.abs(b) * wa + Math.abs(a) * wb + wa * wb + U * Math.abs(v);
           } else if (op === "div") {
             v = a / b;
-            const margin = Math.abs(b) - sb - LAMBDA * Math.sqrt(qb);
-            if (!(margin > 0)) { this.es = Infinity; this.eq = 0; return v; }
+            const margin = Math.abs(b) - sb - Math.min(LAMBDA * Math.sqrt(qb), wb);
+            if (!(margin > 0)) { this.es = Infinity; this.eq = this.ew = 0; return v; }
             this.es = (sa + Math.abs(v) * sb) / margin;
             this.eq = (qa + v * v * qb) / (b * b) + rounding(v);
+            this.ew = (wa + Math.abs(v) * wb) / margin + U * Math.abs(v);
           } else {
             v = op === "min" ? Math.min(a, b) : Math.max(a, b);
             this.es = Math.max(sa, sb);
             this.eq = Math.max(qa, qb);
+            this.ew = Math.max(wa, wb);
           }
           return v;
         };
@@ -339,14 +361,15 @@ class BoundCompiler extends Compiler {
       case "exp": case "log": case "sqrt": case "rsqrt": case "tanh": case "erf": {
         const fa = sub(1).fn;
         return () => {
-          const a = fa(), sa = this.es, qa = this.eq;
+          const a = fa(), sa = this.es, qa = this.eq, wa = this.ew;
           const v = fnOf(op, a);
-          const spread = sa + LAMBDA * Math.sqrt(qa);
+          const spread = sa + Math.min(LAMBDA * Math.sqrt(qa), wa);
           // the derivative's largest magnitude over [a - spread, a + spread]
           const d = slope(op, a, spread);
-          if (!Number.isFinite(d)) { this.es = Infinity; this.eq = 0; return v; }
+          if (!Number.isFinite(d)) { this.es = Infinity; this.eq = this.ew = 0; return v; }
           this.es = d * sa;
           this.eq = d * d * qa + fnRounding(v) + (op === "log" ? (U * U) / 3 : 0);
+          this.ew = d * wa + FN_ULPS * 2 * U * Math.abs(v) + (op === "log" ? U : 0);
           return v;
         };
       }
@@ -354,16 +377,18 @@ class BoundCompiler extends Compiler {
         const a = sub(1), b = sub(2);
         if (a.type !== "f32") {
           const unsure = base.cast === true || base.decided === true;
-          return () => { const v = value(); this.es = unsure ? Infinity : 0; this.eq = 0; return v; };
+          return () => { const v = value(); this.es = unsure ? Infinity : 0; this.eq = this.ew = 0; return v; };
         }
         const fa = a.fn, fb = b.fn;
         return () => {
           const x = fa(), sx = this.settled();
           const y = fb(), sy = this.settled();
           const v = cmp(op, x, y);
-          // the errors can change the outcome where the operands lie closer than their errors
-          this.es = Math.abs(x - y) <= sx + sy ? Infinity : 0;
-          this.eq = 0;
+          // the errors can change the outcome where the operands lie closer than their errors (two
+          // exact operands decide it exactly, equal or not)
+          const spread = sx + sy;
+          this.es = spread > 0 && !(Math.abs(x - y) > spread) ? Infinity : 0;
+          this.eq = this.ew = 0;
           return v;
         };
       }
@@ -373,7 +398,7 @@ class BoundCompiler extends Compiler {
           const a = fa(), sa = this.es;
           const b = fb(), sb = this.es;
           this.es = Math.max(sa, sb);
-          this.eq = 0;
+          this.eq = this.ew = 0;
           return op === "and" ? (a !== 0 && b !== 0 ? 1 : 0) : (a !== 0 || b !== 0 ? 1 : 0);
         };
       }
@@ -382,7 +407,7 @@ class BoundCompiler extends Compiler {
         return () => {
           const c = fc(), sc = this.es;
           const v = c !== 0 ? fa() : fb();
-          if (sc > 0) { this.es = Infinity; this.eq = 0; }
+          if (sc > 0) { this.es = Infinity; this.eq = this.ew = 0; }
           return v;
         };
       }
@@ -391,12 +416,12 @@ class BoundCompiler extends Compiler {
         if (sub(2).type !== "i32") return value;
         return () => {
           const v = value();
-          if (Math.abs(v) > 2 ** 24) this.eq += rounding(v);
+          if (Math.abs(v) > 2 ** 24) { this.eq += rounding(v); this.ew += U * Math.abs(v); }
           return v;
         };
       }
       default:
-        return () => { const v = value(); this.es = Infinity; this.eq = 0; return v; };
+        return () => { const v = value(); this.es = Infinity; this.eq = this.ew = 0; return v; };
     }
   }
 }

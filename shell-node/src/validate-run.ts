@@ -179,7 +179,8 @@ export function illConditioned(o: OutputCheck, dtype: string, got: ArrayLike<num
     // within the tolerance plus the estimate of the rounding error that f32 arithmetic makes in
     // the kernel's order of combination (bounds.ts): a reduction's rounding, amplified where the
     // result cancels after it
-    if (bound !== undefined && Math.abs(g - r) <= within + bound[i]) {
+    // (an infinite or NaN estimate is none: a comparison or a cast the errors can decide)
+    if (bound !== undefined && Number.isFinite(bound[i]) && Math.abs(g - r) <= within + bound[i]) {
       agreeing.add(i);
       rounded++;
     }

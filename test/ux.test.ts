@@ -274,6 +274,24 @@ describe("validation shows its terms", () => {
     expect((await tile("run", file, "--input-range", "3,1")).code).toBe(2);
   });
 
+  it("run --json lists the plan's warnings (a serial fallback's TPL008) in warnings, as the text output prints them", async () => {
+    const doc = {
+      tile: 1, name: "nest_scaled_store", attrs: { noalias: true }, sizes: { N: 2, G: 4, K: 9, C: 12 },
+      params: [{ name: "X", dtype: "f32", shape: ["N", "G", "K"] }, { name: "Y", dtype: "f32", shape: ["N", "C"] }],
+      body: [{ for: "n", in: [0, "N"], kind: "parallel", body: [{ for: "g", in: [0, "G"], kind: "parallel", body: [
+        { reduce: "s", combiner: "sum", over: ["k", 0, "K"], value: ["load", "X", ["n", "g", "k"]] },
+        { store: "Y", at: ["n", ["mul", "g", 3]], value: "s" },
+      ] }] }],
+    };
+    const file = write("nest_scaled_store.json", doc);
+    const r = await tile("run", file, "--runtime", "host", "--json");
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.stdout);
+    expect(j.plan.realization).toBe("serial-program");
+    expect(j.warnings.some((w: string) => w.startsWith("warning TPL008 (serial-fallback): "))).toBe(true);
+    expect((await tile("run", file, "--runtime", "host")).stdout).toContain("warning TPL008 (serial-fallback)");
+  });
+
   it("the default range gives exactly the documented values; a custom range stays inside it", () => {
     const doc = { params: [{ name: "X", dtype: "f32", shape: [1000] }], sizes: {}, body: [] };
     const a = makeInputs(doc, 3).get("X")!;

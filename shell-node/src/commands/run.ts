@@ -58,7 +58,9 @@ export function runCommand(engine: Engine, file: string, options: PlanOptions, r
     const warnings = nonFiniteWarnings(r.outputs);
     const planDiagnostics = r.plan?.diagnostics ?? [];
     if (json) {
-      printJson({ file, passed: r.passed, outputs: r.outputs, guards: r.guards, runtime: r.runtime, device: r.device, timesAreGpu: r.timesAreGpu, detector: runtime.detectorEnabled(), error: r.error ?? null, replanned: r.replanned ?? null, tolerance: r.tolerance, inputs: r.inputs, warnings, plan: r.plan });
+      // the plan's warnings (TPL008, a serial fallback) first, as the text output prints them
+      const planWarnings = planDiagnostics.filter((d: any) => d.severity === "warning").map((d: any) => `warning ${d.code} (${d.id}): ${d.message}`);
+      printJson({ file, passed: r.passed, outputs: r.outputs, guards: r.guards, runtime: r.runtime, device: r.device, timesAreGpu: r.timesAreGpu, detector: runtime.detectorEnabled(), error: r.error ?? null, replanned: r.replanned ?? null, tolerance: r.tolerance, inputs: r.inputs, warnings: [...planWarnings, ...warnings], plan: r.plan });
     } else {
       process.stdout.write(`${file}: ${r.name} on ${r.runtime} (${r.device})${runtime.kind === "host" ? (runtime.detectorEnabled() ? ", race and bounds detector on" : ", detector off") : ""}\n`);
       if (r.plan) process.stdout.write(`  ${r.plan.realization}  ${mappingText(r.plan)}\n`);
@@ -94,12 +96,12 @@ export function runCommand(engine: Engine, file: string, options: PlanOptions, r
         if (!c) continue;
         if (c.nonFinite > 0) {
           process.stdout.write(c.alsoNonFinite > 0
-            ? `  note: ${o.name}: at ${c.alsoNonFinite} of the ${c.nonFinite} elements where the kernel gave NaN or infinity for a finite reference, a plain f32 evaluation of the document in program order gives NaN or infinity too: an intermediate leaves the f32 range at these inputs (the FP64 reference does not); the verdict stands (--input-range LO,HI narrows the inputs, or rewrite the expression to stay in range)\n`
+            ? `  note: ${o.name}: at ${c.alsoNonFinite} of the ${c.nonFinite} elements where the kernel gave NaN or infinity for a finite reference, a plain f32 evaluation of the document in program order gives NaN or infinity too: an intermediate leaves the f32 range, or a domain, at these inputs (the FP64 reference does not); a NaN or infinity for a finite reference never passes (--input-range LO,HI narrows the inputs, or rewrite the expression to stay in range)\n`
             : `  note: ${o.name}: a plain f32 evaluation of the document in program order stays finite at all ${c.nonFinite} elements where the kernel gave NaN or infinity for a finite reference\n`);
         }
         if (c.outside === 0 || o.mismatches === 0) continue;
         process.stdout.write(c.alsoOutside > 0
-          ? `  note: ${o.name}: ${c.alsoOutside} of the ${c.outside} elements outside the tolerance are outside it in a plain f32 evaluation of the document in program order too (every operation rounded to f32; its largest error there ${c.maxAbsError.toExponential(2)}): at these inputs the result is ill-conditioned (cancellation), and f32 arithmetic does not meet the FP64 tolerance there; the verdict stands (--input-range LO,HI narrows the inputs)\n`
+          ? `  note: ${o.name}: ${c.alsoOutside} of the ${c.outside} elements outside the tolerance are outside it in a plain f32 evaluation of the document in program order too (every operation rounded to f32; ${Number.isFinite(c.maxAbsError) ? "its largest error there " + c.maxAbsError.toExponential(2) : "NaN or infinite at some of them"}): at these inputs the result is ill-conditioned (cancellation), and f32 arithmetic does not meet the FP64 tolerance there; those that no note above passes still fail (--input-range LO,HI narrows the inputs)\n`
           : `  note: ${o.name}: a plain f32 evaluation of the document in program order meets the tolerance at all ${c.outside} elements outside it here (its largest error there ${c.maxAbsError.toExponential(2)})\n`);
       }
       for (const w of warnings) process.stdout.write(`  ${file}: ${w}\n`);

@@ -28,6 +28,9 @@
 //                          and back (a red team's mutants of session 10): where the estimate
 //                          has none (a comparison or a cast the errors could decide), wrong
 //                          kernels passed as if it were unlimited
+//   relu_mask_const_row    select(X - mean > 0, DY, 0) on rows of equal values: the cooperative
+//                          mean is an ulp off X where the left-to-right one is exact, so the
+//                          kernel takes the other operand at every element of the row
 import { describe, expect, it } from "vitest";
 import fs from "node:fs";
 import path from "node:path";
@@ -164,5 +167,20 @@ describe("verdicts at the edges of f32 arithmetic", () => {
       const r = one("fakequant_div_no_estimate", (m) => { expect(m).toContain(q); return m.replace(q, wrong); });
       expect(r.passed, wrong).toBe(false);
     }
+  });
+
+  it("a select whose condition the rounding could decide either way passes with either operand, not with a third value", () => {
+    const R = 4, C = 1537;
+    const x = new Float64Array(R * C);
+    // 0.7: the cooperative mean of 1537 equal values is not 0.7f on this runtime (0.1, 0.3, 1.7 are)
+    for (let r = 0; r < R; r++) x.fill(Math.fround([0.7, 0.1, 0.7, 0.7][r]), r * C, (r + 1) * C);
+    const dy = Float64Array.from({ length: R * C }, (_, i) => Math.fround(((i * 7919) % 1000) / 500 - 1));
+    const one = (override?: (msl: string) => string) => run("relu_mask_const_row", [["X", x], ["DY", dy]], override);
+    const r = one();
+    expect(r.passed).toBe(true);
+    expect(r.outputs[0].withinRoundingBound).toBeGreaterThan(0);
+    const pick = /\? (cache_DY\[k\]|DY\[[^\]]+\]) : 0\.0f/g;
+    const wrong = one((m) => { expect(m).toMatch(pick); return m.replace(pick, "? 2.0f * $1 : 0.0f"); });
+    expect(wrong.passed).toBe(false);
   });
 });

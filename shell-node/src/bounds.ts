@@ -12,7 +12,8 @@
 //     variance (u * |v|)^2 / 3 (uniform on that interval), independent of the other roundings;
 //   - an operand's error reaches the result through the operation's derivative (first order; a
 //     division or a function near a pole, and a comparison or a cast to i32 whose outcome the
-//     errors can change, make the estimate infinite: no estimate);
+//     errors can change, make the estimate infinite: no estimate; a select on such a
+//     comparison spans both operands instead: f32 may choose either);
 //   - a sum over n terms adds the terms' errors and the roundings of its partial sums in the
 //     kernel's order: worker stripes summed in sequence, then a pairwise tree over the workers
 //     (the cooperative realization, `order`), or left to right (the serial program, and a
@@ -407,7 +408,22 @@ class BoundCompiler extends Compiler {
         return () => {
           const c = fc(), sc = this.es;
           const v = c !== 0 ? fa() : fb();
-          if (sc > 0) { this.es = Infinity; this.eq = this.ew = 0; }
+          if (sc === 0) return v;
+          // a condition the errors could decide either way: f32 arithmetic may choose either
+          // operand, so the estimate spans the other one too (evaluated only here; an access of it
+          // out of bounds leaves no estimate)
+          const chosen = this.settled();
+          let other: number;
+          try {
+            other = c !== 0 ? fb() : fa();
+          } catch {
+            this.es = Infinity; this.eq = this.ew = 0;
+            return v;
+          }
+          const spread = Math.abs(other - v) + this.settled();
+          this.es = Math.max(chosen, spread);
+          this.eq = this.ew = 0;
+          if (!Number.isFinite(this.es)) this.es = Infinity;
           return v;
         };
       }

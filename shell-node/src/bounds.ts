@@ -149,18 +149,10 @@ class BoundCompiler extends Compiler {
         return;
       }
       let acc = 0, sys = 0, q = 0, w = 0, energy = 0, lin = 0;
-      if (stripes === null || n <= 1) {
-        for (let k = 0; k < n; k++) {
-          slots[axis] = lo + k;
-          const v = f();
-          sys += this.es;
-          q += this.eq;
-          w += this.ew;
-          acc += v;
-          if (k > 0) { energy += acc * acc; lin += Math.abs(acc); }
-        }
-      } else {
-        const workers = Math.min(stripes.workers, Math.ceil(n / stripes.vector));
+      {
+        // left to right is one stripe (a serial program, a reduction inside an element)
+        const vector = stripes === null ? 1 : stripes.vector;
+        const workers = stripes === null ? 1 : Math.max(1, Math.min(stripes.workers, Math.ceil(n / vector)));
         if (this.scratch.length < workers) this.scratch = new Float64Array(workers);
         const part = this.scratch;
         part.fill(0, 0, workers);
@@ -172,7 +164,7 @@ class BoundCompiler extends Compiler {
           q += this.eq;
           w += this.ew;
           acc += v;
-          const j = Math.floor(k / stripes.vector) % workers;
+          const j = Math.floor(k / vector) % workers;
           part[j] += v;
           if (seen[j]) { energy += part[j] * part[j]; lin += Math.abs(part[j]); }
           seen[j] = 1;

@@ -27,7 +27,8 @@
 // An element's estimate is its systematic error plus that part of its random error; an infinite
 // estimate is none (validate-run.ts excuses nothing with it): a kernel outside the tolerance but
 // within tolerance + estimate of the FP64 reference is
-// as close as f32 arithmetic in its order of combination gets (validate-run.ts, roundingBound).
+// as close as f32 arithmetic in its order of combination gets (validate-run.ts, illConditioned,
+// counted as withinRoundingBound).
 // The model assumes independent roundings, which holds for the generated inputs; inputs built
 // to make roundings correlate (a row of equal values) can exceed it, and then the verdict stands.
 
@@ -279,7 +280,7 @@ class BoundCompiler extends Compiler {
   }
 
   /** The closure of `e` (compiled as `base`, its operands already in the cache) that also sets
-   *  es and eq. */
+   *  es, eq and ew. */
   private withError(e: unknown, base: Expr, scope: Scope, path: string): () => number {
     const value = base.fn;
     if (typeof e === "number") return () => { this.es = 0; this.eq = this.ew = 0; return value(); };

@@ -31,6 +31,9 @@
 //   relu_mask_const_row    select(X - mean > 0, DY, 0) on rows of equal values: the cooperative
 //                          mean is an ulp off X where the left-to-right one is exact, so the
 //                          kernel takes the other operand at every element of the row
+//   l2_normalize_overflow  X / max(sqrt(sum(X * X)), 1e-12) at inputs near 1e20 (a user's
+//                          session): X * X overflows in f32, every output is 0 against FP64's
+//                          0.04; plain f32 gives 0 too, so all passed as "ill-conditioned"
 import { describe, expect, it } from "vitest";
 import fs from "node:fs";
 import path from "node:path";
@@ -182,5 +185,16 @@ describe("verdicts at the edges of f32 arithmetic", () => {
     const pick = /\? (cache_DY\[k\]|DY\[[^\]]+\]) : 0\.0f/g;
     const wrong = one((m) => { expect(m).toMatch(pick); return m.replace(pick, "? 2.0f * $1 : 0.0f"); });
     expect(wrong.passed).toBe(false);
+  });
+
+  it("an element computed through a value past the f32 range fails, with the count, where plain f32 overflows too", () => {
+    const big = runAndValidate({ engine: h.wasm, runtime: h.runtime, text: text("l2_normalize_overflow"), options: {}, seed: 1, inputRange: [-1e20, 1e20] });
+    expect(big.passed).toBe(false);
+    const y = big.outputs[0];
+    expect(y.f32Overflow).toBeGreaterThan(49000);
+    expect(y.illConditioned ?? 0).toBe(0);
+    expect(y.withinRoundingBound ?? 0).toBe(0);
+    // at inputs that stay in range the same document passes
+    expect(runAndValidate({ engine: h.wasm, runtime: h.runtime, text: text("l2_normalize_overflow"), options: {}, seed: 1, inputRange: [-1e15, 1e15] }).passed).toBe(true);
   });
 });

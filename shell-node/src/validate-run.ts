@@ -100,6 +100,10 @@ export interface OutputCheck {
    *  tolerance plus the estimate of the rounding error of f32 arithmetic combining the document's
    *  reductions in the kernel's order (bounds.ts): how many; they pass. */
   withinRoundingBound?: number;
+  /** Finite elements outside the tolerance whose computation in f32 goes through a value past the
+   *  f32 range (x * x at x = 1e20; bounds.ts): the f32 result is not the document's value at these
+   *  inputs, so neither plain f32 nor the rounding estimate excuses them: how many (they fail). */
+  f32Overflow?: number;
   /** Set on such an output where elements outside that tolerance equal the document evaluated in
    *  plain f32 in program order exactly (the truncation of the f32 value the kernel computes:
    *  0.7 * 10 is 7 in f32, 6.99999988 in FP64): how many; they pass. */
@@ -153,7 +157,7 @@ export function illConditioned(o: OutputCheck, dtype: string, got: ArrayLike<num
   const refOf = (i: number): number => (dtype === "f32" ? Math.fround(ref[i]) : ref[i]);
   const largest = LARGEST_FINITE[dtype] ?? LARGEST_FINITE.f32;
   const agreeing = new Set<number>();
-  let edge = 0, rounded = 0;
+  let edge = 0, rounded = 0, overflow = 0;
   for (let i = 0; i < got.length; i++) {
     if (!mask[i]) continue;
     const g = got[i], r = refOf(i), p = f32[i];
@@ -167,6 +171,12 @@ export function illConditioned(o: OutputCheck, dtype: string, got: ArrayLike<num
     if (!Number.isFinite(g) || !Number.isFinite(r)) continue;
     const within = tol.abs + tol.rel * Math.abs(r);
     if (Math.abs(g - r) <= within) continue;
+    // an intermediate past the f32 range in computing this element (bounds.ts: NaN): the f32
+    // result, the kernel's and plain f32's alike, is not the document's value; nothing excuses it
+    if (bound !== undefined && Number.isNaN(bound[i])) {
+      overflow++;
+      continue;
+    }
     if (Number.isFinite(p) && Math.abs(p - r) > within) {
       // within the tolerance of the f32 value, or no further from the reference than it (a
       // cooperative sum that cancels, combined in another order than left to right, is often
@@ -185,6 +195,7 @@ export function illConditioned(o: OutputCheck, dtype: string, got: ArrayLike<num
       rounded++;
     }
   }
+  if (overflow > 0) o.f32Overflow = overflow;
   if (agreeing.size === 0 || agreeing.size > o.mismatches) return;
   if (agreeing.size > edge + rounded) o.illConditioned = agreeing.size - edge - rounded;
   if (rounded > 0) o.withinRoundingBound = rounded;

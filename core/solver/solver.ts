@@ -382,7 +382,7 @@ function reasons(results: Array<RuleResult>): string {
  * program (groups of SERIAL_THREADS); otherwise one thread runs every program in order (T = 1,
  * one group), the oracle's order.
  */
-function serialMapping(doc: Doc, st: Structure, apart: bool): Mapping {
+function serialMapping(doc: Doc, st: Structure, apart: bool, limit: i32): Mapping {
   const m = new Mapping();
   m.S = 0;
   m.P = 0;
@@ -397,8 +397,10 @@ function serialMapping(doc: Doc, st: Structure, apart: bool): Mapping {
   const loop = changetype<Stmt>(st.programLoop);
   m.programs = programExtent(doc, loop);
   m.programMin = programStart(doc, loop);
-  m.T = apart ? SERIAL_THREADS : 1;
-  m.groups = apart ? ceilDiv(m.programs, SERIAL_THREADS) : 1;
+  // one thread per program, in groups of SERIAL_THREADS or of the thread limit where lower
+  const t: i32 = limit < SERIAL_THREADS ? (limit < 1 ? 1 : limit) : SERIAL_THREADS;
+  m.T = apart ? t : 1;
+  m.groups = apart ? ceilDiv(m.programs, t) : 1;
   return m;
 }
 
@@ -409,7 +411,9 @@ function useSerial(doc: Doc, st: Structure, device: Device, o: Options, plan: Pl
   const apart = st.programLoop !== null && indep.holds();
   plan.diags.push(fallbackDiagnostic(what, cause, o.serial, ignoredWidths(o), apart, st.programLoop === null));
   plan.realization = REALIZATION_SERIAL;
-  plan.mapping = serialMapping(doc, st, apart);
+  let limit: i32 = device.maxThreadsPerGroup;
+  if (o.maxThreads > 0 && o.maxThreads < limit) limit = o.maxThreads;
+  plan.mapping = serialMapping(doc, st, apart, limit);
   if (st.programLoop !== null && programs > 1) {
     plan.notes.push(apart
       ? "The serial program runs one thread per program: " + indep.proof
@@ -478,7 +482,11 @@ function solveReduction(doc: Doc, st: Structure, device: Device, o: Options, pla
   if (chosen < 0) {
     const rules = preferred >= 0 ? s.rules[preferred] : new Array<RuleResult>();
     plan.rules = rules;
-    useSerial(doc, st, device, o, plan, "the cooperative reduction is not proven", causeFromRules(rules));
+    // no candidate at all: say why rather than give an empty cause
+    const cause = preferred >= 0 ? causeFromRules(rules)
+      : limit < 32 ? causeText("no cooperative mapping fits the thread limit of " + limit.toString() + " (a program needs at least one SIMD group of 32 threads)", "allow at least 32 threads per group (--max-threads)", "/options/maxThreads")
+      : causeText("no cooperative mapping can be formed with the widths asked for", "leave the widths to the solver (omit --programs-per-group, --threads and --vector)", "");
+    useSerial(doc, st, device, o, plan, preferred >= 0 ? "the cooperative reduction is not proven" : "no cooperative reduction applies", cause);
     plan.rules = rules;
     return;
   }

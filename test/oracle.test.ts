@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildCase, caseNames } from "../core/builders/index";
 import { evaluate, OracleError } from "../shell-node/src/oracle";
-import { makeInputs, shapeOf, sizesOf } from "../shell-node/src/inputs";
+import { describeInputs, makeInputs, shapeOf, sizesOf } from "../shell-node/src/inputs";
 import { writeCases } from "./tools/write-cases";
 
 const CASES_DIR = join(__dirname, "..", "cases");
@@ -495,6 +495,25 @@ describe("makeInputs", () => {
     expect(Math.abs(mean)).toBeLessThan(0.15);
     expect(Math.min(...X)).toBeLessThan(-1.9);
     expect(Math.max(...X)).toBeGreaterThan(1.9);
+  });
+
+  it("draws a length compared with a loop variable on [0, extent], every length from none to all; an index use stays first", () => {
+    // masked mean: s = sum over c of select(c < len, X[r, c], 0), len = L[r]; M is compared with c
+    // and also indexes X's rows, so its index bound (R = 4) wins
+    const doc = doc1({ R: 4, C: 777 }, [
+      { name: "X", dtype: "f32", shape: ["R", "C"] }, { name: "L", dtype: "i32", shape: [400] },
+      { name: "M", dtype: "i32", shape: [400] }, { name: "Y", dtype: "f32", shape: ["R"] },
+    ], [{ for: "r", in: [0, "R"], kind: "parallel", body: [
+      { let: "len", value: ["load", "L", ["r"]] },
+      { reduce: "s", combiner: "sum", over: ["c", 0, "C"], value: ["select", ["lt", "c", "len"], ["load", "X", [["load", "M", ["r"]], "c"]], ["select", ["ge", ["load", "M", ["r"]], "c"], ["f32", 1], ["f32", 0]]] },
+      { store: "Y", at: ["r"], value: "s" }] }]);
+    const inputs = makeInputs(doc, 5);
+    const l = Array.from(inputs.get("L")!), m = Array.from(inputs.get("M")!);
+    expect(Math.min(...l)).toBeGreaterThanOrEqual(0);
+    expect(Math.max(...l)).toBeLessThanOrEqual(777);
+    expect(Math.max(...l)).toBeGreaterThan(700);
+    expect(Math.max(...m)).toBeLessThan(4);
+    expect(describeInputs(5)).toContain("compared with a loop variable: [0, its extent]");
   });
 
   it("fills index buffers with in-range indices, so gathers stay in bounds", () => {

@@ -9,8 +9,10 @@
 //     `--input-range LO,HI` changes lo and hi.
 //   - i32 params: uniform integers in [0, bound), where bound is the smallest extent of every
 //     buffer dimension whose index expression (in a load or a store) contains a load of this
-//     buffer, directly, nested, or through the value of a `let` or `reduce` name it uses; 8 when
-//     the buffer is never used inside an index.
+//     buffer, directly, nested, or through the value of a `let` or `reduce` name it uses; a buffer
+//     never used inside an index but compared with a loop or reduction variable (a length, a
+//     mask: `c < L[r]`), uniform on [0, extent] of that variable's loop (the largest such extent
+//     of a size or a literal), so that every length from none to all is drawn; 8 otherwise.
 
 import { UsageError, ownRecord, setOwn } from "./io";
 
@@ -110,13 +112,49 @@ function indexBounds(doc: any, dims: Map<string, number[]>): Map<string, number>
   return bounds;
 }
 
+/** For every i32 buffer compared with a loop or reduction variable (`c < L[r]`, through lets
+ *  too): the largest extent of such a variable's loop, where that extent is a size or a literal. */
+function comparedBounds(doc: any): Map<string, number> {
+  const out = new Map<string, number>();
+  const sizes: Record<string, number> = doc && typeof doc.sizes === "object" && doc.sizes !== null ? doc.sizes : {};
+  const bound = boundValues(doc.body, new Map());
+  const extentOf = (e: unknown): number | undefined => (typeof e === "number" ? e : typeof e === "string" && typeof sizes[e] === "number" ? sizes[e] : undefined);
+  const walk = (node: unknown, vars: Map<string, number>): void => {
+    if (Array.isArray(node)) {
+      if (["lt", "le", "gt", "ge", "eq", "ne"].includes(node[0] as string) && node.length === 3) {
+        for (const [v, other] of [[node[1], node[2]], [node[2], node[1]]]) {
+          if (typeof v !== "string" || !vars.has(v)) continue;
+          const found = new Set<string>();
+          loadsIn(other, found, bound);
+          for (const name of found) out.set(name, Math.max(out.get(name) ?? 0, vars.get(v)!));
+        }
+      }
+      for (const x of node) walk(x, vars);
+    } else if (node !== null && typeof node === "object") {
+      const st = node as Record<string, any>;
+      const inner = new Map(vars);
+      if (typeof st.for === "string" && Array.isArray(st.in)) {
+        const n = extentOf(st.in[1]);
+        if (n !== undefined) inner.set(st.for, n);
+      }
+      if (typeof st.reduce === "string" && Array.isArray(st.over) && typeof st.over[0] === "string") {
+        const n = extentOf(st.over[2]);
+        if (n !== undefined) inner.set(st.over[0], n);
+      }
+      for (const key of Object.keys(st)) walk(st[key], inner);
+    }
+  };
+  walk(doc.body, new Map());
+  return out;
+}
+
 /** f32 inputs are uniform on [lo, hi) (`--input-range LO,HI`); the default is [-2, 2). */
 export type InputRange = [number, number];
 export const DEFAULT_INPUT_RANGE: InputRange = [-2, 2];
 
 /** The input distribution in words, as run and suite print it. */
 export function describeInputs(seed: number, range: InputRange = DEFAULT_INPUT_RANGE): string {
-  return `f32 inputs uniform on [${range[0]}, ${range[1]}) (24-bit grid), i32 index inputs uniform on [0, extent), seed ${seed}`;
+  return `f32 inputs uniform on [${range[0]}, ${range[1]}) (24-bit grid), i32 index inputs uniform on [0, extent) (compared with a loop variable: [0, its extent]), seed ${seed}`;
 }
 
 /** Parses `--input-range LO,HI` (finite, LO < HI). */
@@ -151,12 +189,15 @@ export function makeInputs(doc: any, seed: number, range: InputRange = DEFAULT_I
     }
   }
   const bounds = indexBounds(doc, dims);
+  const compared = comparedBounds(doc);
   const out = new Map<string, InputBuffer>();
   params.forEach((p, index) => {
     const length = dims.get(p.name)!.reduce((a, b) => a * b, 1);
     const next = mulberry32((seed ^ Math.imul(index + 1, 0x9e3779b9)) >>> 0);
     if (p.dtype === "i32") {
-      const bound = bounds.get(p.name) ?? 8;
+      // an index bound first (the values must stay in bounds), then a compared length's
+      const c = compared.get(p.name);
+      const bound = bounds.get(p.name) ?? (c !== undefined && c > 0 ? c + 1 : 8);
       const data = new Int32Array(length);
       for (let i = 0; i < length; i++) data[i] = Math.floor((next() / 4294967296) * bound);
       out.set(p.name, data);

@@ -342,3 +342,19 @@ describe("--json on a usage error", () => {
     expect(tile("run", sum, "--size", "C=0").stdout).toBe("");
   });
 });
+
+describe("small things a user hit (session 10)", () => {
+  it("suite --filter that matches nothing is a usage error; device prints no undefined; a run the core did not plan shows no mapping", () => {
+    const none = tile("suite", "--filter", "nomatch");
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('--filter "nomatch" matches no suite row');
+    const dev = tile("device");
+    expect(dev.code).toBe(0);
+    expect(dev.stdout).not.toContain("undefined");
+    const r = tile("run", "cases/gelu_pair.json", "--vector", "4");
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("error TPL002 (bad-option)");
+    expect(r.stdout).not.toMatch(/P=0 S=0|groups=0|inputs: |error: not planned/);
+    expect(r.stdout).toContain("verdict: FAIL");
+  });
+});

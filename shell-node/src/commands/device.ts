@@ -67,6 +67,7 @@ export function deviceCommand(engine: Engine, device: unknown | undefined, devic
   for (const f of r.fields) {
     const v = r.device[f.name];
     const shown = Array.isArray(v) ? `[${v.join(", ")}]` : f.name === "source" ? "(below)"
+      : v === undefined ? "(not given)"
       : v !== null && typeof v === "object" ? Object.entries(v).filter(([k]) => k !== "source").map(([k, x]) => `${k} ${x}`).join(", ") : String(v);
     rows.push([f.name, shown, f.unit, f.meaning]);
   }

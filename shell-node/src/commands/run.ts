@@ -63,11 +63,13 @@ export function runCommand(engine: Engine, file: string, options: PlanOptions, r
       printJson({ file, passed: r.passed, outputs: r.outputs, guards: r.guards, runtime: r.runtime, device: r.device, timesAreGpu: r.timesAreGpu, detector: runtime.detectorEnabled(), error: r.error ?? null, replanned: r.replanned ?? null, tolerance: r.tolerance, inputs: r.inputs, warnings: [...planWarnings, ...warnings], plan: r.plan });
     } else {
       process.stdout.write(`${file}: ${r.name} on ${r.runtime} (${r.device})${runtime.kind === "host" ? (runtime.detectorEnabled() ? ", race and bounds detector on" : ", detector off") : ""}\n`);
-      if (r.plan) process.stdout.write(`  ${r.plan.realization}  ${mappingText(r.plan)}\n`);
+      // a document the core did not plan has no mapping, and nothing ran: the diagnostics say why
+      const planned = r.plan?.ok !== false;
+      if (r.plan && planned) process.stdout.write(`  ${r.plan.realization}  ${mappingText(r.plan)}\n`);
       for (const d of planDiagnostics) process.stdout.write(indent(formatDiagnostic(file, d, src.text), "  ") + "\n");
       if (r.replanned) process.stdout.write(`  ${r.replanned}\n`);
-      if (r.error) process.stdout.write(`  error: ${r.error}\n`);
-      process.stdout.write(`  inputs: ${r.inputs}\n  tolerance: ${toleranceText(r.tolerance)}\n`);
+      if (r.error && (planned || planDiagnostics.length === 0)) process.stdout.write(`  error: ${r.error}\n`);
+      if (planned) process.stdout.write(`  inputs: ${r.inputs}\n  tolerance: ${toleranceText(r.tolerance)}\n`);
       for (const o of r.outputs) {
         const t = o.tolerance;
         if (!t || (t.abs === r.tolerance.abs && t.rel === r.tolerance.rel)) continue;

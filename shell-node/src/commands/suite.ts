@@ -4,7 +4,7 @@
 // oracle with guard regions. One table; exit 1 if any row fails.
 import { loadEngine } from "../engine";
 import { openRuntime } from "../native";
-import { EXIT_FAILED, EXIT_OK, openOrUsage, printJson, table } from "../io";
+import { EXIT_FAILED, EXIT_OK, UsageError, openOrUsage, printJson, table } from "../io";
 import { builtinEntries, loadMatrix, MatrixEntry } from "../matrix";
 import { ABS_TOL, REL_TOL, nonFiniteWarnings, runAndValidate } from "../validate-run";
 import { describeInputs } from "../inputs";
@@ -48,6 +48,8 @@ export async function suiteCommand(seed: number, json: boolean, full = false, ru
   const js = await loadEngine("js");
   let entries: MatrixEntry[] = [...builtinEntries(wasm), ...loadMatrix(wasm, full)];
   if (filter) entries = entries.filter((e) => e.id.includes(filter));
+  // a filter that selects nothing would "pass" with no row run: a usage error instead
+  if (filter !== undefined && entries.length === 0) throw new UsageError(`--filter ${JSON.stringify(filter)} matches no suite row (rows are named like softmax/default; tile suite --json lists them)`);
   const runtime = openOrUsage(() => openRuntime(runtimeKind as "auto"));
   if (!detect) runtime.setDetector(false);
   const detector = runtime.detectorEnabled();

@@ -357,4 +357,14 @@ describe("small things a user hit (session 10)", () => {
     expect(r.stdout).not.toMatch(/P=0 S=0|groups=0|inputs: |error: not planned/);
     expect(r.stdout).toContain("verdict: FAIL");
   });
+
+  it("eval takes --input-range as run does, and says which inputs it used", () => {
+    const pos = JSON.parse(tile("eval", sum, "--input-range", "0,1", "--json").stdout);
+    expect(pos.inputs).toContain("uniform on [0, 1)");
+    expect(pos.outputs[0].min).toBeGreaterThan(0);
+    const dflt = JSON.parse(tile("eval", sum, "--json").stdout);
+    expect(dflt.inputs).toContain("uniform on [-2, 2)");
+    expect(dflt.outputs[0].min).toBeLessThan(0);
+    expect(tile("eval", sum, "--input-range", "1,0").code).toBe(2);
+  });
 });

@@ -104,11 +104,12 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .description("run the FP64 oracle on deterministic inputs and summarise the outputs")
     .argument("<file>")
     .option("--seed <n>", "input seed (0 to 4294967295)", seedArg, 1)
+    .option("--input-range <LO,HI>", "f32 inputs uniform on [LO, HI) (default -2,2), as tile run draws them", inputRangeArg)
     .addOption(sizeOption())
     .addOption(engineOption())
     .option("--json", "print JSON")
     .action(async (file: string, o) => {
-      setExit(evalCommand(await loadEngine(o.engine as EngineName), file, parseSizes(o.size), o.seed, !!o.json));
+      setExit(evalCommand(await loadEngine(o.engine as EngineName), file, parseSizes(o.size), o.seed, !!o.json, o.inputRange));
     });
 
   program

@@ -2,7 +2,7 @@
 import { Engine } from "../engine";
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatDiagnostic, printJson, readDocument, table } from "../io";
 import { OracleError, evaluate } from "../oracle";
-import { makeInputs } from "../inputs";
+import { DEFAULT_INPUT_RANGE, InputRange, describeInputs, makeInputs } from "../inputs";
 import { writtenBuffers } from "../access";
 
 export interface OutputSummary {
@@ -24,8 +24,8 @@ export function canonicalDocument(engine: Engine, text: string, sizes: Record<st
   return { doc: r.ok ? JSON.parse(r.text) : null, response: r };
 }
 
-export function summarise(doc: any, seed: number): OutputSummary[] {
-  const result = evaluate(doc, makeInputs(doc, seed));
+export function summarise(doc: any, seed: number, range: InputRange = DEFAULT_INPUT_RANGE): OutputSummary[] {
+  const result = evaluate(doc, makeInputs(doc, seed, range));
   return writtenBuffers(doc).map((name) => {
     const buf = result.buffers.get(name)!;
     const mask = result.written.get(name)!;
@@ -46,7 +46,7 @@ export function summarise(doc: any, seed: number): OutputSummary[] {
   });
 }
 
-export function evalCommand(engine: Engine, file: string, sizes: Record<string, number>, seed: number, json: boolean): number {
+export function evalCommand(engine: Engine, file: string, sizes: Record<string, number>, seed: number, json: boolean, range: InputRange = DEFAULT_INPUT_RANGE): number {
   const src = readDocument(file);
   if (src.text === null) {
     if (json) printJson({ file, ok: false, diagnostics: [src.diagnostic] });
@@ -61,7 +61,7 @@ export function evalCommand(engine: Engine, file: string, sizes: Record<string, 
   }
   let outputs: OutputSummary[];
   try {
-    outputs = summarise(doc, seed);
+    outputs = summarise(doc, seed, range);
   } catch (err) {
     // an access that the inputs take out of bounds (a gather, a bound that wraps): the document
     // is valid, the evaluation at these inputs fails (exit 1), as `tile run` reports it
@@ -70,9 +70,9 @@ export function evalCommand(engine: Engine, file: string, sizes: Record<string, 
     else process.stdout.write(`${doc.name}: FP64 oracle, seed ${seed}: the evaluation failed: ${err.message}\n`);
     return EXIT_FAILED;
   }
-  if (json) printJson({ file, ok: true, name: doc.name, seed, sizes: doc.sizes, outputs });
+  if (json) printJson({ file, ok: true, name: doc.name, seed, sizes: doc.sizes, inputs: describeInputs(seed, range), outputs });
   else {
-    process.stdout.write(`${doc.name}: FP64 oracle, seed ${seed}, sizes ${JSON.stringify(doc.sizes)}\n`);
+    process.stdout.write(`${doc.name}: FP64 oracle, seed ${seed}, sizes ${JSON.stringify(doc.sizes)}\n  inputs: ${describeInputs(seed, range)}\n`);
     const rows = [["output", "written", "min", "max", "mean", "sum", "NaN", "±Infinity"]];
     for (const o of outputs) {
       rows.push([o.name, `${o.written}/${o.elements}`, o.min.toPrecision(7), o.max.toPrecision(7), o.mean.toPrecision(7), o.sum.toPrecision(10), String(o.nan), String(o.inf)]);

@@ -168,7 +168,8 @@ export function optionFlag(pointer: string): string {
   const key = parts[0] ?? "";
   if (key === "sizes") return parts[1] ? `--size ${parts[1]}` : "--size";
   if (key === "device") return parts[1] ? `--device (field ${parts[1]})` : "--device";
-  if (key === "cacheInput") return "--no-cache-input";
+  // on by default: the label must not read as if --no-cache-input had been passed
+  if (key === "cacheInput") return "input caching (on unless --no-cache-input)";
   if (key === "fuse") return "--no-fuse";
   if (key === "serial") return "--no-serial";
   return "--" + key.replace(/[A-Z]/g, (c) => "-" + c.toLowerCase());

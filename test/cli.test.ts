@@ -358,6 +358,18 @@ describe("small things a user hit (session 10)", () => {
     expect(r.stdout).toContain("verdict: FAIL");
   });
 
+  it("a serial program whose top level is no parallel loop is described as one thread running the whole body", () => {
+    const file = path.join(tmp, "serial_top.json");
+    // a row loop marked serial, a parallel loop inside it
+    fs.writeFileSync(file, JSON.stringify({ tile: 1, name: "serial_top", sizes: { R: 3, C: 5 },
+      params: [{ name: "X", dtype: "f32", shape: ["R", "C"] }, { name: "Y", dtype: "f32", shape: ["R", "C"] }],
+      body: [{ for: "r", in: [0, "R"], kind: "serial", body: [
+        { reduce: "s", combiner: "sum", over: ["c", 0, "C"], value: ["load", "X", ["r", "c"]] },
+        { for: "c", in: [0, "C"], kind: "parallel", body: [{ store: "Y", at: ["r", "c"], value: ["sub", ["load", "X", ["r", "c"]], "s"] }] }] }] }));
+    const r = tile("plan", file);
+    expect(r.stdout).toContain("serial-program  one thread runs the whole body, T=1");
+  });
+
   it("eval takes --input-range as run does, and says which inputs it used", () => {
     const pos = JSON.parse(tile("eval", sum, "--input-range", "0,1", "--json").stdout);
     expect(pos.inputs).toContain("uniform on [0, 1)");

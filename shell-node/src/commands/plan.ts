@@ -28,7 +28,9 @@ export function mappingText(p: any): string {
   if (p.realization === "fused-elementwise") return `block=1x${m.block} V=${m.V}${m.U > 1 ? ` U=${m.U}` : ""} rows=${m.rows} cols=${m.cols} groups=${m.groups}`;
   if (p.realization === "serial-program") {
     // T = 1 in one group: one thread runs every program in order (programs not proven independent)
-    const who = m.T === 1 && m.groups === 1 && m.programs > 1 ? `one thread runs all ${m.programs} programs in order` : "one thread per program";
+    // (and one program of T = 1: the whole body in one thread, no program loop)
+    const who = m.T === 1 && m.groups === 1 && m.programs > 1 ? `one thread runs all ${m.programs} programs in order`
+      : m.T === 1 && m.groups === 1 ? "one thread runs the whole body" : "one thread per program";
     return `${who}, T=${m.T} threads per group, groups=${m.groups} (no P, S, W: nothing cooperates)`;
   }
   return `P=${m.P} S=${m.S} W=${m.W} T=${m.T} V=${m.V} U=${m.U} groups=${m.groups}${m.cached ? " cached" : ""}`;

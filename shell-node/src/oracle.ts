@@ -119,8 +119,8 @@ export interface Indices {
   dependent: boolean;
 }
 
-export const I32_MIN = -2147483648;
-export const I32_MAX = 2147483647;
+const I32_MIN = -2147483648;
+const I32_MAX = 2147483647;
 
 /** A loop or reduction variable is an i32: its last value past 2^31 - 1 is the document's error
  *  (TIR030 where the checker can decide it; here, at the sizes and inputs of this evaluation). */
@@ -623,7 +623,7 @@ function constant(v: number): Num {
   return () => v;
 }
 
-export function sequence(stmts: Stmt[]): Stmt {
+function sequence(stmts: Stmt[]): Stmt {
   if (stmts.length === 0) return () => {};
   if (stmts.length === 1) return stmts[0];
   if (stmts.length === 2) {
@@ -640,7 +640,7 @@ function sameNumeric(op: string, a: Expr, b: Expr, path: string): void {
   if (a.type === "bool") fail(path, op + " needs f32 or i32 operands, got bool");
 }
 
-export function truncToI32(v: number): number {
+function truncToI32(v: number): number {
   if (Number.isNaN(v)) return 0;
   const t = Math.trunc(v);
   if (t < I32_MIN) return I32_MIN;

@@ -23,6 +23,12 @@ describe("element grid with U chunks of V columns per thread", () => {
     { sizes: { R: 3, C: 1544 }, vector: 8, unroll: 2 },
     { sizes: { R: 4, C: 100 }, vector: 4, unroll: 5, threads: 32 },
     { sizes: { R: 2, C: 4096 }, vector: 8, unroll: 4, threads: 64 },
+    // a row length that is not a multiple of the vector: each row's last vector is ragged
+    { sizes: { R: 5, C: 1537 }, vector: 4, unroll: 1 },
+    { sizes: { R: 3, C: 1543 }, vector: 8, unroll: 2 },
+    { sizes: { R: 4, C: 101 }, vector: 4, unroll: 3, threads: 32 },
+    { sizes: { R: 6, C: 3 }, vector: 4, unroll: 1, threads: 32 },
+    { sizes: { R: 3, C: 7 }, vector: 8, unroll: 1, threads: 32 },
   ];
   for (const name of ["sigmoid_pair", "gelu_pair"]) {
     it(`${name}: every variant is byte-identical in both engines and validates on the host runtime`, () => {
@@ -39,8 +45,10 @@ describe("element grid with U chunks of V columns per thread", () => {
         expect(m).toMatchObject({ V: v.vector, U: v.unroll, T, blocksPerRow: Math.ceil(v.sizes.C / (T * v.vector * v.unroll)) });
         expect(m.groups).toBe(v.sizes.R * m.blocksPerRow);
         const H = (v.vector === 1 ? 1 : v.vector / 4) * v.unroll;
-        expect(a.msl).toContain(`for (int tile_h = 0; tile_h < ${H}; ++tile_h) {`);
-        expect(a.msl).toContain(` U=${v.unroll} `);
+        if (H > 1) expect(a.msl).toContain(`for (int tile_h = 0; tile_h < ${H}; ++tile_h) {`);
+        if (v.unroll > 1) expect(a.msl).toContain(` U=${v.unroll} `);
+        const ragged = v.vector > 1 && v.sizes.C % 4 !== 0;
+        expect(a.msl.includes("the row's ragged last vector"), JSON.stringify(options)).toBe(ragged);
         const r = runAndValidate({ engine: h.wasm, runtime: h.runtime, text: kase(name), options, seed: 5, emitted: a });
         if (!r.passed || r.guards !== "intact") failures.push(`${JSON.stringify(options)}: ${r.error ?? ""} ${r.guards}`);
         for (const o of r.outputs) expect(o.written).toBe(v.sizes.R * v.sizes.C);

@@ -17,6 +17,7 @@ beforeAll(async () => {
 
 const caseText = (name: string): string => fs.readFileSync(path.join(ROOT, "cases", name + ".json"), "utf8");
 const plan = (text: string, options: object = {}): any => wasm.call({ command: "plan", document: text, options });
+const emit = (text: string, options: object = {}): any => wasm.call({ command: "emit", document: text, options });
 const ceilDiv = (a: number, b: number): number => Math.floor((a + b - 1) / b);
 
 describe("formulas on the validation matrix", () => {
@@ -274,23 +275,31 @@ describe("determinism across engines", () => {
 });
 
 describe("the element grid", () => {
-  it("is vectorized where the row allows: V divides the row length, blocks of 1 x 256 threads", () => {
+  it("is vectorized at every row length: V columns per thread, blocks of 1 x 256 threads", () => {
     const big = plan(caseText("sigmoid_pair"), { sizes: { R: 1024, C: 4096 }, candidates: true });
     expect(big.realization).toBe("fused-elementwise");
     expect(big.candidates.map((c: any) => c.mapping.V).sort()).toEqual([1, 4, 8]);
-    expect(4096 % big.mapping.V).toBe(0);
     expect(big.mapping.groups).toBe(1024 * Math.ceil(4096 / (256 * big.mapping.V)));
-    // 1537 columns: no vector width but 1 divides the row
+    // 1537 columns: every width is a candidate (a row's last vector is ragged)
     const odd = plan(caseText("sigmoid_pair"), { candidates: true });
-    expect(odd.candidates.map((c: any) => c.mapping.V)).toEqual([1]);
-    expect(odd.mapping.V).toBe(1);
+    expect(odd.candidates.map((c: any) => c.mapping.V).sort()).toEqual([1, 4, 8]);
+    expect(odd.mapping.V).toBeGreaterThan(1);
+    expect(odd.mapping.groups).toBe(37 * Math.ceil(1537 / (256 * odd.mapping.V)));
   });
 
-  it("an explicit vector width the row does not allow is rejected with a reason", () => {
-    const p = plan(caseText("add"), { vector: 4 });
-    expect(p.ok).toBe(false);
-    expect(p.diagnostics[0].code).toBe("TPL002");
-    expect(p.diagnostics[0].message).toMatch(/1537 is not a multiple of the vector width 4/);
-    expect(plan(caseText("add"), { vector: 4, sizes: { C: 1536 } }).mapping.V).toBe(4);
+  it("an explicit vector width the row length is not a multiple of is honoured: the ragged last vector runs element by element", () => {
+    for (const [V, cols] of [[4, 1537], [8, 1537], [8, 1540], [4, 3], [8, 1]]) {
+      const p = plan(caseText("add"), { vector: V, sizes: { C: cols } });
+      expect(p.ok, `V=${V} C=${cols}`).toBe(true);
+      expect(p.mapping.V).toBe(V);
+      const e = emit(caseText("add"), { vector: V, sizes: { C: cols } });
+      expect(e.audit.ok).toBe(true);
+      if (cols % 4 === 0) expect(e.msl).not.toMatch(/ragged last vector/);
+      else {
+        expect(e.msl).toMatch(/the row's ragged last vector, element by element/);
+        expect(e.msl).toContain(`if (col + j >= ${cols}) break;`);
+        expect(e.msl).toContain(`if (col <= ${cols - 4}) {`);
+      }
+    }
   });
 });

@@ -32,6 +32,9 @@ export class Ctx {
   gridCoords: Array<string> = new Array<string>();
   /** Fused element grid: the innermost coordinate is the first of a vector of this many columns. */
   gridQ: i32 = 1;
+  /** Fused element grid: the row length when it is not a multiple of gridQ (a row's last vector
+   *  is ragged and runs element by element), else 0. */
+  gridRaggedCols: i32 = 0;
   /** Cooperative reduction: where each program-level statement runs (the plan's Distribution). */
   roles: Distribution = new Distribution();
   /** Bounds of every loop: a loop whose variable or end may leave i32 is emitted in 64-bit. */

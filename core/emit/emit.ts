@@ -63,8 +63,9 @@ function emitFused(cx: Ctx): void {
     cx.line("if (col >= " + num(m.domainCols) + ") return;");
   } else {
     // V columns per thread as H vectors of Q consecutive columns (U chunks of V: H = U * V / Q);
-    // neighbouring threads take neighbouring vectors. The row length is a multiple of V, so a
-    // vector is all in range or all past the edge.
+    // neighbouring threads take neighbouring vectors. A vector is all in range, all past the
+    // edge, or (where the row length is not a multiple of Q) a row's ragged last vector, which
+    // runs element by element (emitGridVector).
     if (V == 1) cx.line("// U = " + num(U) + " columns per thread, neighbouring threads on neighbouring columns");
     else if (U == 1) cx.line("// V = " + num(V) + " columns per thread: vectors of " + num(Q) + ", neighbouring threads on neighbouring vectors");
     else cx.line("// U = " + num(U) + " chunks of V = " + num(V) + " columns per thread: vectors of " + num(Q) + ", neighbouring threads on neighbouring vectors");
@@ -75,6 +76,7 @@ function emitFused(cx: Ctx): void {
     cx.line("// ragged edge: " + (Q > 1 ? "vectors" : "columns") + " past the last column have no element (no barrier in this kernel)");
     cx.line("if (col >= " + num(m.domainCols) + ") " + (H > 1 ? "break;" : "return;"));
     cx.gridQ = Q;
+    cx.gridRaggedCols = m.domainCols % Q != 0 ? m.domainCols : 0;
   }
   // row -> outer coordinates, the last outer loop varying fastest, with the extents the grid
   // was sized with (the legality facts' exact ones: an extent such as B + a * 0 is 5 there)
@@ -92,6 +94,7 @@ function emitFused(cx: Ctx): void {
   emitList(cx.doc.body, cx);
   cx.gridDepth = -1;
   cx.gridQ = 1;
+  cx.gridRaggedCols = 0;
   if (H > 1) cx.close("}");
 }
 

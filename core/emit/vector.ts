@@ -116,10 +116,13 @@ export function emitPackedVector(p: Packed, v: string, start: string, Q: i32, re
 
 /**
  * The innermost loop of the fused element grid over a thread's vector of gridQ columns starting
- * at `first` (the loop's min plus the thread's column): packed where the analysis allows.
+ * at `first` (the loop's min plus the thread's column `col`): packed where the analysis allows.
+ * Where the row length is not a multiple of gridQ, a row's last vector is ragged: it runs element
+ * by element, each column checked against the row length.
  */
 export function emitGridVector(s: Stmt, first: string, cx: Ctx): void {
   const Q = cx.gridQ;
+  const cols = cx.gridRaggedCols;
   cx.open("{");
   let start: string = first;
   if (first != "col") {
@@ -128,12 +131,21 @@ export function emitGridVector(s: Stmt, first: string, cx: Ctx): void {
   }
   const p = packs(Q) ? packedIn(vectorAccessesOfList(cx.doc, s.name, s.body), cx) : new Packed();
   if (p.any()) {
+    if (cols > 0) cx.open("if (col <= " + num(cols - Q) + ") {");
     emitPackedVector(p, s.name, start, Q, null, "", s.body, cx);
-  } else {
+    if (cols > 0) {
+      cx.ind = cx.ind - 1;
+      cx.open("} else {");
+      cx.line("// the row's ragged last vector, element by element");
+    }
+  }
+  if (!p.any() || cols > 0) {
     cx.open("for (int j = 0; j < " + num(Q) + "; ++j) {");
+    if (cols > 0) cx.line("if (col + j >= " + num(cols) + ") break;");
     cx.line("const int " + cx.names.of(s.name) + " = " + start + " + j;");
     emitList(s.body, cx);
     cx.close("}");
+    if (p.any()) cx.close("}");
   }
   cx.close("}");
 }

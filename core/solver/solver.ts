@@ -579,21 +579,16 @@ function solveElement(doc: Doc, st: Structure, device: Device, o: Options, plan:
   }
   if (hasErrors(plan.diags)) return;
   if (failed.length == 0 && (o.fuse || st.outputs.length <= 1)) {
-    // vectorized where the row allows: V columns per thread when the row length is a multiple of V
+    // V columns per thread; where the row length is not a multiple of V a row's last vector is
+    // ragged (the emitter runs it element by element)
     const work = elementWork(doc, changetype<Stmt>(st.programLoop));
     const extents = domainExtents(c, st);
-    const cols: i32 = extents[extents.length - 1];
     let best: Candidate | null = null;
-    let tooWide = false;
     for (let i: i32 = 0; i < device.vectorWidths.length; i++) {
       const V = device.vectorWidths[i];
       if (o.vector > 0 && V != o.vector) continue;
-      if (V > 1 && cols % V != 0) continue;
       // the kernel's group index and column index are ints: the grid must fit them
-      if (!elementGridFits(extents, V, block, o.unroll > 0 ? o.unroll : 1)) {
-        tooWide = true;
-        continue;
-      }
+      if (!elementGridFits(extents, V, block, o.unroll > 0 ? o.unroll : 1)) continue;
       // U chunks of V columns per thread: 1 unless --unroll asks for more (measured on the H200,
       // run 32, more chunks per thread were never faster than one)
       const m = elementMapping(extents, V, block, o.unroll > 0 ? o.unroll : 1);
@@ -601,13 +596,10 @@ function solveElement(doc: Doc, st: Structure, device: Device, o: Options, plan:
       plan.candidates.push(cand);
       if (best === null || better(cand, changetype<Candidate>(best))) best = cand;
     }
-    if (best === null && tooWide) {
+    if (best === null) {
+      // every width was skipped for its size: the grid would not fit the kernel's int indices
       plan.rejections.push(new Rejection(REALIZATION_FUSED, new Array<string>(), "The fused element grid does not fit: its threadgroups or a row's columns would pass 2^31 - 1 (the kernel's int indices)."));
       useSerial(doc, st, device, o, plan, "the fused element grid does not fit", causeText("the element grid would need more than 2^31 - 1 threadgroups or column indices", "split the domain into smaller documents", ""));
-      return;
-    }
-    if (best === null) {
-      plan.diags.push(diag("TPL002", "/options/vector", "The row length " + cols.toString() + " is not a multiple of the vector width " + o.vector.toString() + "."));
       return;
     }
     const chosen = changetype<Candidate>(best);

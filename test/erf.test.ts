@@ -53,7 +53,8 @@ describe("the emitted tile_erf helper", () => {
       expect(r.ok).toBe(true);
       expect(count(r.msl, "static inline float tile_erf(float x)")).toBe(1);
       expect(r.msl.indexOf("tile_erf(float x)")).toBeLessThan(r.msl.indexOf("kernel void"));
-      expect(count(r.msl, "tile_erf(")).toBe(2); // the definition and the one call
+      // the definition and the one call (two where the row's ragged last vector has its own copy of the body)
+      expect(count(r.msl, "tile_erf(")).toBe(r.msl.includes("ragged last vector, element by element") ? 3 : 2);
       expect(r.audit.ok).toBe(true);
       expect(r.audit.findings).toEqual([]);
     }

@@ -40,7 +40,7 @@ function both(name: string, options: object): any {
 describe("plans at the i32 limits", () => {
   it("an element grid whose groups or columns would pass 2^31 - 1 is not used; the serial program's figures are finite", () => {
     for (const [name, options] of [
-      ["grid_groups_wrap", { sizes: { R: 1073741824 } }],
+      ["grid_groups_wrap", { sizes: { R: 1073741824 }, vector: 1 }],
       ["grid_groups_wrap", { sizes: { R: 2147483647, C: 4097 } }],
       ["grid_rows_wrap3d", {}],
       ["grid_col_overflow", { threads: 992 }],
@@ -52,6 +52,12 @@ describe("plans at the i32 limits", () => {
       expect(Number.isFinite(e.plan.cost.total), name).toBe(true);
       expect(e.plan.dispatch.groups, name).toBeGreaterThan(0);
     }
+    // wider vectors fit where V = 1 does not: 2^30 rows of one vector group each
+    const wide = both("grid_groups_wrap", { sizes: { R: 1073741824 } });
+    expect(wide.plan.realization).toBe("fused-elementwise");
+    expect(wide.plan.mapping.V).toBeGreaterThan(1);
+    expect(wide.plan.dispatch.groups).toBeLessThanOrEqual(2147483647);
+    expect(wide.plan.dispatch.groups).toBe(1073741824 * wide.plan.mapping.blocksPerRow);
     // at sizes that fit, the same documents are element grids, and they run
     const small = both("grid_col_overflow", { sizes: { N: 5000 }, threads: 992 });
     expect(small.plan.realization).toBe("fused-elementwise");

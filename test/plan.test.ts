@@ -60,7 +60,8 @@ describe("plan JSON contract", () => {
     const p = plan(caseText("sigmoid_pair"));
     expect(p.realization).toBe("fused-elementwise");
     expect(p.rules.map((r: any) => r.id)).toEqual(["noalias", "same-domain", "injective-compact-store", "no-read-of-written", "single-writer"]);
-    expect(p.mapping).toMatchObject({ block: 256, T: 256, rows: 37, cols: 1537, blocksPerRow: 7, groups: 259 });
+    // V = 4 columns per thread (the row's last vector of 1537 columns is ragged): 2 blocks per row
+    expect(p.mapping).toMatchObject({ block: 256, T: 256, V: 4, rows: 37, cols: 1537, blocksPerRow: 2, groups: 74 });
   });
 });
 

@@ -34,10 +34,13 @@
 //   l2_normalize_overflow  X / max(sqrt(sum(X * X)), 1e-12) at inputs near 1e20 (a user's
 //                          session): X * X overflows in f32, every output is 0 against FP64's
 //                          0.04; plain f32 gives 0 too, so all passed as "ill-conditioned"
+//   nan_payload_sentinel   a copy of input NaNs whose payloads are the outputs' sentinels (a red
+//                          team of session 11): the written NaNs were "not written" (a bf16 NaN
+//                          has 63 payloads, so about 1 in 64 NaNs with a payload hit one)
 import { describe, expect, it } from "vitest";
 import fs from "node:fs";
 import path from "node:path";
-import { runAndValidate } from "../shell-node/src/validate-run";
+import { GUARD_ROWS, runAndValidate, sentinelBits, sentinelBits16 } from "../shell-node/src/validate-run";
 import { ROOT } from "./helpers/files";
 import { hostContext } from "./helpers/host";
 
@@ -196,5 +199,30 @@ describe("verdicts at the edges of f32 arithmetic", () => {
     expect(y.withinRoundingBound ?? 0).toBe(0);
     // at inputs that stay in range the same document passes
     expect(runAndValidate({ engine: h.wasm, runtime: h.runtime, text: text("l2_normalize_overflow"), options: {}, seed: 1, inputRange: [-1e15, 1e15] }).passed).toBe(true);
+  });
+
+  it("a written NaN that carries its position's sentinel bits is told from an unwritten element by a second run", () => {
+    // X[j] is the sentinel of Y (bf16, buffer 1) at even j and of F (f32, buffer 2) at odd j
+    const C = 64;
+    const guard = GUARD_ROWS * Math.max(16, C);
+    const bits = new Uint32Array(C);
+    for (let j = 0; j < C; j++) bits[j] = j % 2 === 0 ? sentinelBits16(1, guard + j, "bf16") << 16 : sentinelBits(2, guard + j, true);
+    const x = Float64Array.from(new Float32Array(bits.buffer));
+    const go = (override?: (msl: string) => string) => runAndValidate({ engine: h.wasm, runtime: h.runtime, text: text("nan_payload_sentinel"), options: { vector: 1 }, seed: 1, inputs: new Map([["X", x]]), mslOverride: override });
+    const r = go();
+    expect(r.passed, JSON.stringify(r.outputs.map((o) => o.examples))).toBe(true);
+    const [y, f] = r.outputs;
+    expect(y.sentinelRechecked).toBeGreaterThanOrEqual(C / 2);
+    expect(f.sentinelRechecked).toBeGreaterThanOrEqual(C / 2);
+    expect(y.mismatches + f.mismatches).toBe(0);
+    // a kernel that leaves Y's even elements unwritten: they hold their sentinel in both runs
+    const store = /(\n\s*)(Y\[[^\]]+\] = [^;]+;)/;
+    const wrong = go((m) => { expect(m).toMatch(store); return m.replace(store, "$1if ((c & 1) != 0) $2"); });
+    expect(wrong.passed).toBe(false);
+    expect(wrong.outputs[0].mismatches).toBe(C / 2);
+    expect(wrong.outputs[0].examples[0].why).toBe("not written");
+    expect(wrong.outputs[1].mismatches).toBe(0);
+    // inputs without such NaNs need no second run
+    expect(runAndValidate({ engine: h.wasm, runtime: h.runtime, text: text("nan_payload_sentinel"), options: {}, seed: 1 }).outputs[0].sentinelRechecked).toBeUndefined();
   });
 });

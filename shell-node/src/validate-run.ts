@@ -38,10 +38,13 @@ export const LARGEST_FINITE: Record<string, number> = {
 };
 
 /** A 16-bit sentinel: a quiet NaN of the dtype with a position-dependent payload (never 0). */
-function sentinelBits16(buffer: number, position: number, dtype: string): number {
+export function sentinelBits16(buffer: number, position: number, dtype: string, salt = 0): number {
   const h = sentinelBits(buffer, position, true);
-  if (dtype === "f16") return 0x7e00 | ((h & 0x1ff) || 1);
-  return 0x7fc0 | ((h & 0x3f) || 1);
+  const mask = dtype === "f16" ? 0x1ff : 0x3f;
+  let payload = (h & mask) || 1;
+  // the second set of sentinels (salt 1) differs from the first at every position
+  if (salt) payload = (payload % mask) + 1;
+  return (dtype === "f16" ? 0x7e00 : 0x7fc0) | payload;
 }
 /** Dispatches per validation run (into the same buffers). */
 export const DISPATCHES = 3;
@@ -55,13 +58,16 @@ export const GUARD_ROWS = 2;
  * bits, so even a write of a NaN that carries some sentinel payload is detected unless it is
  * exactly the pattern of that very position.
  */
-export function sentinelBits(buffer: number, position: number, f32: boolean): number {
+export function sentinelBits(buffer: number, position: number, f32: boolean, salt = 0): number {
   let h = Math.imul(position + 1, 0x9e3779b1) ^ Math.imul(buffer + 1, 0x85ebca77);
   h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d);
   h ^= h >>> 13;
   if (f32) {
-    const payload = h & 0x3fffff;
-    return (0x7fc00000 | (payload === 0 ? 1 : payload)) >>> 0;
+    let payload = h & 0x3fffff;
+    if (payload === 0) payload = 1;
+    // the second set of sentinels (salt 1) differs from the first at every position
+    if (salt) payload = (payload % 0x3fffff) + 1;
+    return (0x7fc00000 | payload) >>> 0;
   }
   return (0x7e000000 | (h & 0xffffff)) >>> 0;
 }
@@ -104,6 +110,13 @@ export interface OutputCheck {
    *  f32 range (x * x at x = 1e20; bounds.ts): the f32 result is not the document's value at these
    *  inputs, so neither plain f32 nor the rounding estimate excuses them: how many (they fail). */
   f32Overflow?: number;
+  /** Elements that held their sentinel's bits after one of two runs where the reference is NaN
+   *  (a NaN the kernel writes may carry any payload, that one included) and not after the other
+   *  (other sentinels, which differ at every position): written (how many; they are compared as
+   *  written NaNs). */
+  sentinelRechecked?: number;
+  /** (First run only) the positions of those elements, for the second run. */
+  ambiguousSentinels?: number[];
   /** Set on such an output where elements outside that tolerance equal the document evaluated in
    *  plain f32 in program order exactly (the truncation of the f32 value the kernel computes:
    *  0.7 * 10 is 7 in f32, 6.99999988 in FP64): how many; they pass. */
@@ -365,7 +378,7 @@ export interface RunResult {
  * to differ from the reference, so |got - ref| <= 1 + ABS_TOL + REL_TOL * |ref|. An element the
  * reference never writes must keep its initial bits.
  */
-export function compare(name: string, dtype: string, got: ArrayLike<number>, ref: Float64Array | Int32Array, mask: Uint8Array, initialBits: ArrayLike<number> | null, gotBits: ArrayLike<number>, startsAsSentinels: boolean, castDerived = false, through = "", decided = false): OutputCheck {
+export function compare(name: string, dtype: string, got: ArrayLike<number>, ref: Float64Array | Int32Array, mask: Uint8Array, initialBits: ArrayLike<number> | null, gotBits: ArrayLike<number>, startsAsSentinels: boolean, castDerived = false, through = "", decided = false, recheck?: Set<number>): OutputCheck {
   // a float output whose value reads back a 16-bit intermediate the document stores takes the
   // looser tolerance of that dtype when it is looser than its own
   const own = TOLERANCE[dtype] ?? TOLERANCE.f32;
@@ -400,9 +413,20 @@ export function compare(name: string, dtype: string, got: ArrayLike<number>, ref
     const r = dtype === "f32" ? Math.fround(ref[i]) : ref[i];
     if (!Number.isFinite(r)) c.nonFiniteRefs++;
     if (startsAsSentinels && initialBits && gotBits[i] === initialBits[i]) {
-      // still the sentinel: never written (a NaN reference does not excuse it)
-      miss(i, g, r, "not written");
-      continue;
+      if (Number.isNaN(r) && recheck !== undefined && !recheck.has(i)) {
+        // the second run (other sentinels): this element differed from its first sentinel, so
+        // the kernel wrote it, a NaN that happens to carry this run's sentinel bits
+        c.sentinelRechecked = (c.sentinelRechecked ?? 0) + 1;
+      } else {
+        // still the sentinel: never written (a NaN reference does not excuse it, but a written
+        // NaN could carry these bits: the first run records where, for a second run)
+        if (Number.isNaN(r) && recheck === undefined) (c.ambiguousSentinels ??= []).push(i);
+        miss(i, g, r, "not written");
+        continue;
+      }
+    } else if (recheck !== undefined && recheck.has(i)) {
+      // it held its sentinel in the first run and not in this one: written
+      c.sentinelRechecked = (c.sentinelRechecked ?? 0) + 1;
     }
     if (dtype === "i32") {
       const abs = Math.abs(g - r);
@@ -466,6 +490,10 @@ export interface RunRequest {
   /** FP64 references already computed, keyed by document text, sizes, seed and input range (a
    *  benchmark validates the same case many times; the reference does not depend on the plan). */
   oracleCache?: Map<string, ReturnType<typeof evaluate>>;
+  /** The second set of sentinels (runAndValidate's second run), and per output the positions
+   *  that held their first sentinel where the reference is NaN. */
+  sentinelSalt?: number;
+  sentinelRecheck?: Map<string, Set<number>>;
 }
 
 /**
@@ -479,7 +507,18 @@ export interface RunRequest {
  * caller that times it (tile bench) times exactly that kernel.
  */
 export function runAndValidate(req: RunRequest): RunResult {
-  return validateOnce(req, true);
+  const first = validateOnce(req, true);
+  // an output element that still holds its sentinel where the reference is NaN may be a NaN the
+  // kernel wrote with the sentinel's payload (an input NaN's payload travels through arithmetic):
+  // run again with sentinels that differ from the first at every position; an element that held
+  // its sentinel in both runs was never written
+  if (first.error || !first.outputs.some((o) => o.ambiguousSentinels?.length)) return first;
+  const recheck = new Map<string, Set<number>>();
+  for (const o of first.outputs) if (o.ambiguousSentinels?.length) recheck.set(o.name, new Set(o.ambiguousSentinels));
+  const again = validateOnce({ ...req, options: first.options, emitted: first.replanned ? undefined : req.emitted, sentinelSalt: 1, sentinelRecheck: recheck }, false);
+  for (const o of first.outputs) delete o.ambiguousSentinels;
+  if (again.error) return first;
+  return first.replanned ? { ...again, replanned: first.replanned } : again;
 }
 
 function validateOnce(req: RunRequest, mayReplan: boolean): RunResult {
@@ -572,13 +611,13 @@ function validateOnce(req: RunRequest, mayReplan: boolean): RunResult {
           // f16 / bf16: the bits of each (already representable) value
           const encode = param.dtype === "f16" ? numberToF16 : numberToBf16;
           data = new Uint16Array(total);
-          for (let i = 0; i < total; i++) data[i] = sentinelBits16(bufferIndex, i, param.dtype);
+          for (let i = 0; i < total; i++) data[i] = sentinelBits16(bufferIndex, i, param.dtype, req.sentinelSalt ?? 0);
           if (fill) for (let i = 0; i < n; i++) data[guard + i] = encode(src[i]);
         } else {
           const isF32 = param.dtype === "f32";
           data = isF32 ? new Float32Array(total) : new Int32Array(total);
           const bits = new Uint32Array(data.buffer);
-          for (let i = 0; i < total; i++) bits[i] = sentinelBits(bufferIndex, i, isF32);
+          for (let i = 0; i < total; i++) bits[i] = sentinelBits(bufferIndex, i, isF32, req.sentinelSalt ?? 0);
           if (fill) for (let i = 0; i < n; i++) data[guard + i] = src[i];
         }
         const buf = runtime.buffer(total * size);
@@ -614,7 +653,7 @@ function validateOnce(req: RunRequest, mayReplan: boolean): RunResult {
       if (written.has(b.name)) {
         const viewBits = bits.subarray(b.guard, b.guard + b.n);
         const init = initBits.subarray(b.guard, b.guard + b.n);
-        outputs.push(compare(b.name, b.dtype, view, oracle.buffers.get(b.name)!, oracle.written.get(b.name)!, init, viewBits, !read.has(b.name), oracle.castDerived.has(b.name), oracle.narrowDerived.get(b.name) ?? "", oracle.decidedDerived.has(b.name)));
+        outputs.push(compare(b.name, b.dtype, view, oracle.buffers.get(b.name)!, oracle.written.get(b.name)!, init, viewBits, !read.has(b.name), oracle.castDerived.has(b.name), oracle.narrowDerived.get(b.name) ?? "", oracle.decidedDerived.has(b.name), req.sentinelRecheck ? req.sentinelRecheck.get(b.name) ?? new Set<number>() : undefined));
         gotOf.set(b.name, { dtype: b.dtype, view, bits: viewBits, initialBits: init, startsAsSentinels: !read.has(b.name) });
       } else {
         // inputs must come back unchanged

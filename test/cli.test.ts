@@ -8,6 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { ROOT, VALIDATE_DIR, caseFiles } from "./helpers/files";
 import { firstInvalidUtf8 } from "../shell-node/src/io";
+import { encodeNpy } from "../shell-node/src/npy";
 import { Rng } from "./helpers/random";
 
 const BIN = path.join(ROOT, "shell-node", "bin", "tile.mjs");
@@ -378,5 +379,20 @@ describe("small things a user hit (session 10)", () => {
     expect(dflt.inputs).toContain("uniform on [-2, 2)");
     expect(dflt.outputs[0].min).toBeLessThan(0);
     expect(tile("eval", sum, "--input-range", "1,0").code).toBe(2);
+  });
+
+  it("eval takes --input as run does: the oracle's outputs for the given contents", () => {
+    // X = 1 everywhere at 2 x 3: each row sums to 3
+    const x = path.join(tmp, "ones.npy");
+    fs.writeFileSync(x, encodeNpy("<f4", [2, 3], new Uint8Array(new Float32Array(6).fill(1).buffer)));
+    const r = JSON.parse(tile("eval", sum, "--size", "R=2", "--size", "C=3", "--input", `X=${x}`, "--json").stdout);
+    expect(r.ok).toBe(true);
+    expect(r.inputs).toContain("buffers given by --input: X");
+    expect(r.outputs[0]).toMatchObject({ name: "Y", written: 2, min: 3, max: 3 });
+    // the shape must match the sizes, and an output cannot be given
+    const bad = tile("eval", sum, "--input", `X=${x}`);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("has shape (2, 3)");
+    expect(tile("eval", sum, "--size", "R=2", "--size", "C=3", "--input", `Y=${x}`).code).toBe(2);
   });
 });

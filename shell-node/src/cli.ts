@@ -105,11 +105,12 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .argument("<file>")
     .option("--seed <n>", "input seed (0 to 4294967295)", seedArg, 1)
     .option("--input-range <LO,HI>", "f32 inputs uniform on [LO, HI) (default -2,2), as tile run draws them", inputRangeArg)
+    .addOption(new Option("--input <NAME=FILE>", "a buffer's initial contents from a NumPy .npy file, as tile run takes them (repeatable)").argParser(collect).default([]))
     .addOption(sizeOption())
     .addOption(engineOption())
     .option("--json", "print JSON")
     .action(async (file: string, o) => {
-      setExit(evalCommand(await loadEngine(o.engine as EngineName), file, parseSizes(o.size), o.seed, !!o.json, o.inputRange));
+      setExit(evalCommand(await loadEngine(o.engine as EngineName), file, parseSizes(o.size), o.seed, !!o.json, o.inputRange, o.input));
     });
 
   program

@@ -4,6 +4,7 @@ import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatDiagnostic, printJson, readDocu
 import { OracleError, evaluate } from "../oracle";
 import { DEFAULT_INPUT_RANGE, InputRange, describeInputs, makeInputs } from "../inputs";
 import { writtenBuffers } from "../access";
+import { loadUserInputs } from "../user-inputs";
 
 export interface OutputSummary {
   name: string;
@@ -24,8 +25,10 @@ export function canonicalDocument(engine: Engine, text: string, sizes: Record<st
   return { doc: r.ok ? JSON.parse(r.text) : null, response: r };
 }
 
-export function summarise(doc: any, seed: number, range: InputRange = DEFAULT_INPUT_RANGE): OutputSummary[] {
-  const result = evaluate(doc, makeInputs(doc, seed, range));
+export function summarise(doc: any, seed: number, range: InputRange = DEFAULT_INPUT_RANGE, given?: Map<string, Float64Array | Int32Array>): OutputSummary[] {
+  const inputs = makeInputs(doc, seed, range);
+  if (given) for (const [name, data] of given) inputs.set(name, data);
+  const result = evaluate(doc, inputs);
   return writtenBuffers(doc).map((name) => {
     const buf = result.buffers.get(name)!;
     const mask = result.written.get(name)!;
@@ -46,7 +49,7 @@ export function summarise(doc: any, seed: number, range: InputRange = DEFAULT_IN
   });
 }
 
-export function evalCommand(engine: Engine, file: string, sizes: Record<string, number>, seed: number, json: boolean, range: InputRange = DEFAULT_INPUT_RANGE): number {
+export function evalCommand(engine: Engine, file: string, sizes: Record<string, number>, seed: number, json: boolean, range: InputRange = DEFAULT_INPUT_RANGE, inputSpecs: string[] = []): number {
   const src = readDocument(file);
   if (src.text === null) {
     if (json) printJson({ file, ok: false, diagnostics: [src.diagnostic] });
@@ -59,9 +62,17 @@ export function evalCommand(engine: Engine, file: string, sizes: Record<string, 
     else for (const d of response.diagnostics) process.stdout.write(formatDiagnostic(file, d, src.text) + "\n");
     return EXIT_USAGE;
   }
+  // --input NAME=FILE.npy: a buffer's initial contents, as tile run takes them
+  const user = inputSpecs.length ? loadUserInputs(doc, inputSpecs) : null;
+  if (typeof user === "string") {
+    if (json) printJson({ file, ok: false, error: user });
+    else process.stderr.write(`tile: ${user}\n`);
+    return EXIT_USAGE;
+  }
+  const inputsText = describeInputs(seed, range) + (user && user.inputs.size ? " (buffers given by --input: " + [...user.inputs.keys()].join(", ") + ")" : "");
   let outputs: OutputSummary[];
   try {
-    outputs = summarise(doc, seed, range);
+    outputs = summarise(doc, seed, range, user?.inputs);
   } catch (err) {
     // an access that the inputs take out of bounds (a gather, a bound that wraps): the document
     // is valid, the evaluation at these inputs fails (exit 1), as `tile run` reports it
@@ -70,9 +81,9 @@ export function evalCommand(engine: Engine, file: string, sizes: Record<string, 
     else process.stdout.write(`${doc.name}: FP64 oracle, seed ${seed}: the evaluation failed: ${err.message}\n`);
     return EXIT_FAILED;
   }
-  if (json) printJson({ file, ok: true, name: doc.name, seed, sizes: doc.sizes, inputs: describeInputs(seed, range), outputs });
+  if (json) printJson({ file, ok: true, name: doc.name, seed, sizes: doc.sizes, inputs: inputsText, outputs });
   else {
-    process.stdout.write(`${doc.name}: FP64 oracle, seed ${seed}, sizes ${JSON.stringify(doc.sizes)}\n  inputs: ${describeInputs(seed, range)}\n`);
+    process.stdout.write(`${doc.name}: FP64 oracle, seed ${seed}, sizes ${JSON.stringify(doc.sizes)}\n  inputs: ${inputsText}\n`);
     const rows = [["output", "written", "min", "max", "mean", "sum", "NaN", "±Infinity"]];
     for (const o of outputs) {
       rows.push([o.name, `${o.written}/${o.elements}`, o.min.toPrecision(7), o.max.toPrecision(7), o.mean.toPrecision(7), o.sum.toPrecision(10), String(o.nan), String(o.inf)]);

@@ -381,6 +381,21 @@ describe("small things a user hit (session 10)", () => {
     expect(tile("eval", sum, "--input-range", "1,0").code).toBe(2);
   });
 
+  it("run prints an i32 output's values and largest error as integers", () => {
+    const file = path.join(tmp, "i32_rowsum.json");
+    fs.writeFileSync(file, JSON.stringify({ tile: 1, name: "i32_rowsum", attrs: { noalias: true }, sizes: { R: 3, C: 700 },
+      params: [{ name: "X", dtype: "i32", shape: ["R", "C"] }, { name: "Y", dtype: "i32", shape: ["R"] }],
+      body: [{ for: "r", in: [0, "R"], kind: "parallel", body: [
+        { reduce: "s", combiner: "sum", over: ["c", 0, "C"], value: ["mul", ["load", "X", ["r", "c"]], 1000] },
+        { store: "Y", at: ["r"], value: "s" }] }] }));
+    const r = tile("run", file);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const row = r.stdout.split("\n").find((l) => /^\s+Y\s/.test(l)) ?? "";
+    expect(row).toMatch(/\s0\s+0\.00e\+0\s/);
+    expect(row).toMatch(/got \d+ ref \d+ /);
+    expect(row).not.toMatch(/got [\d.]+e/);
+  });
+
   it("eval takes --input as run does: the oracle's outputs for the given contents", () => {
     // X = 1 everywhere at 2 x 3: each row sums to 3
     const x = path.join(tmp, "ones.npy");

@@ -137,6 +137,19 @@ describe("rejections and fallbacks", () => {
     expect(plan(caseText("add"), { fuse: false }).realization).toBe("fused-elementwise");
   });
 
+  it("an option that has no effect on the realization used is a TPL011 warning, never ignored silently", () => {
+    const warned = (p: any): string[] => p.diagnostics.filter((d: any) => d.code === "TPL011").map((d: any) => d.pointer ?? d.path ?? "");
+    const single = plan(caseText("add"), { fuse: false, cacheInput: false });
+    expect(single.ok).toBe(true);
+    expect(single.diagnostics.filter((d: any) => d.code === "TPL011").map((d: any) => d.message).join(" ")).toMatch(/--no-cache-input has no effect.*--no-fuse has no effect|--no-fuse has no effect.*--no-cache-input has no effect/s);
+    const red = plan(caseText("layernorm"), { fuse: false });
+    expect(red.ok).toBe(true);
+    expect(red.diagnostics.filter((d: any) => d.code === "TPL011").map((d: any) => d.message)).toEqual([expect.stringMatching(/--no-fuse has no effect: it applies to element graphs with several outputs/)]);
+    // where they do something, no warning: --no-fuse on a pair, --no-cache-input on a reduction
+    expect(warned(plan(caseText("gelu_pair"), { fuse: false }))).toEqual([]);
+    expect(warned(plan(caseText("layernorm"), { cacheInput: false }))).toEqual([]);
+  });
+
   it("a proven write conflict rejects the document with TPL001", () => {
     const p = plan(fixture("pk_store_not_by_program"));
     expect(p.ok).toBe(false);

@@ -216,7 +216,9 @@ export function checkPureExpression(ctx: LegalityContext): RuleResult {
       if (k == PAIR_UNKNOWN) {
         const why = !l.allAffine() || !s.allAffine()
           ? "use an index that is not affine in the loop variables (or one that may wrap around in i32)"
-          : "are run by " + runsText(l) + " and " + runsText(s) + ", and no index shows they touch different elements or that one worker does both";
+          : (runsText(l) == runsText(s)
+            ? "are each run by " + runsText(l) + " (not shown to be the same worker for the same element)"
+            : "are run by " + runsText(l) + " and " + runsText(s)) + ", and no index shows they touch different elements or that one worker does both";
         v.unknown("The load of " + quoted(l.buffer) + " and the store at " + s.ptr + " " + why + ", so it cannot be shown that no worker reads an element another worker writes.", l.ptr);
       } else if (s.dist === null || l.dist === null) {
         v.fail("The load of " + quoted(l.buffer) + " (run by " + runsText(l) + ") may read an element that the store at " + s.ptr + " (run by " + runsText(s) + ") writes from another worker, without a device fence between them (a cross-worker hand-off).", l.ptr);

@@ -439,6 +439,7 @@ function validateOptions(o: Options, device: Device, plan: Plan): bool {
 
 function solveReduction(doc: Doc, st: Structure, device: Device, o: Options, plan: Plan, facts: Facts | null): void {
   if (!validateOptions(o, device, plan)) return;
+  if (!o.fuse) plan.diags.push(diag("TPL011", "/options/fuse", "--no-fuse has no effect: it applies to element graphs with several outputs; a reduction's outputs are computed by one cooperative program; omit the option."));
   const s = new Search(doc, st, device, o, plan, facts);
   s.findCacheable();
   let limit: i32 = device.maxThreadsPerGroup;
@@ -567,6 +568,8 @@ function solveElement(doc: Doc, st: Structure, device: Device, o: Options, plan:
   // the grid has one thread per chunk of elements: programs per group have no meaning here
   // (--unroll sets U, the chunks of V columns each thread takes)
   if (o.programsPerGroup > 0) plan.diags.push(diag("TPL011", "/options/programsPerGroup", "--programs-per-group " + o.programsPerGroup.toString() + " has no effect: this document is in the element family (one thread per element, no programs); omit the option."));
+  if (!o.cacheInput) plan.diags.push(diag("TPL011", "/options/cacheInput", "--no-cache-input has no effect: the element grid reads each element once and caches nothing; omit the option."));
+  if (!o.fuse && st.outputs.length <= 1) plan.diags.push(diag("TPL011", "/options/fuse", "--no-fuse has no effect: this document has one output, so there is nothing to fuse; omit the option."));
   let limit: i32 = device.maxThreadsPerGroup;
   if (o.maxThreads > 0 && o.maxThreads < limit) limit = o.maxThreads;
   // --threads sets the block (threads per group) of the element grid

@@ -71,7 +71,7 @@ const RECIPES: Array<string> = [
   "reciprocal", "[\"div\", [\"f32\", 1], x]",
   "recip", "[\"div\", [\"f32\", 1], x]",
   "rcp", "[\"div\", [\"f32\", 1], x]",
-  "softplus", "[\"log\", [\"add\", [\"f32\", 1], [\"exp\", x]]]",
+  "softplus", "[\"add\", [\"max\", x, [\"f32\", 0]], [\"log\", [\"add\", [\"f32\", 1], [\"exp\", [\"neg\", [\"abs\", x]]]]]] (log(1 + exp(x)) overflows for x > 88)",
   "gelu", "[\"mul\", [\"mul\", [\"f32\", 0.5], x], [\"add\", [\"f32\", 1], [\"tanh\", [\"mul\", [\"f32\", 0.7978846], [\"add\", x, [\"mul\", [\"f32\", 0.044715], [\"mul\", x, [\"mul\", x, x]]]]]]]] (the tanh form; see cases/gelu_pair.json)",
   "pow", "[\"exp\", [\"mul\", y, [\"log\", x]]] for x > 0, or repeated \"mul\" for a small integer power",
   "fma", "[\"add\", [\"mul\", a, b], c]",

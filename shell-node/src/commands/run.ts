@@ -14,10 +14,13 @@ export function worstText(o: OutputCheck): string {
   const w = o.worst;
   if (!w) return "-";
   const share = Number.isFinite(w.ratio) ? `${w.ratio.toPrecision(2)} of the tolerance` : "outside the tolerance";
-  return `[${w.index}] got ${fmt(w.got)} ref ${fmt(w.ref)} (${share})`;
+  // an i32 output's values are integers: printed exactly (an off-by-one must be readable)
+  const i32 = (o.tolerance as { dtype?: string }).dtype === "i32";
+  return `[${w.index}] got ${fmt(w.got, i32)} ref ${fmt(w.ref, i32)} (${share})`;
 }
 
-function fmt(x: number): string {
+function fmt(x: number, integer = false): string {
+  if (integer && Number.isInteger(x)) return String(x);
   return Number.isFinite(x) ? x.toPrecision(7) : String(x);
 }
 
@@ -79,7 +82,10 @@ export function runCommand(engine: Engine, file: string, options: PlanOptions, r
         process.stdout.write(`  tolerance of ${o.name}: |got - ref| <= ${t.abs.toExponential()} + ${t.rel.toExponential()} * |ref| (${why})\n`);
       }
       const rows = [["output", "written", "max abs error", "max rel error", "mismatches", "non-finite", "worst element (index, got, ref)"]];
-      for (const o of r.outputs) rows.push([o.name, `${o.written}/${o.elements}`, o.maxAbsError.toExponential(2), o.maxRelError.toExponential(2), String(o.mismatches), String(o.nonFinite), worstText(o)]);
+      for (const o of r.outputs) {
+        const i32 = (o.tolerance as { dtype?: string }).dtype === "i32" && Number.isInteger(o.maxAbsError);
+        rows.push([o.name, `${o.written}/${o.elements}`, i32 ? String(o.maxAbsError) : o.maxAbsError.toExponential(2), o.maxRelError.toExponential(2), String(o.mismatches), String(o.nonFinite), worstText(o)]);
+      }
       if (r.outputs.length) process.stdout.write(indent(table(rows), "  ") + "\n");
       if (r.outputs.some((o) => o.maxRelError > (o.tolerance?.rel ?? r.tolerance.rel))) {
         process.stdout.write(`  note: a max rel error above ${r.tolerance.rel} passes where |ref| is small: the absolute term ${r.tolerance.abs} dominates there\n`);

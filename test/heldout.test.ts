@@ -17,6 +17,8 @@
 //                                zero padding written with select (only the chosen operand is
 //                                evaluated): the checker refused the guarded read as TIR023
 //   f16_inplace_scale, f16_reread_sum, bf16_reread_sum, write_then_reduce_f16, f16_store_edge
+//                                (f16_inplace_scale is an update in place: since session 11 the fused
+//                                element grid, it was the serial program)
 //                                16-bit stores: the oracle rounded the double straight to f16 where
 //                                the kernel rounds its f32 result (ties, 65519.99 -> 65504 vs inf),
 //                                and an f32 output reading back a stored 16-bit intermediate was
@@ -109,7 +111,7 @@ const CASES: Record<string, Expect> = {
   elem_zero_extent_inner: { realization: "serial-program", variants: [{}], writesNothing: true },
   names_non_ascii: { realization: "fused-elementwise", variants: [{}, { vector: 4 }] },
   names_punctuation: { realization: "cooperative-reduction", variants: [{}, { programsPerGroup: 2 }] },
-  f16_inplace_scale: { realization: "serial-program", variants: [{}] },
+  f16_inplace_scale: { realization: "fused-elementwise", variants: [{}, { vector: 1 }, { vector: 8 }] },
   f16_reread_sum: { realization: "cooperative-reduction", variants: [{}, { vector: 4 }, { programsPerGroup: 2 }] },
   bf16_reread_sum: { realization: "cooperative-reduction", variants: [{}, { vector: 8 }] },
   write_then_reduce_f16: { realization: "cooperative-reduction", variants: [{}, { vector: 4 }, { cacheInput: false }] },

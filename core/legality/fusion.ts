@@ -140,16 +140,82 @@ export function checkInjectiveCompactStore(ctx: LegalityContext): RuleResult {
 // ---------------------------------------------------------------------------------------------
 // no-read-of-written
 
+/** Whether two affine index forms are the same function of the loop variables. */
+function sameForm(a: Affine | null, b: Affine | null): bool {
+  if (a === null || b === null) return false;
+  const x = changetype<Affine>(a);
+  const y = changetype<Affine>(b);
+  if (x.c != y.c) return false;
+  const sx = x.support();
+  const sy = y.support();
+  if (sx.length != sy.length) return false;
+  for (let i: i32 = 0; i < sx.length; i++) if (x.coef(sx[i]) != y.coef(sx[i])) return false;
+  return true;
+}
+
+/** The segments of a JSON pointer ("/body/0/value" -> ["body", "0", "value"]). */
+function segments(ptr: string): Array<string> {
+  const parts = ptr.split("/");
+  const out = new Array<string>();
+  for (let i: i32 = 1; i < parts.length; i++) out.push(parts[i]);
+  return out;
+}
+
+function isIndexSegment(s: string): bool {
+  if (s.length == 0) return false;
+  for (let i: i32 = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
+}
+
+/** Whether the load at `load` runs before the store statement at `store` in program order: it is
+ *  part of the store (its value or index, read before the element is written), or it sits in an
+ *  earlier statement of a statement list that holds both. Anything else (a later statement,
+ *  another branch of an if) is not shown to run before it. */
+function loadBeforeStore(load: string, store: string): bool {
+  if (load.startsWith(store + "/")) return true;
+  const a = segments(load);
+  const b = segments(store);
+  let i: i32 = 0;
+  while (i < a.length && i < b.length && a[i] == b[i]) i++;
+  if (i == 0 || i >= a.length || i >= b.length) return false;
+  const list = a[i - 1];
+  if (list != "body" && list != "else") return false;
+  if (!isIndexSegment(a[i]) || !isIndexSegment(b[i])) return false;
+  return a[i].length < b[i].length || (a[i].length == b[i].length && a[i] < b[i]);
+}
+
 export function checkNoReadOfWritten(ctx: LegalityContext): RuleResult {
   const v = new Verdict("no-read-of-written");
   const f = ctx.facts();
+  let inPlace: i32 = 0;
   for (let i: i32 = 0; i < f.loads.length; i++) {
     const l = f.loads[i];
     const stores = f.storesTo(l.buffer);
     if (stores.length == 0) continue;
-    v.fail("This reads " + quoted(l.buffer) + ", which the kernel writes (at " + stores[0].ptr + "); in one fused grid the read may see another element's write or miss it (RAW / WAR).", l.ptr);
+    // an update in place: the buffer's one store writes exactly the element this load reads (the
+    // same affine index in every dimension), and the load runs first in the same iteration, so
+    // each thread reads only the element it writes itself, before writing it
+    if (stores.length == 1) {
+      const s = stores[0];
+      let same: bool = l.forms.length == s.forms.length && l.forms.length > 0;
+      for (let d: i32 = 0; same && d < l.forms.length; d++) same = sameForm(l.forms[d], s.forms[d]);
+      if (same && loadBeforeStore(l.ptr, s.ptr)) {
+        inPlace++;
+        continue;
+      }
+      if (same) {
+        v.fail("This reads " + quoted(l.buffer) + " at the element its store (at " + s.ptr + ") writes, but not before the store in program order; the fused grid's vector form reads before it writes, so a read after the write is not fused.", l.ptr);
+        continue;
+      }
+    }
+    v.fail("This reads " + quoted(l.buffer) + ", which the kernel writes (at " + stores[0].ptr + "), at an element the store may not write in the same iteration; in one fused grid the read may see another element's write or miss it (RAW / WAR).", l.ptr);
   }
-  return v.result("No buffer that the kernel writes is read anywhere in it.");
+  return v.result(inPlace > 0
+    ? "Every load of a buffer the kernel writes (" + inPlace.toString() + ") reads the element that buffer's one store writes in the same iteration, before the store: each thread updates only its own elements."
+    : "No buffer that the kernel writes is read anywhere in it.");
 }
 
 // ---------------------------------------------------------------------------------------------

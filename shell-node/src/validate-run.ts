@@ -515,7 +515,7 @@ export function runAndValidate(req: RunRequest): RunResult {
   if (first.error || !first.outputs.some((o) => o.ambiguousSentinels?.length)) return first;
   const recheck = new Map<string, Set<number>>();
   for (const o of first.outputs) if (o.ambiguousSentinels?.length) recheck.set(o.name, new Set(o.ambiguousSentinels));
-  const again = validateOnce({ ...req, options: first.options, emitted: first.replanned ? undefined : req.emitted, sentinelSalt: 1, sentinelRecheck: recheck }, false);
+  const again = validateOnce({ ...req, options: first.options ?? req.options, emitted: first.replanned ? undefined : req.emitted, sentinelSalt: 1, sentinelRecheck: recheck }, false);
   for (const o of first.outputs) delete o.ambiguousSentinels;
   if (again.error) return first;
   return first.replanned ? { ...again, replanned: first.replanned } : again;

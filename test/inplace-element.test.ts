@@ -1,0 +1,65 @@
+// Updates in place in the element family (a red team of session 11): `X[r, c] = f(X[r, c])`
+// fell back to the serial program with `no-read-of-written` ("the read may see another element's
+// write"), although each thread reads only the element it writes, before writing it. The rule now
+// admits a load of a written buffer whose index is that buffer's one store's index in every
+// dimension and which runs before the store in program order; a read after the store, or of
+// another element (a neighbour, a mirror), is still refused.
+import { describe, expect, it } from "vitest";
+import { runAndValidate } from "../shell-node/src/validate-run";
+import { hostContext } from "./helpers/host";
+
+const h = hostContext();
+
+const doc = (body: object[], extra: object[] = []): string => JSON.stringify({
+  tile: 1, name: "inplace", attrs: { noalias: true }, sizes: { R: 6, C: 1001 },
+  params: [{ name: "X", dtype: "f32", shape: ["R", "C"] }, { name: "B", dtype: "f32", shape: ["C"] }, ...extra],
+  body: [{ for: "r", in: [0, "R"], kind: "parallel", body: [{ for: "c", in: [0, "C"], kind: "parallel", body }] }],
+});
+const x = ["load", "X", ["r", "c"]];
+const plan = (text: string, options: object = {}): any => h.wasm.call({ command: "plan", document: text, options });
+const rule = (p: any): any => p.rules.find((r: any) => r.id === "no-read-of-written");
+
+describe("element grid: an update in place", () => {
+  const scale = doc([{ store: "X", at: ["r", "c"], value: ["add", ["mul", x, ["f32", 2]], ["load", "B", ["c"]]] }]);
+  const viaLet = doc([{ let: "v", value: x }, { let: "w", value: ["mul", "v", "v"] }, { store: "X", at: ["r", "c"], value: ["sub", "w", "v"] }]);
+  const residual = doc([{ store: "Y", at: ["r", "c"], value: x }, { store: "X", at: ["r", "c"], value: ["add", x, ["f32", 1]] }], [{ name: "Y", dtype: "f32", shape: ["R", "C"] }]);
+
+  it("is fused, with the rule saying why, and runs as the oracle says at every width", () => {
+    for (const text of [scale, viaLet, residual]) {
+      const p = plan(text);
+      expect(p.realization, JSON.stringify(p.rejections)).toBe("fused-elementwise");
+      expect(rule(p).verdict).toBe("holds");
+      expect(rule(p).reason).toMatch(/reads the element that buffer's one store writes in the same iteration, before the store/);
+      for (const options of [{}, { vector: 1 }, { vector: 4 }, { vector: 8, unroll: 2 }, { threads: 32, sizes: { C: 37 } }]) {
+        const a = h.wasm.call({ command: "emit", document: text, options });
+        expect(JSON.stringify(a)).toBe(JSON.stringify(h.js.call({ command: "emit", document: text, options })));
+        const r = runAndValidate({ engine: h.wasm, runtime: h.runtime, text, options, seed: 3, emitted: a });
+        expect(r.passed && r.guards === "intact", `${JSON.stringify(options)}: ${r.error ?? ""} ${JSON.stringify(r.outputs.map((o) => o.examples))}`).toBe(true);
+        expect(r.plan.realization).toBe("fused-elementwise");
+      }
+    }
+  });
+
+  it("a wrong kernel still fails: the validation chains the three dispatches in place", () => {
+    const r = runAndValidate({ engine: h.wasm, runtime: h.runtime, text: scale, options: { vector: 1 }, seed: 3,
+      mslOverride: (m) => { expect(m).toMatch(/\* 2\.0f/); return m.replace("* 2.0f", "* 2.0001f"); } });
+    expect(r.passed).toBe(false);
+  });
+
+  it("a read after the store, of a neighbour, of a mirrored element or through a second store is still refused", () => {
+    const after = doc([{ store: "X", at: ["r", "c"], value: ["f32", 1] }, { let: "v", value: x }, { store: "Y", at: ["r", "c"], value: "v" }], [{ name: "Y", dtype: "f32", shape: ["R", "C"] }]);
+    const neighbour = JSON.stringify({
+      tile: 1, name: "shift", attrs: { noalias: true }, sizes: { R: 6, C: 1001 },
+      params: [{ name: "X", dtype: "f32", shape: ["R", "C"] }],
+      body: [{ for: "r", in: [0, "R"], kind: "parallel", body: [{ for: "c", in: [0, ["sub", "C", 1]], kind: "parallel", body: [
+        { store: "X", at: ["r", "c"], value: ["load", "X", ["r", ["add", "c", 1]]] }] }] }],
+    });
+    const mirror = doc([{ store: "X", at: ["r", "c"], value: ["load", "X", ["r", ["sub", ["sub", "C", 1], "c"]]] }]);
+    for (const [name, text] of [["after", after], ["neighbour", neighbour], ["mirror", mirror]] as const) {
+      const p = plan(text);
+      expect(p.realization, name).not.toBe("fused-elementwise");
+      expect(p.rejections.flatMap((x: any) => x.failed), name).toContain("no-read-of-written");
+    }
+    expect(rule(plan(after)).reason).toMatch(/not before the store in program order/);
+  });
+});

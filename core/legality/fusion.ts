@@ -117,22 +117,142 @@ function checkCompact(ctx: LegalityContext, s: Site, v: Verdict): void {
   }
 }
 
+/** The image of one store of a partitioned output (several stores to one buffer): per dimension
+ *  the interval [lo, hi] of its index over the domain, and the domain's element count. */
+class StoreImage {
+  lo: Array<f64> = new Array<f64>();
+  hi: Array<f64> = new Array<f64>();
+  count: f64 = 1.0;
+}
+
+/** The image of store `s` when its index map is injective (each dimension one domain variable
+ *  with coefficient +1 or -1 plus an offset, or a constant; no variable in two dimensions; every
+ *  domain variable of more than one iteration used) and inside the buffer; else null, with the
+ *  reason recorded on `v`. */
+function injectiveImage(ctx: LegalityContext, s: Site, v: Verdict): StoreImage | null {
+  const pi = ctx.doc.paramIndex(s.buffer);
+  if (pi < 0) {
+    v.fail("The store writes " + quoted(s.buffer) + ", which is not a parameter.", s.ptr);
+    return null;
+  }
+  const names = new Array<string>();
+  const los = new Array<f64>();
+  const his = new Array<f64>();
+  const img = new StoreImage();
+  for (let k: i32 = 0; k < s.loops.length; k++) {
+    const l = s.loops[k];
+    if (!l.exact || l.step != 1.0) {
+      v.unknown("The loop " + quoted(l.name) + " around the store to " + quoted(s.buffer) + " has no constant range with step 1, so the store's image cannot be computed.", l.stmt.ptr);
+      return null;
+    }
+    names.push(l.name);
+    los.push(l.lo);
+    his.push(l.hi);
+    img.count = img.count * l.extent;
+  }
+  let imageCount: f64 = 1.0;
+  const used = new Array<string>();
+  for (let d: i32 = 0; d < s.forms.length; d++) {
+    const fd = s.forms[d];
+    const ip = s.index[d].ptr;
+    if (fd === null) {
+      v.unknown("Index " + d.toString() + " of the store to " + quoted(s.buffer) + " is not affine in the domain variables, so the store cannot be shown injective.", ip);
+      return null;
+    }
+    const a = changetype<Affine>(fd);
+    const sup = a.support();
+    if (sup.length > 1 || (sup.length == 1 && Math.abs(a.coef(sup[0])) != 1.0) || (sup.length == 1 && used.indexOf(sup[0]) >= 0)) {
+      v.unknown("Index " + d.toString() + " of the store to " + quoted(s.buffer) + " is not a domain variable of its own with coefficient +1 or -1 plus an offset, so the store is not proven injective.", ip);
+      return null;
+    }
+    if (sup.length == 1) used.push(sup[0]);
+    const r = new Array<f64>();
+    if (!affineRange(a, names, los, his, r)) {
+      v.unknown("Index " + d.toString() + " of the store to " + quoted(s.buffer) + " uses a variable without a constant range.", ip);
+      return null;
+    }
+    const extent: f64 = <f64>ctx.doc.dim(pi, d);
+    if (r[0] < 0.0 || r[1] > extent - 1.0) {
+      v.fail("Index " + d.toString() + " of the store to " + quoted(s.buffer) + " covers [" + num(r[0]) + ", " + num(r[1]) + "], outside the dimension [0, " + num(extent - 1.0) + "].", ip);
+      return null;
+    }
+    img.lo.push(r[0]);
+    img.hi.push(r[1]);
+    imageCount = imageCount * (r[1] - r[0] + 1.0);
+  }
+  if (imageCount != img.count) {
+    v.fail("The store to " + quoted(s.buffer) + " does not use every domain variable of more than one iteration in its index, so two iterations write one element.", s.ptr);
+    return null;
+  }
+  return img;
+}
+
+/** Several unconditional stores to one buffer: each injective, the images pairwise disjoint (some
+ *  dimension where their intervals do not meet) and together exactly the buffer's elements. */
+function checkPartition(ctx: LegalityContext, stores: Array<Site>, v: Verdict): void {
+  const images = new Array<StoreImage>();
+  let total: f64 = 0.0;
+  for (let i: i32 = 0; i < stores.length; i++) {
+    const s = stores[i];
+    if (s.guarded) {
+      v.fail("The store to " + quoted(s.buffer) + " is under an if, so some elements of the output may never be written.", s.ptr);
+      return;
+    }
+    const img = injectiveImage(ctx, s, v);
+    if (img === null) return;
+    const im = changetype<StoreImage>(img);
+    for (let j: i32 = 0; j < images.length; j++) {
+      const o = images[j];
+      let apart = false;
+      for (let d: i32 = 0; d < im.lo.length && !apart; d++) apart = im.hi[d] < o.lo[d] || o.hi[d] < im.lo[d];
+      if (!apart) {
+        v.unknown("The stores to " + quoted(s.buffer) + " at " + stores[j].ptr + " and " + s.ptr + " have index ranges that meet in every dimension, so they are not shown to write different elements.", s.ptr);
+        return;
+      }
+    }
+    images.push(im);
+    total += im.count;
+  }
+  const pi = ctx.doc.paramIndex(stores[0].buffer);
+  let elems: f64 = 1.0;
+  for (let d: i32 = 0; d < stores[0].forms.length; d++) elems = elems * <f64>ctx.doc.dim(pi, d);
+  if (total != elems) {
+    v.fail("The " + stores.length.toString() + " stores to " + quoted(stores[0].buffer) + " write " + num(total) + " distinct elements but the buffer has " + num(elems) + ", so part of the buffer is never written.", stores[0].ptr);
+  }
+}
+
+/** Whether the stores of one buffer write pairwise different elements of it (checkPartition). */
+function partitioned(ctx: LegalityContext, stores: Array<Site>): bool {
+  const v = new Verdict("injective-compact-store");
+  checkPartition(ctx, stores, v);
+  return v.result("").verdict == "holds";
+}
+
 export function checkInjectiveCompactStore(ctx: LegalityContext): RuleResult {
   if (ctx.structure.family != "element") return notElement(ctx, "injective-compact-store");
   const v = new Verdict("injective-compact-store");
   const f = ctx.facts();
   const outs = ctx.structure.outputs;
+  let shared: i32 = 0;
   for (let b: i32 = 0; b < outs.length; b++) {
     const stores = f.storesTo(outs[b]);
-    for (let i: i32 = 1; i < stores.length; i++) {
-      v.fail("The buffer " + quoted(outs[b]) + " has " + stores.length.toString() + " stores; fusion needs exactly one per output (first at " + stores[0].ptr + ").", stores[i].ptr);
-    }
     if (stores.length == 0) continue;
+    if (stores.length > 1) {
+      // a partitioned output (the two halves of a rotary embedding): one thread writes one
+      // element of each store's image, and the images are disjoint
+      checkPartition(ctx, stores, v);
+      shared++;
+      continue;
+    }
     const s = stores[0];
     if (s.guarded) {
       v.fail("The store to " + quoted(s.buffer) + " is under an if, so some elements of the output may never be written.", s.ptr);
     }
     checkCompact(ctx, s, v);
+  }
+  if (shared > 0) {
+    return v.result("Each output has one unconditional store whose index maps every domain variable (coefficient +1 or -1) onto a distinct buffer dimension exactly, a bijection, or (" + shared.toString() +
+      (shared == 1 ? " output" : " outputs") + ") several unconditional stores, each injective, whose images are disjoint in some dimension and together are the whole buffer: every element written once by one thread.");
   }
   return v.result("Each output has exactly one unconditional store whose index maps every domain variable (coefficient +1 or -1) onto a distinct buffer dimension exactly, and the domain has as many elements as the buffer: a bijection.");
 }
@@ -224,14 +344,24 @@ export function checkNoReadOfWritten(ctx: LegalityContext): RuleResult {
 export function checkSingleWriter(ctx: LegalityContext): RuleResult {
   const v = new Verdict("single-writer");
   const f = ctx.facts();
+  let shared: i32 = 0;
+  const seen = new Array<string>();
   for (let i: i32 = 0; i < f.stores.length; i++) {
-    const s = f.stores[i];
-    for (let j: i32 = 0; j < i; j++) {
-      if (f.stores[j].buffer == s.buffer) {
-        v.fail("A second store writes " + quoted(s.buffer) + " (first at " + f.stores[j].ptr + "); two writers of one buffer (WAW) are not fused.", s.ptr);
-        break;
-      }
+    const buffer = f.stores[i].buffer;
+    if (seen.indexOf(buffer) >= 0) continue;
+    seen.push(buffer);
+    const all = f.storesTo(buffer);
+    if (all.length < 2) continue;
+    // several stores of one buffer: fused only where they write different elements
+    if (ctx.structure.family == "element" && partitioned(ctx, all)) {
+      shared++;
+      continue;
+    }
+    for (let k: i32 = 1; k < all.length; k++) {
+      v.fail("A second store writes " + quoted(buffer) + " (first at " + all[0].ptr + ") and the two are not shown to write different elements; two writers of one element (WAW) are not fused.", all[k].ptr);
     }
   }
-  return v.result("Every written buffer has exactly one store statement.");
+  return v.result(shared > 0
+    ? "Every written buffer has one store statement, or several whose index ranges are disjoint (each element has one writer)."
+    : "Every written buffer has exactly one store statement.");
 }

@@ -3,7 +3,11 @@
 // write"), although each thread reads only the element it writes, before writing it. The rule now
 // admits a load of a written buffer whose index is that buffer's one store's index in every
 // dimension and which runs before the store in program order; a read after the store, or of
-// another element (a neighbour, a mirror), is still refused.
+// another element (a neighbour, a mirror), is still refused. A second red team found that the
+// comparison by variable name admitted a race: sibling nests that name their loops in another
+// order (`for b { for c { Y = X[a, b, c] } }` then `for c { for b { X[a, b, c] = ... } }`) put the
+// read and the write of one element on different threads; indices are now compared by the grid
+// level of their loops.
 import { describe, expect, it } from "vitest";
 import { runAndValidate } from "../shell-node/src/validate-run";
 import { hostContext } from "./helpers/host";
@@ -61,5 +65,26 @@ describe("element grid: an update in place", () => {
       expect(p.rejections.flatMap((x: any) => x.failed), name).toContain("no-read-of-written");
     }
     expect(rule(plan(after)).reason).toMatch(/not before the store in program order/);
+  });
+
+  it("sibling nests are compared by loop level, not by name: swapped names race and are refused, the same order is fused", () => {
+    const nests = (inner1: [string, string], inner2: [string, string]): string => JSON.stringify({
+      tile: 1, name: "sib", attrs: { noalias: true }, sizes: { A: 3, N: 12 },
+      params: [{ name: "X", dtype: "f32", shape: ["A", "N", "N"] }, { name: "Y", dtype: "f32", shape: ["A", "N", "N"] }],
+      body: [{ for: "a", in: [0, "A"], kind: "parallel", body: [
+        { for: inner1[0], in: [0, "N"], kind: "parallel", body: [{ for: inner1[1], in: [0, "N"], kind: "parallel", body: [
+          { store: "Y", at: ["a", "b", "c"], value: ["load", "X", ["a", "b", "c"]] }] }] },
+        { for: inner2[0], in: [0, "N"], kind: "parallel", body: [{ for: inner2[1], in: [0, "N"], kind: "parallel", body: [
+          { store: "X", at: ["a", "b", "c"], value: ["add", ["load", "X", ["a", "b", "c"]], ["f32", 10]] }] }] }] }],
+    });
+    const swapped = plan(nests(["b", "c"], ["c", "b"]));
+    expect(swapped.realization).toBe("serial-program");
+    expect(swapped.rejections[0].failed).toContain("no-read-of-written");
+    const r = runAndValidate({ engine: h.wasm, runtime: h.runtime, text: nests(["b", "c"], ["c", "b"]), options: {}, seed: 1 });
+    expect(r.passed, r.error ?? "").toBe(true);
+    const same = nests(["b", "c"], ["b", "c"]);
+    expect(plan(same).realization).toBe("fused-elementwise");
+    const s = runAndValidate({ engine: h.wasm, runtime: h.runtime, text: same, options: {}, seed: 1 });
+    expect(s.passed && s.guards === "intact", s.error ?? "").toBe(true);
   });
 });

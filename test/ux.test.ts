@@ -141,6 +141,10 @@ describe("no silent fallback", () => {
     expect(v.ok).toBe(true);
     expect(v.diagnostics.map((d: any) => d.code)).toEqual(["TPL008"]);
     expect(v.diagnostics[0].message).toContain("The requested --programs-per-group 2 --vector 4 has no effect on the serial program.");
+    // --no-cache-input too (the serial program caches nothing): named once, in the TPL008
+    const nc = plan(doc, { cacheInput: false });
+    expect(nc.diagnostics.map((d: any) => d.code)).toEqual(["TPL008"]);
+    expect(nc.diagnostics[0].message).toContain("The requested --no-cache-input has no effect on the serial program.");
   });
 
   it("--threads sets the element grid's block, and the kernel still validates", async () => {

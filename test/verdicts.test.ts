@@ -225,4 +225,20 @@ describe("verdicts at the edges of f32 arithmetic", () => {
     // inputs without such NaNs need no second run
     expect(runAndValidate({ engine: h.wasm, runtime: h.runtime, text: text("nan_payload_sentinel"), options: {}, seed: 1 }).outputs[0].sentinelRechecked).toBeUndefined();
   });
+
+  it("an i32 output whose correct value equals its sentinel is written, not 'not written'; an unwritten one still fails", () => {
+    const text = JSON.stringify({ tile: 1, name: "i32copy", attrs: { noalias: true }, sizes: { N: 40 },
+      params: [{ name: "X", dtype: "i32", shape: ["N"] }, { name: "Y", dtype: "i32", shape: ["N"] }],
+      body: [{ for: "i", in: [0, "N"], kind: "parallel", body: [{ store: "Y", at: ["i"], value: ["load", "X", ["i"]] }] }] });
+    const guard = GUARD_ROWS * Math.max(16, 40);
+    const x = Int32Array.from({ length: 40 }, (_, i) => (i < 6 ? sentinelBits(1, guard + i, false) | 0 : i));
+    const go = (override?: (msl: string) => string) => runAndValidate({ engine: h.wasm, runtime: h.runtime, text, options: {}, seed: 1, inputs: new Map([["X", x]]), mslOverride: override });
+    const r = go();
+    expect(r.passed, JSON.stringify(r.outputs[0].examples)).toBe(true);
+    expect(r.outputs[0].sentinelRechecked).toBe(6);
+    // a kernel that writes only i >= 3: elements 0-2 hold their sentinel after both runs
+    const wrong = go((m) => m.replace(/(\n\s*)(Y\[[^\]]+\] = [^;]+;)/, "$1if (v_i >= 3) $2"));
+    expect(wrong.passed).toBe(false);
+    expect(wrong.outputs[0].mismatches).toBe(3);
+  });
 });

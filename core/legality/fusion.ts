@@ -205,6 +205,13 @@ function checkPartition(ctx: LegalityContext, stores: Array<Site>, v: Verdict): 
       const o = images[j];
       let apart = false;
       for (let d: i32 = 0; d < im.lo.length && !apart; d++) apart = im.hi[d] < o.lo[d] || o.hi[d] < im.lo[d];
+      // two injective stores onto the same box both write every element of it
+      let same: bool = im.lo.length == o.lo.length;
+      for (let d: i32 = 0; same && d < im.lo.length; d++) same = im.lo[d] == o.lo[d] && im.hi[d] == o.hi[d];
+      if (same) {
+        v.fail("The stores to " + quoted(s.buffer) + " at " + stores[j].ptr + " and " + s.ptr + " write the same elements, so each is written twice (WAW).", s.ptr);
+        return;
+      }
       if (!apart) {
         v.unknown("The stores to " + quoted(s.buffer) + " at " + stores[j].ptr + " and " + s.ptr + " have index ranges that meet in every dimension, so they are not shown to write different elements.", s.ptr);
         return;
@@ -260,16 +267,33 @@ export function checkInjectiveCompactStore(ctx: LegalityContext): RuleResult {
 // ---------------------------------------------------------------------------------------------
 // no-read-of-written
 
-/** Whether two affine index forms are the same function of the loop variables. */
-function sameForm(a: Affine | null, b: Affine | null): bool {
-  if (a === null || b === null) return false;
+/** The level of the loop named `name` in `loops` (outermost first; the innermost of that name), or -1. */
+function levelOf(loops: Array<LoopInfo>, name: string): i32 {
+  for (let k: i32 = loops.length - 1; k >= 0; k--) if (loops[k].name == name) return k;
+  return -1;
+}
+
+/** Whether the index form `a` of an access inside `loopsA` and `b` inside `loopsB` name the same
+ *  element for the same thread of the fused grid: the grid gives each thread one value per domain
+ *  level, so the variables are compared by their loop's level, not by name (sibling nests may
+ *  name their loops differently, or the same names at other levels). */
+function sameFormByLevel(a: Affine | null, loopsA: Array<LoopInfo>, b: Affine | null, loopsB: Array<LoopInfo>): bool {
+  if (a === null || b === null || loopsA.length != loopsB.length) return false;
   const x = changetype<Affine>(a);
   const y = changetype<Affine>(b);
   if (x.c != y.c) return false;
   const sx = x.support();
   const sy = y.support();
   if (sx.length != sy.length) return false;
-  for (let i: i32 = 0; i < sx.length; i++) if (x.coef(sx[i]) != y.coef(sx[i])) return false;
+  for (let i: i32 = 0; i < sx.length; i++) {
+    const k = levelOf(loopsA, sx[i]);
+    if (k < 0) return false;
+    const other = loopsB[k];
+    if (levelOf(loopsB, other.name) != k) return false;
+    if (y.coef(other.name) != x.coef(sx[i])) return false;
+    // the two loops of that level have the same range (the thread's value means the same there)
+    if (!loopsA[k].exact || !other.exact || loopsA[k].lo != other.lo || loopsA[k].hi != other.hi) return false;
+  }
   return true;
 }
 
@@ -321,7 +345,7 @@ export function checkNoReadOfWritten(ctx: LegalityContext): RuleResult {
     if (stores.length == 1) {
       const s = stores[0];
       let same: bool = l.forms.length == s.forms.length && l.forms.length > 0;
-      for (let d: i32 = 0; same && d < l.forms.length; d++) same = sameForm(l.forms[d], s.forms[d]);
+      for (let d: i32 = 0; same && d < l.forms.length; d++) same = sameFormByLevel(l.forms[d], l.loops, s.forms[d], s.loops);
       if (same && loadBeforeStore(l.ptr, s.ptr)) {
         inPlace++;
         continue;

@@ -358,7 +358,9 @@ function requested(o: Options): string {
 
 /** The width requests the serial program has no use for ("--vector 4 --unroll 3"), or "". */
 function ignoredWidths(o: Options): string {
-  return requested(o);
+  const w = requested(o);
+  if (o.cacheInput) return w;
+  return w.length > 0 ? w + " and --no-cache-input" : "--no-cache-input";
 }
 
 function describe(m: Mapping): string {
@@ -568,7 +570,6 @@ function solveElement(doc: Doc, st: Structure, device: Device, o: Options, plan:
   // the grid has one thread per chunk of elements: programs per group have no meaning here
   // (--unroll sets U, the chunks of V columns each thread takes)
   if (o.programsPerGroup > 0) plan.diags.push(diag("TPL011", "/options/programsPerGroup", "--programs-per-group " + o.programsPerGroup.toString() + " has no effect: this document is in the element family (one thread per element, no programs); omit the option."));
-  if (!o.cacheInput) plan.diags.push(diag("TPL011", "/options/cacheInput", "--no-cache-input has no effect: the element grid reads each element once and caches nothing; omit the option."));
   if (!o.fuse && st.outputs.length <= 1) plan.diags.push(diag("TPL011", "/options/fuse", "--no-fuse has no effect: this document has one output, so there is nothing to fuse; omit the option."));
   let limit: i32 = device.maxThreadsPerGroup;
   if (o.maxThreads > 0 && o.maxThreads < limit) limit = o.maxThreads;
@@ -606,6 +607,7 @@ function solveElement(doc: Doc, st: Structure, device: Device, o: Options, plan:
       return;
     }
     const chosen = changetype<Candidate>(best);
+    if (!o.cacheInput) plan.diags.push(diag("TPL011", "/options/cacheInput", "--no-cache-input has no effect: the element grid reads each element once and caches nothing; omit the option."));
     plan.realization = REALIZATION_FUSED;
     plan.mapping = chosen.mapping;
     plan.cost = chosen.cost;

@@ -69,7 +69,7 @@ export function sentinelBits(buffer: number, position: number, f32: boolean, sal
     if (salt) payload = (payload % 0x3fffff) + 1;
     return (0x7fc00000 | payload) >>> 0;
   }
-  return (0x7e000000 | (h & 0xffffff)) >>> 0;
+  return (0x7e000000 | ((salt ? h + 1 : h) & 0xffffff)) >>> 0;
 }
 
 export interface OutputCheck {
@@ -111,7 +111,8 @@ export interface OutputCheck {
    *  inputs, so neither plain f32 nor the rounding estimate excuses them: how many (they fail). */
   f32Overflow?: number;
   /** Elements that held their sentinel's bits after one of two runs where the reference is NaN
-   *  (a NaN the kernel writes may carry any payload, that one included) and not after the other
+   *  (a NaN the kernel writes may carry any payload, that one included) or, for i32, equals
+   *  those bits, and not after the other
    *  (other sentinels, which differ at every position): written (how many; they are compared as
    *  written NaNs). */
   sentinelRechecked?: number;
@@ -413,14 +414,17 @@ export function compare(name: string, dtype: string, got: ArrayLike<number>, ref
     const r = dtype === "f32" ? Math.fround(ref[i]) : ref[i];
     if (!Number.isFinite(r)) c.nonFiniteRefs++;
     if (startsAsSentinels && initialBits && gotBits[i] === initialBits[i]) {
-      if (Number.isNaN(r) && recheck !== undefined && !recheck.has(i)) {
+      // the kernel may have written exactly these bits: a NaN with this payload where the
+      // reference is NaN, or (i32) the reference value itself where it equals the sentinel
+      const couldBeWritten = Number.isNaN(r) || g === r;
+      if (couldBeWritten && recheck !== undefined && !recheck.has(i)) {
         // the second run (other sentinels): this element differed from its first sentinel, so
         // the kernel wrote it, a NaN that happens to carry this run's sentinel bits
         c.sentinelRechecked = (c.sentinelRechecked ?? 0) + 1;
       } else {
         // still the sentinel: never written (a NaN reference does not excuse it, but a written
         // NaN could carry these bits: the first run records where, for a second run)
-        if (Number.isNaN(r) && recheck === undefined) (c.ambiguousSentinels ??= []).push(i);
+        if (couldBeWritten && recheck === undefined) (c.ambiguousSentinels ??= []).push(i);
         miss(i, g, r, "not written");
         continue;
       }

@@ -76,5 +76,11 @@ describe("element grid: an output written by several stores", () => {
       expect(p.rejections[0].failed, name).toEqual(expect.arrayContaining(["injective-compact-store"]));
     }
     expect(rule(plan(rope(["add", "c", 66])), "single-writer").verdict).toBe("fails");
+    // a partitioned output that is also read: not an update in place (that needs one store)
+    const readBack = JSON.parse(rope(["add", "c", "H"]));
+    readBack.body[0].body[0].body[0] = { let: "x1", value: ["load", "Y", ["r", "c"]] };
+    const p = plan(JSON.stringify(readBack));
+    expect(p.realization).toBe("serial-program");
+    expect(p.rejections[0].failed).toContain("no-read-of-written");
   });
 });

@@ -10,7 +10,7 @@ vi.mock("../core/glue/wasm", async () => await import("../core/glue/js"));
 
 import { loadDocument } from "../core/ir/load";
 import { Doc, Expr, Stmt } from "../core/ir/ast";
-import { packWidth, vectorAccessesOfList, vectorAccessesOfReduce } from "../core/analysis/vectors";
+import { packWidth, vectorAccessesOfGrid, vectorAccessesOfList, vectorAccessesOfReduce } from "../core/analysis/vectors";
 import { reductionWork } from "../core/cost/work";
 import { chunkIssues, elementIssues } from "../core/cost/model";
 import { elementWork } from "../core/cost/work";
@@ -121,6 +121,29 @@ describe("which accesses are packed (core/analysis/vectors.ts)", () => {
     ])]))).toEqual([]);
     // a store in a nested loop is not at the top of the site
     expect(packedStores(rowDoc([loopOver([{ for: "q", in: [0, 1], kind: "serial", body: [{ store: "Y", at: ["r", "c"], value: X }] }])]))).toEqual([]);
+  });
+
+  it("the element grid packs an update in place: one store, every load at its index, none after it", () => {
+    const grid = (body: unknown[]): Doc => load(JSON.stringify({
+      tile: 1, name: "g", attrs: { noalias: true }, sizes: { R: 3, C: 40 },
+      params: [{ name: "X", dtype: "f32", shape: ["R", "C"] }, { name: "Y", dtype: "f32", shape: ["R", "C"] }],
+      body: [{ for: "r", in: [0, "R"], kind: "parallel", body: [{ for: "c", in: [0, "C"], kind: "parallel", body }] }],
+    }));
+    const packed = (doc: Doc): string[] => {
+      const inner = doc.body[0].body[0];
+      const a = vectorAccessesOfGrid(doc, inner.name, inner.body);
+      return [...a.loads.map((e: Expr) => "load " + e.name), ...a.stores.map((st: Stmt) => "store " + st.name)];
+    };
+    // X = 2 X, and a let before the store: packed both ways
+    expect(packed(grid([{ store: "X", at: ["r", "c"], value: ["mul", X, ["f32", 2]] }]))).toEqual(["load X", "store X"]);
+    expect(packed(grid([{ let: "v", value: X }, { store: "Y", at: ["r", "c"], value: "v" }, { store: "X", at: ["r", "c"], value: ["add", "v", ["f32", 1]] }]))).toEqual(["load X", "store Y", "store X"]);
+    // a load after the store, or at another index: neither X access packed
+    expect(packed(grid([{ store: "X", at: ["r", "c"], value: ["f32", 1] }, { store: "Y", at: ["r", "c"], value: X }]))).toEqual(["store Y"]);
+    expect(packed(grid([{ store: "X", at: ["r", "c"], value: ["load", "X", ["r", ["sub", ["sub", "C", 1], "c"]]] }]))).toEqual([]);
+    // the reduction family's sites keep the rule of before (vectorAccessesOfList)
+    const doc = grid([{ store: "X", at: ["r", "c"], value: ["mul", X, ["f32", 2]] }]);
+    const inner = doc.body[0].body[0];
+    expect(vectorAccessesOfList(doc, inner.name, inner.body).loads).toHaveLength(0);
   });
 
   it("the packed width: 4 where it divides V, else no packing", () => {

@@ -21,7 +21,13 @@
 //     Q scalar loads and the one packed load);
 //   - a packed store's buffer is never loaded by the kernel, and this store is the only store to
 //     it in the site (so writing the Q elements together, after the Q values, changes nothing
-//     another access could see, and no two stores of the vector race for one element).
+//     another access could see, and no two stores of the vector race for one element);
+//   - except, in the fused element grid, an update in place: a buffer whose one store in the
+//     whole document is a statement of this site, and every load of which sits in this site at
+//     or before that statement with the store's index exactly (the same expressions). Per value
+//     the scalar form reads its element and then writes it, and no value reads an element
+//     another value writes (the addresses are consecutive and distinct), so reading the Q
+//     elements first (packed) and writing them after the Q values (packed) is the same.
 // Bounds: the packed access covers exactly the Q addresses the scalar form would use; the emitter
 // uses it only for a vector whose Q values are all in the loop's range (the scalar guard holds
 // for each), and keeps the scalar form for a ragged last vector.
@@ -149,6 +155,9 @@ class Walk {
   out: VectorAccesses = new VectorAccesses();
   /** The whole site: a packed store must be the only store to its buffer in it. */
   top: Array<Stmt> = new Array<Stmt>();
+  /** Buffers updated in place in this site (vectorAccessesOfGrid): packed although both loaded
+   *  and stored. */
+  inPlace: Array<string> = new Array<string>();
 
   constructor(doc: Doc, v: string) {
     this.doc = doc;
@@ -159,7 +168,7 @@ class Walk {
   expr(e: Expr): void {
     if (e.op == "load") {
       const p = this.doc.paramIndex(e.name);
-      if (p >= 0 && packable(this.doc.params[p].dtype) && this.stored.indexOf(e.name) < 0 && contiguousIn(e.args, this.v, this.bound)) {
+      if (p >= 0 && packable(this.doc.params[p].dtype) && (this.stored.indexOf(e.name) < 0 || this.inPlace.indexOf(e.name) >= 0) && contiguousIn(e.args, this.v, this.bound)) {
         this.out.loads.push(e);
       }
       for (let i: i32 = 0; i < e.args.length; i++) this.expr(e.args[i]);
@@ -187,7 +196,7 @@ class Walk {
         this.expr(s.value);
         for (let k: i32 = 0; k < s.at.length; k++) this.expr(s.at[k]);
         const p = this.doc.paramIndex(s.name);
-        if (p >= 0 && packable(this.doc.params[p].dtype) && this.loaded.indexOf(s.name) < 0 &&
+        if (p >= 0 && packable(this.doc.params[p].dtype) && (this.loaded.indexOf(s.name) < 0 || this.inPlace.indexOf(s.name) >= 0) &&
           countStores(this.top, s.name) == 1 && contiguousIn(s.at, this.v, this.bound)) {
           this.out.stores.push(s);
         }
@@ -210,6 +219,54 @@ function walkFor(doc: Doc, v: string, list: Array<Stmt>): Walk {
  */
 export function vectorAccessesOfList(doc: Doc, v: string, list: Array<Stmt>): VectorAccesses {
   const w = walkFor(doc, v, list);
+  w.list(list);
+  return w.out;
+}
+
+function loadsOf(e: Expr, buffer: string, out: Array<Expr>): void {
+  if (e.op == "load" && e.name == buffer) out.push(e);
+  for (let i: i32 = 0; i < e.args.length; i++) loadsOf(e.args[i], buffer, out);
+}
+
+/** Every load of `buffer` in a statement list (any depth). */
+function loadsIn(list: Array<Stmt>, buffer: string, out: Array<Expr>): void {
+  for (let i: i32 = 0; i < list.length; i++) {
+    const s = list[i];
+    loadsOf(s.min, buffer, out);
+    loadsOf(s.extent, buffer, out);
+    loadsOf(s.step, buffer, out);
+    loadsOf(s.value, buffer, out);
+    loadsOf(s.cond, buffer, out);
+    for (let k: i32 = 0; k < s.at.length; k++) loadsOf(s.at[k], buffer, out);
+    loadsIn(s.body, buffer, out);
+    loadsIn(s.orelse, buffer, out);
+  }
+}
+
+function sameIndex(a: Array<Expr>, b: Array<Expr>): bool {
+  if (a.length != b.length) return false;
+  for (let i: i32 = 0; i < a.length; i++) if (!sameExpr(a[i], b[i])) return false;
+  return true;
+}
+
+/**
+ * The packed accesses of the fused element grid's innermost body `list` over `v`: as
+ * vectorAccessesOfList, and a buffer updated in place in it (see the file comment) packed too.
+ */
+export function vectorAccessesOfGrid(doc: Doc, v: string, list: Array<Stmt>): VectorAccesses {
+  const w = walkFor(doc, v, list);
+  for (let k: i32 = 0; k < list.length; k++) {
+    const s = list[k];
+    if (s.kind != "store" || w.loaded.indexOf(s.name) < 0 || countStores(doc.body, s.name) != 1) continue;
+    const all = new Array<Expr>();
+    loadsIn(doc.body, s.name, all);
+    const before = new Array<Expr>();
+    loadsIn(list.slice(0, k + 1), s.name, before);
+    if (before.length != all.length) continue;
+    let same = true;
+    for (let i: i32 = 0; same && i < before.length; i++) same = sameIndex(before[i].args, s.at);
+    if (same) w.inPlace.push(s.name);
+  }
   w.list(list);
   return w.out;
 }

@@ -4,7 +4,7 @@
 import { Doc, Expr, Stmt, dtypeBytes } from "../ir/ast";
 import { Affine, AffineEnv, affineOf } from "../ir/affine";
 import { evalConstI32 } from "../analysis/consts";
-import { VectorAccesses, sameExpr, vectorAccessesOfList, vectorAccessesOfReduce } from "../analysis/vectors";
+import { VectorAccesses, sameExpr, vectorAccessesOfGrid, vectorAccessesOfList, vectorAccessesOfReduce } from "../analysis/vectors";
 
 /** Arithmetic weight of one operation, in issue slots (transcendentals cost more). */
 export function opWeight(op: string): f64 {
@@ -193,7 +193,7 @@ function countBody(doc: Doc, list: Array<Stmt>, st: Stage, times: f64, domain: b
       const n: f64 = (domain && s.parallel) ? 1.0 : <f64>extentOf(doc, s.extent, 1);
       countBody(doc, s.body, st, times * n, domain);
       // the grid's innermost loop: a thread's vector of columns
-      if (domain && s.parallel && !holdsParallel(s.body)) addPacked(doc, vectorAccessesOfList(doc, s.name, s.body), st, times);
+      if (domain && s.parallel && !holdsParallel(s.body)) addPacked(doc, vectorAccessesOfGrid(doc, s.name, s.body), st, times);
     } else if (s.kind == "reduce") {
       countExpr(doc, s.value, st, times * <f64>extentOf(doc, s.extent, 1));
     }

@@ -14,7 +14,7 @@
 // caller emits this only for a vector whose Q values are all in range.
 
 import { Expr, Stmt } from "../ir/ast";
-import { VectorAccesses, packs, vectorAccessesOfList } from "../analysis/vectors";
+import { VectorAccesses, packs, vectorAccessesOfGrid } from "../analysis/vectors";
 import { Ctx } from "./context";
 import { cacheSlot, emitLoad, indexText, packedType } from "./expr";
 import { emitList, freshName, num, stripeCombine } from "./stmt";
@@ -129,7 +129,7 @@ export function emitGridVector(s: Stmt, first: string, cx: Ctx): void {
     cx.line("const int tile_v0 = " + first + ";");
     start = "tile_v0";
   }
-  const p = packs(Q) ? packedIn(vectorAccessesOfList(cx.doc, s.name, s.body), cx) : new Packed();
+  const p = packs(Q) ? packedIn(vectorAccessesOfGrid(cx.doc, s.name, s.body), cx) : new Packed();
   if (p.any()) {
     if (cols > 0) cx.open("if (col <= " + num(cols - Q) + ") {");
     emitPackedVector(p, s.name, start, Q, null, "", s.body, cx);

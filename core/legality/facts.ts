@@ -83,6 +83,9 @@ export class Site {
   runs: string = "";
   /** For a store: the statement; for a load: the store statement it is part of, if any. */
   store: Stmt | null = null;
+  /** Walk order: statements in program order, a let's or a condition's loads before what
+   *  follows, a store's site before the loads of its value and index (which it reads first). */
+  seq: i32 = 0;
 
   constructor(kind: string, buffer: string, ptr: string, index: Array<Expr>) {
     this.kind = kind;
@@ -140,6 +143,8 @@ class Walker {
   env: AffineEnv = new AffineEnv();
   loops: Array<LoopInfo> = new Array<LoopInfo>();
   guarded: i32 = 0;
+  /** Sites made so far (Site.seq). */
+  sites: i32 = 0;
   inProgram: bool = false;
   dist: LoopInfo | null = null;
   store: Stmt | null = null;
@@ -176,6 +181,8 @@ class Walker {
     s.dist = this.dist;
     s.runs = this.inProgram ? this.role : "";
     s.store = this.store;
+    s.seq = this.sites;
+    this.sites = this.sites + 1;
     return s;
   }
 

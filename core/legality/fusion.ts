@@ -297,38 +297,11 @@ function sameFormByLevel(a: Affine | null, loopsA: Array<LoopInfo>, b: Affine | 
   return true;
 }
 
-/** The segments of a JSON pointer ("/body/0/value" -> ["body", "0", "value"]). */
-function segments(ptr: string): Array<string> {
-  const parts = ptr.split("/");
-  const out = new Array<string>();
-  for (let i: i32 = 1; i < parts.length; i++) out.push(parts[i]);
-  return out;
-}
-
-function isIndexSegment(s: string): bool {
-  if (s.length == 0) return false;
-  for (let i: i32 = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 48 || c > 57) return false;
-  }
-  return true;
-}
-
-/** Whether the load at `load` runs before the store statement at `store` in program order: it is
- *  part of the store (its value or index, read before the element is written), or it sits in an
- *  earlier statement of a statement list that holds both. Anything else (a later statement,
- *  another branch of an if) is not shown to run before it. */
-function loadBeforeStore(load: string, store: string): bool {
-  if (load.startsWith(store + "/")) return true;
-  const a = segments(load);
-  const b = segments(store);
-  let i: i32 = 0;
-  while (i < a.length && i < b.length && a[i] == b[i]) i++;
-  if (i == 0 || i >= a.length || i >= b.length) return false;
-  const list = a[i - 1];
-  if (list != "body" && list != "else") return false;
-  if (!isIndexSegment(a[i]) || !isIndexSegment(b[i])) return false;
-  return a[i].length < b[i].length || (a[i].length == b[i].length && a[i] < b[i]);
+/** Whether load `l` runs before store `s` in program order: it is part of the store (its value
+ *  or index, read before the element is written), or the walk reached it first (an earlier
+ *  statement, a let or a condition before the store). */
+function loadBeforeStore(l: Site, s: Site): bool {
+  return (l.store !== null && l.store === s.store) || l.seq < s.seq;
 }
 
 export function checkNoReadOfWritten(ctx: LegalityContext): RuleResult {
@@ -346,7 +319,7 @@ export function checkNoReadOfWritten(ctx: LegalityContext): RuleResult {
       const s = stores[0];
       let same: bool = l.forms.length == s.forms.length && l.forms.length > 0;
       for (let d: i32 = 0; same && d < l.forms.length; d++) same = sameFormByLevel(l.forms[d], l.loops, s.forms[d], s.loops);
-      if (same && loadBeforeStore(l.ptr, s.ptr)) {
+      if (same && loadBeforeStore(l, s)) {
         inPlace++;
         continue;
       }

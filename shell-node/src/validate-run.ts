@@ -110,11 +110,10 @@ export interface OutputCheck {
    *  f32 range (x * x at x = 1e20; bounds.ts): the f32 result is not the document's value at these
    *  inputs, so neither plain f32 nor the rounding estimate excuses them: how many (they fail). */
   f32Overflow?: number;
-  /** Elements that held their sentinel's bits after one of two runs where the reference is NaN
-   *  (a NaN the kernel writes may carry any payload, that one included) or, for i32, equals
-   *  those bits, and not after the other
-   *  (other sentinels, which differ at every position): written (how many; they are compared as
-   *  written NaNs). */
+  /** Elements that held their sentinel's bits after one of two runs (the second with other
+   *  sentinels, which differ at every position) and not after the other, where the kernel could
+   *  have written those bits: the reference is NaN (a NaN may carry any payload) or, for i32,
+   *  equals them. Written (how many; compared as written values). */
   sentinelRechecked?: number;
   /** (First run only) the positions of those elements, for the second run. */
   ambiguousSentinels?: number[];
@@ -495,7 +494,7 @@ export interface RunRequest {
    *  benchmark validates the same case many times; the reference does not depend on the plan). */
   oracleCache?: Map<string, ReturnType<typeof evaluate>>;
   /** The second set of sentinels (runAndValidate's second run), and per output the positions
-   *  that held their first sentinel where the reference is NaN. */
+   *  that held their first sentinel where the kernel could have written those bits. */
   sentinelSalt?: number;
   sentinelRecheck?: Map<string, Set<number>>;
 }

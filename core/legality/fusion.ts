@@ -308,31 +308,36 @@ export function checkNoReadOfWritten(ctx: LegalityContext): RuleResult {
   const v = new Verdict("no-read-of-written");
   const f = ctx.facts();
   let inPlace: i32 = 0;
+  let own: i32 = 0;
   for (let i: i32 = 0; i < f.loads.length; i++) {
     const l = f.loads[i];
     const stores = f.storesTo(l.buffer);
     if (stores.length == 0) continue;
-    // an update in place: the buffer's one store writes exactly the element this load reads (the
-    // same affine index in every dimension), and the load runs first in the same iteration, so
-    // each thread reads only the element it writes itself, before writing it
+    // the buffer's one store writes exactly the element this load reads (the same affine index in
+    // every dimension, compared by grid level), so the load reads an element only the same thread
+    // writes: an update in place where the load runs first in the same iteration, else a read of
+    // the thread's own write, after it in program order. Neither reads or overwrites another
+    // thread's element. The vector form keeps that order (core/analysis/vectors.ts): a buffer
+    // loaded after its store is read and written element by element in the vector's loop, in
+    // program order; only a buffer every load of which precedes its store is packed.
     if (stores.length == 1) {
       const s = stores[0];
       let same: bool = l.forms.length == s.forms.length && l.forms.length > 0;
       for (let d: i32 = 0; same && d < l.forms.length; d++) same = sameFormByLevel(l.forms[d], l.loops, s.forms[d], s.loops);
-      if (same && loadBeforeStore(l, s)) {
-        inPlace++;
-        continue;
-      }
       if (same) {
-        v.fail("This reads " + quoted(l.buffer) + " at the element its store (at " + s.ptr + ") writes, but not before the store in program order; the fused grid's vector form reads before it writes, so a read after the write is not fused.", l.ptr);
+        if (loadBeforeStore(l, s)) inPlace++;
+        else own++;
         continue;
       }
     }
     v.fail("This reads " + quoted(l.buffer) + ", which the kernel writes (at " + stores[0].ptr + "), at an element the store may not write in the same iteration; in one fused grid the read may see another element's write or miss it (RAW / WAR).", l.ptr);
   }
-  return v.result(inPlace > 0
-    ? "Every load of a buffer the kernel writes (" + inPlace.toString() + ") reads the element that buffer's one store writes in the same iteration, before the store: each thread updates only its own elements."
-    : "No buffer that the kernel writes is read anywhere in it.");
+  if (inPlace + own == 0) return v.result("No buffer that the kernel writes is read anywhere in it.");
+  let why: string = "Every load of a buffer the kernel writes (" + (inPlace + own).toString() + ") reads the element that buffer's one store writes in the same iteration";
+  if (own == 0) why += ", before the store: each thread updates only its own elements.";
+  else if (inPlace == 0) why += ", after the store: each thread reads back only what it wrote itself.";
+  else why += " (" + inPlace.toString() + " before the store, " + own.toString() + " after it): each thread reads only its own elements.";
+  return v.result(why);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ const ADVICE: Array<string> = [
   "threadgroup-memory", "use fewer reductions per program or fewer programs per group (P * S partials of 4 bytes per reduction must fit)",
   "same-domain", "store every output inside the same nest of parallel loops, with identical constant ranges",
   "injective-compact-store", "store each output exactly once, unconditionally, with one loop variable per dimension covering the whole buffer (e.g. Y[r, c]); a flattened index such as r*C + c is not proven injective, give the buffer a 2-D shape",
-  "no-read-of-written", "load a buffer the kernel stores only at the element its store writes, before the store (an update in place); otherwise keep the value in a `let`, or split the kernel in two",
+  "no-read-of-written", "load a buffer the kernel stores only at the element its one store writes (an update in place before the store, or a read of the thread's own write after it); otherwise keep the value in a `let`, or split the kernel in two",
   "single-writer", "write each output with one store statement (merge alternatives with `select`)",
 ];
 

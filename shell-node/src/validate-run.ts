@@ -364,6 +364,9 @@ export interface RunResult {
   options?: object;
   /** Set when the pipeline's real thread limit forced a second plan (there is never a third). */
   replanned?: string;
+  /** Set when the outputs were checked (and failed) after the first dispatch of an in-place
+   *  document, before the others ran; otherwise they are checked after every dispatch. */
+  checkedAfter?: string;
   /** The comparison's terms: |got - ref| <= abs + rel * |ref|, and the input distribution. */
   tolerance: { abs: number; rel: number };
   inputs: string;
@@ -554,6 +557,8 @@ function validateOnce(req: RunRequest, mayReplan: boolean): RunResult {
     // e.g. a user's index data out of bounds: a failed run naming the access, never a crash
     return { ...base, error: "oracle: " + (err instanceof Error ? err.message : String(err)) };
   }
+  // an in-place document is also checked after its first dispatch, against one evaluation
+  let firstOracle: ReturnType<typeof evaluate> | null = inPlace && !cached ? oracle : null;
   if (inPlace && !cached) {
     for (let k = 1; k < DISPATCHES; k++) {
       let next;
@@ -572,6 +577,13 @@ function validateOnce(req: RunRequest, mayReplan: boolean): RunResult {
     }
   }
 
+  if (inPlace && cached) {
+    try {
+      firstOracle = evaluate(doc, inputs);
+    } catch (err) {
+      return { ...base, error: "oracle: " + (err instanceof Error ? err.message : String(err)) };
+    }
+  }
   if (cacheKey !== null && !cached) req.oracleCache!.set(cacheKey, oracle);
   const lib = req.precompiled ? req.precompiled.library : (() => {
     try {
@@ -628,95 +640,122 @@ function validateOnce(req: RunRequest, mayReplan: boolean): RunResult {
         runtime.bindOffset(buf, guard * size);
         buffers.push({ name: b.name, dtype: param.dtype, n, guard, buf, initial: data });
       }
-      runtime.dispatch(pipe, buffers.map((b) => b.buf), plan.dispatch.threadgroupBytes, [plan.dispatch.groups, 1, 1], [plan.dispatch.threads, 1, 1], DISPATCHES);
+      // the DISPATCHES dispatches run one after another into the same buffers; where a buffer is
+      // both read and written (an update in place, or a buffer written and then read back), the
+      // state after the first dispatch is checked against one evaluation first: a kernel that
+      // reads an element before the dispatch writes it sees the seeded contents in the first
+      // dispatch only (later dispatches would read the previous dispatch's correct value)
+      runtime.dispatch(pipe, buffers.map((b) => b.buf), plan.dispatch.threadgroupBytes, [plan.dispatch.groups, 1, 1], [plan.dispatch.threads, 1, 1], firstOracle !== null ? 1 : DISPATCHES);
     } catch (err) {
       for (const b of buffers) runtime.freeBuffer(b.buf);
       runtime.freePipeline(pipe);
       throw err;
     }
-    const outputs: OutputCheck[] = [];
-    const gotOf = new Map<string, { dtype: string; view: ArrayLike<number>; bits: ArrayLike<number>; initialBits: ArrayLike<number>; startsAsSentinels: boolean }>();
-    const guardFindings: string[] = [];
-    const dumps: any[] = [];
-    for (const b of buffers) {
-      const size = elementSize(b.dtype);
-      const raw = runtime.read(b.buf, (b.n + 2 * b.guard) * size);
-      const bits = size === 2 ? new Uint16Array(raw) : new Uint32Array(raw);
-      const initBits = size === 2 ? new Uint16Array(b.initial.buffer) : new Uint32Array(b.initial.buffer);
-      const all: Float32Array | Int32Array | Float64Array = b.dtype === "f32" ? new Float32Array(raw)
-        : b.dtype === "i32" ? new Int32Array(raw)
-        : Float64Array.from(bits, b.dtype === "f16" ? f16ToNumber : bf16ToNumber);
-      let changed = 0;
-      for (let i = 0; i < b.guard; i++) {
-        if (bits[i] !== initBits[i]) changed++;
-        if (bits[b.guard + b.n + i] !== initBits[b.guard + b.n + i]) changed++;
+    /** Reads every buffer back and checks it against `ref`, the reference after `evals` chained
+     *  evaluations (`final`: after every dispatch, where a dump is written). */
+    const check = (ref: ReturnType<typeof evaluate>, evals: number, final: boolean): { outputs: OutputCheck[]; guardFindings: string[] } => {
+      const oracle = ref;
+      const outputs: OutputCheck[] = [];
+      const gotOf = new Map<string, { dtype: string; view: ArrayLike<number>; bits: ArrayLike<number>; initialBits: ArrayLike<number>; startsAsSentinels: boolean }>();
+      const guardFindings: string[] = [];
+      const dumps: any[] = [];
+      for (const b of buffers) {
+        const size = elementSize(b.dtype);
+        const raw = runtime.read(b.buf, (b.n + 2 * b.guard) * size);
+        const bits = size === 2 ? new Uint16Array(raw) : new Uint32Array(raw);
+        const initBits = size === 2 ? new Uint16Array(b.initial.buffer) : new Uint32Array(b.initial.buffer);
+        const all: Float32Array | Int32Array | Float64Array = b.dtype === "f32" ? new Float32Array(raw)
+          : b.dtype === "i32" ? new Int32Array(raw)
+          : Float64Array.from(bits, b.dtype === "f16" ? f16ToNumber : bf16ToNumber);
+        let changed = 0;
+        for (let i = 0; i < b.guard; i++) {
+          if (bits[i] !== initBits[i]) changed++;
+          if (bits[b.guard + b.n + i] !== initBits[b.guard + b.n + i]) changed++;
+        }
+        if (changed) guardFindings.push(`${b.name}: ${changed} guard element(s) changed`);
+        const view = all.subarray(b.guard, b.guard + b.n);
+        if (written.has(b.name)) {
+          const viewBits = bits.subarray(b.guard, b.guard + b.n);
+          const init = initBits.subarray(b.guard, b.guard + b.n);
+          outputs.push(compare(b.name, b.dtype, view, oracle.buffers.get(b.name)!, oracle.written.get(b.name)!, init, viewBits, !read.has(b.name), oracle.castDerived.has(b.name), oracle.narrowDerived.get(b.name) ?? "", oracle.decidedDerived.has(b.name), req.sentinelRecheck ? req.sentinelRecheck.get(b.name) ?? new Set<number>() : undefined));
+          gotOf.set(b.name, { dtype: b.dtype, view, bits: viewBits, initialBits: init, startsAsSentinels: !read.has(b.name) });
+        } else {
+          // inputs must come back unchanged
+          let diff = 0;
+          for (let i = b.guard; i < b.guard + b.n; i++) if (bits[i] !== initBits[i]) diff++;
+          if (diff) guardFindings.push(`${b.name}: input changed in ${diff} element(s)`);
+        }
+        if (final && req.dumpDir) dumps.push({ name: b.name, dtype: b.dtype, shape: shapeOf(doc, b.name), initial: b.initial.subarray(b.guard, b.guard + b.n), final: size === 2 ? bits.subarray(b.guard, b.guard + b.n) : view });
       }
-      if (changed) guardFindings.push(`${b.name}: ${changed} guard element(s) changed`);
-      const view = all.subarray(b.guard, b.guard + b.n);
-      if (written.has(b.name)) {
-        const viewBits = bits.subarray(b.guard, b.guard + b.n);
-        const init = initBits.subarray(b.guard, b.guard + b.n);
-        outputs.push(compare(b.name, b.dtype, view, oracle.buffers.get(b.name)!, oracle.written.get(b.name)!, init, viewBits, !read.has(b.name), oracle.castDerived.has(b.name), oracle.narrowDerived.get(b.name) ?? "", oracle.decidedDerived.has(b.name), req.sentinelRecheck ? req.sentinelRecheck.get(b.name) ?? new Set<number>() : undefined));
-        gotOf.set(b.name, { dtype: b.dtype, view, bits: viewBits, initialBits: init, startsAsSentinels: !read.has(b.name) });
-      } else {
-        // inputs must come back unchanged
-        let diff = 0;
-        for (let i = b.guard; i < b.guard + b.n; i++) if (bits[i] !== initBits[i]) diff++;
-        if (diff) guardFindings.push(`${b.name}: input changed in ${diff} element(s)`);
-      }
-      if (req.dumpDir) dumps.push({ name: b.name, dtype: b.dtype, shape: shapeOf(doc, b.name), initial: b.initial.subarray(b.guard, b.guard + b.n), final: size === 2 ? bits.subarray(b.guard, b.guard + b.n) : view });
-      runtime.freeBuffer(b.buf);
-    }
-    runtime.freePipeline(pipe);
-    if (req.dumpDir) writeDump(req.dumpDir, doc, plan, msl, req, dumps, read, written);
-    // beside elements outside the tolerance: the same document in plain f32 (one evaluation of
-    // the initial inputs, or DISPATCHES chained ones where a buffer is updated in place, as the
-    // reference is)
-    if (outputs.some((o) => o.mismatches > 0)) {
-      let plain: ReturnType<typeof evaluate> | null = null;
-      try {
-        plain = evaluate(doc, inputs, "f32");
-        for (let k = 1; inPlace && k < DISPATCHES; k++) plain = evaluate(doc, plain.buffers as Map<string, Float64Array | Int32Array>, "f32");
-      } catch {
-        plain = null;
-      }
-      // and the estimate of f32's rounding error in the kernel's order (bounds.ts), where a float
-      // output still misses
-      // (used only beside the plain f32 evaluation: not computed where that failed)
-      let bounds: Map<string, Float64Array> | null = null;
-      if (plain && outputs.some((o) => o.mismatches > 0 && gotOf.get(o.name)?.dtype !== "i32")) {
+      if (final && req.dumpDir) writeDump(req.dumpDir, doc, plan, msl, req, dumps, read, written);
+      // beside elements outside the tolerance: the same document in plain f32 (one evaluation of
+      // the initial inputs, or DISPATCHES chained ones where a buffer is updated in place, as the
+      // reference is)
+      if (outputs.some((o) => o.mismatches > 0)) {
+        let plain: ReturnType<typeof evaluate> | null = null;
         try {
-          const order: ReductionOrder | null = plan.realization === "cooperative-reduction" ? { workers: plan.mapping.W, vector: plan.mapping.V } : null;
-          let b = roundingBounds(doc, inputs, order);
-          for (let k = 1; inPlace && k < DISPATCHES; k++) b = roundingBounds(doc, b.buffers, order, b.bounds);
-          bounds = b.bounds;
+          plain = evaluate(doc, inputs, "f32");
+          for (let k = 1; k < evals; k++) plain = evaluate(doc, plain.buffers as Map<string, Float64Array | Int32Array>, "f32");
         } catch {
-          bounds = null;
+          plain = null;
+        }
+        // and the estimate of f32's rounding error in the kernel's order (bounds.ts), where a float
+        // output still misses
+        // (used only beside the plain f32 evaluation: not computed where that failed)
+        let bounds: Map<string, Float64Array> | null = null;
+        if (plain && outputs.some((o) => o.mismatches > 0 && gotOf.get(o.name)?.dtype !== "i32")) {
+          try {
+            const order: ReductionOrder | null = plan.realization === "cooperative-reduction" ? { workers: plan.mapping.W, vector: plan.mapping.V } : null;
+            let b = roundingBounds(doc, inputs, order);
+            for (let k = 1; k < evals; k++) b = roundingBounds(doc, b.buffers, order, b.bounds);
+            bounds = b.bounds;
+          } catch {
+            bounds = null;
+          }
+        }
+        if (plain) {
+          for (const o of outputs) {
+            const g = gotOf.get(o.name);
+            if (!g || o.mismatches === 0) continue;
+            if (oracle.flowDerived.has(o.name)) {
+              flowAgreement(o, g.dtype, g.view, g.bits, g.initialBits, g.startsAsSentinels, oracle.buffers.get(o.name)!, oracle.written.get(o.name)!, plain.buffers.get(o.name)!, plain.written.get(o.name)!);
+              if (o.mismatches === 0) continue;
+            }
+            if (g.dtype === "i32") {
+              if (o.castFromF32) castAgreement(o, g.view, oracle.buffers.get(o.name)!, oracle.written.get(o.name)!, plain.buffers.get(o.name)!);
+              else if (o.decidedByF32) decidedAgreement(o, g.view, oracle.buffers.get(o.name)!, oracle.written.get(o.name)!, plain.buffers.get(o.name)!);
+              continue;
+            }
+            const c = f32ProgramOrder(g.dtype, g.view, oracle.buffers.get(o.name)!, oracle.written.get(o.name)!, plain.buffers.get(o.name)!);
+            if (c.outside > 0 || c.nonFinite > 0) o.f32ProgramOrder = c;
+            // elements outside the tolerance where plain f32 misses too, and references rounded to an
+            // infinity at the edge of the range (which f32ProgramOrder, on finite references, skips)
+            illConditioned(o, g.dtype, g.view, oracle.buffers.get(o.name)!, oracle.written.get(o.name)!, plain.buffers.get(o.name)!, bounds?.get(o.name));
+          }
         }
       }
-      if (plain) {
-        for (const o of outputs) {
-          const g = gotOf.get(o.name);
-          if (!g || o.mismatches === 0) continue;
-          if (oracle.flowDerived.has(o.name)) {
-            flowAgreement(o, g.dtype, g.view, g.bits, g.initialBits, g.startsAsSentinels, oracle.buffers.get(o.name)!, oracle.written.get(o.name)!, plain.buffers.get(o.name)!, plain.written.get(o.name)!);
-            if (o.mismatches === 0) continue;
-          }
-          if (g.dtype === "i32") {
-            if (o.castFromF32) castAgreement(o, g.view, oracle.buffers.get(o.name)!, oracle.written.get(o.name)!, plain.buffers.get(o.name)!);
-            else if (o.decidedByF32) decidedAgreement(o, g.view, oracle.buffers.get(o.name)!, oracle.written.get(o.name)!, plain.buffers.get(o.name)!);
-            continue;
-          }
-          const c = f32ProgramOrder(g.dtype, g.view, oracle.buffers.get(o.name)!, oracle.written.get(o.name)!, plain.buffers.get(o.name)!);
-          if (c.outside > 0 || c.nonFinite > 0) o.f32ProgramOrder = c;
-          // elements outside the tolerance where plain f32 misses too, and references rounded to an
-          // infinity at the edge of the range (which f32ProgramOrder, on finite references, skips)
-          illConditioned(o, g.dtype, g.view, oracle.buffers.get(o.name)!, oracle.written.get(o.name)!, plain.buffers.get(o.name)!, bounds?.get(o.name));
-        }
+      return { outputs, guardFindings };
+    };
+    let state = firstOracle !== null ? check(firstOracle, 1, false) : check(oracle, DISPATCHES, true);
+    let afterFirst = firstOracle !== null;
+    if (firstOracle !== null && state.outputs.every((o) => o.mismatches === 0) && state.guardFindings.length === 0) {
+      try {
+        runtime.dispatch(pipe, buffers.map((b) => b.buf), plan.dispatch.threadgroupBytes, [plan.dispatch.groups, 1, 1], [plan.dispatch.threads, 1, 1], DISPATCHES - 1);
+      } catch (err) {
+        for (const b of buffers) runtime.freeBuffer(b.buf);
+        runtime.freePipeline(pipe);
+        throw err;
       }
+      state = check(oracle, DISPATCHES, true);
+      afterFirst = false;
     }
+    for (const b of buffers) runtime.freeBuffer(b.buf);
+    runtime.freePipeline(pipe);
+    const { outputs, guardFindings } = state;
     const passed = outputs.every((o) => o.mismatches === 0) && guardFindings.length === 0;
-    return { ...base, passed, outputs, guards: guardFindings.length ? guardFindings.join("; ") : "intact" };
+    const result: RunResult = { ...base, passed, outputs, guards: guardFindings.length ? guardFindings.join("; ") : "intact" };
+    if (afterFirst) result.checkedAfter = `the first of ${DISPATCHES} dispatches (a buffer is read and written: the first dispatch is checked against one evaluation before the rest run)`;
+    return result;
   } catch (err) {
     return { ...base, error: err instanceof Error ? err.message : String(err) };
   } finally {

@@ -63,7 +63,7 @@ export function runCommand(engine: Engine, file: string, options: PlanOptions, r
     if (json) {
       // the plan's warnings (TPL008, a serial fallback) first, as the text output prints them
       const planWarnings = planDiagnostics.filter((d: any) => d.severity === "warning").map((d: any) => `warning ${d.code} (${d.id}): ${d.message}`);
-      printJson({ file, passed: r.passed, outputs: r.outputs, guards: r.guards, runtime: r.runtime, device: r.device, timesAreGpu: r.timesAreGpu, detector: runtime.detectorEnabled(), error: r.error ?? null, replanned: r.replanned ?? null, tolerance: r.tolerance, inputs: r.inputs, warnings: [...planWarnings, ...warnings], plan: r.plan });
+      printJson({ file, passed: r.passed, outputs: r.outputs, guards: r.guards, runtime: r.runtime, device: r.device, timesAreGpu: r.timesAreGpu, detector: runtime.detectorEnabled(), error: r.error ?? null, replanned: r.replanned ?? null, checkedAfter: r.checkedAfter ?? null, tolerance: r.tolerance, inputs: r.inputs, warnings: [...planWarnings, ...warnings], plan: r.plan });
     } else {
       process.stdout.write(`${file}: ${r.name} on ${r.runtime} (${r.device})${runtime.kind === "host" ? (runtime.detectorEnabled() ? ", race and bounds detector on" : ", detector off") : ""}\n`);
       // a document the core did not plan has no mapping, and nothing ran: the diagnostics say why
@@ -73,6 +73,7 @@ export function runCommand(engine: Engine, file: string, options: PlanOptions, r
       if (r.replanned) process.stdout.write(`  ${r.replanned}\n`);
       if (r.error && (planned || planDiagnostics.length === 0)) process.stdout.write(`  error: ${r.error}\n`);
       if (planned) process.stdout.write(`  inputs: ${r.inputs}\n  tolerance: ${toleranceText(r.tolerance)}\n`);
+      if (r.checkedAfter) process.stdout.write(`  checked after ${r.checkedAfter}\n`);
       for (const o of r.outputs) {
         const t = o.tolerance;
         if (!t || (t.abs === r.tolerance.abs && t.rel === r.tolerance.rel)) continue;

@@ -147,3 +147,31 @@ describe("element grid: an update in place", () => {
     expect(s.passed && s.guards === "intact", s.error ?? "").toBe(true);
   });
 });
+
+// A red team of session 13: an update in place is validated after three chained dispatches, and
+// softmax applied three times leaves every element within a hair of 1/C, so the final check
+// alone would pass a kernel that wrote the constant 1/C. The first dispatch is now checked on its
+// own, against one evaluation.
+describe("in-place documents: the first dispatch is checked against one evaluation", () => {
+  const softmaxInPlace = JSON.stringify({
+    tile: 1, name: "inplace_softmax", attrs: { noalias: true }, sizes: { R: 7, C: 1537 },
+    params: [{ name: "X", dtype: "f32", shape: ["R", "C"] }],
+    body: [{ for: "r", in: [0, "R"], kind: "parallel", body: [
+      { reduce: "m", combiner: "max", over: ["c", 0, "C"], value: ["load", "X", ["r", "c"]] },
+      { reduce: "s", combiner: "sum", over: ["c", 0, "C"], value: ["exp", ["sub", ["load", "X", ["r", "c"]], "m"]] },
+      { for: "c", in: [0, "C"], kind: "parallel", body: [
+        { store: "X", at: ["r", "c"], value: ["div", ["exp", ["sub", ["load", "X", ["r", "c"]], "m"]], "s"] }] }] }],
+  });
+
+  it("passes the real kernel and fails one that writes the value three dispatches converge to", () => {
+    const ok = runAndValidate({ engine: h.wasm, runtime: h.runtime, text: softmaxInPlace, options: {}, seed: 2 });
+    expect(ok.passed && ok.guards === "intact", ok.error ?? "").toBe(true);
+    expect(ok.checkedAfter).toBeUndefined();
+    const store = /X\[r \* 1537 \+ c\] = precise::exp\(X\[r \* 1537 \+ c\] - m\) \/ s;/;
+    const flat = runAndValidate({ engine: h.wasm, runtime: h.runtime, text: softmaxInPlace, options: {}, seed: 2,
+      mslOverride: (m) => { expect(m).toMatch(store); return m.replace(store, "X[r * 1537 + c] = 1.0f / 1537.0f;"); } });
+    expect(flat.passed).toBe(false);
+    expect(flat.checkedAfter).toMatch(/^the first of 3 dispatches/);
+    expect(flat.outputs[0].mismatches).toBeGreaterThan(0);
+  });
+});

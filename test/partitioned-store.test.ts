@@ -76,6 +76,12 @@ describe("element grid: an output written by several stores", () => {
       expect(p.rejections[0].failed, name).toEqual(expect.arrayContaining(["injective-compact-store"]));
     }
     expect(rule(plan(rope(["add", "c", 66])), "single-writer").verdict).toBe("fails");
+    // disjoint stores that leave a gap: the gap is injective-compact-store's finding; each element
+    // still has one writer, so single-writer holds and says so (a red team of session 13)
+    const gap = plan(rope(["add", "c", "H"], 135));
+    expect(rule(gap, "single-writer").verdict).toBe("holds");
+    expect(rule(gap, "single-writer").reason).toMatch(/several whose index ranges are disjoint/);
+    expect(rule(gap, "injective-compact-store").reason).toMatch(/part of the buffer is never written/);
     // a partitioned output that is also read: not an update in place (that needs one store)
     const readBack = JSON.parse(rope(["add", "c", "H"]));
     readBack.body[0].body[0].body[0] = { let: "x1", value: ["load", "Y", ["r", "c"]] };

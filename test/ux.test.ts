@@ -307,6 +307,10 @@ describe("validation shows its terms", () => {
     expect(parseInputRange("0,1")).toEqual([0, 1]);
     expect(parseInputRange("1,1")).toBeNull();
     expect(parseInputRange("a,b")).toBeNull();
+    // bounds past the f32 range would draw infinite f32 inputs (a red team of session 13)
+    expect(parseInputRange("0,1e39")).toBeNull();
+    expect(parseInputRange("-1e39,0")).toBeNull();
+    expect(parseInputRange("-3e38,3e38")).toEqual([-3e38, 3e38]);
   });
 });
 

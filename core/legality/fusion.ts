@@ -188,8 +188,9 @@ function injectiveImage(ctx: LegalityContext, s: Site, v: Verdict): StoreImage |
 }
 
 /** Several unconditional stores to one buffer: each injective, the images pairwise disjoint (some
- *  dimension where their intervals do not meet) and together exactly the buffer's elements. */
-function checkPartition(ctx: LegalityContext, stores: Array<Site>, v: Verdict): void {
+ *  dimension where their intervals do not meet) and, where `cover`, together exactly the buffer's
+ *  elements. */
+function checkPartition(ctx: LegalityContext, stores: Array<Site>, v: Verdict, cover: bool = true): void {
   const images = new Array<StoreImage>();
   let total: f64 = 0.0;
   for (let i: i32 = 0; i < stores.length; i++) {
@@ -220,6 +221,7 @@ function checkPartition(ctx: LegalityContext, stores: Array<Site>, v: Verdict): 
     images.push(im);
     total += im.count;
   }
+  if (!cover) return;
   const pi = ctx.doc.paramIndex(stores[0].buffer);
   let elems: f64 = 1.0;
   for (let d: i32 = 0; d < stores[0].forms.length; d++) elems = elems * <f64>ctx.doc.dim(pi, d);
@@ -228,10 +230,11 @@ function checkPartition(ctx: LegalityContext, stores: Array<Site>, v: Verdict): 
   }
 }
 
-/** Whether the stores of one buffer write pairwise different elements of it (checkPartition). */
+/** Whether the stores of one buffer write pairwise different elements of it (checkPartition,
+ *  without its coverage check: whether they write the whole buffer is injective-compact-store's). */
 function partitioned(ctx: LegalityContext, stores: Array<Site>): bool {
   const v = new Verdict("injective-compact-store");
-  checkPartition(ctx, stores, v);
+  checkPartition(ctx, stores, v, false);
   return v.result("").verdict == "holds";
 }
 

@@ -77,7 +77,7 @@ function timingOptions(cmd: Command, what: "candidate" | "entry"): Command {
 
 function inputRangeArg(v: string): InputRange {
   const r = parseInputRange(v);
-  if (!r) throw new UsageError(`--input-range expects LO,HI with finite LO < HI, got "${v}"`);
+  if (!r) throw new UsageError(`--input-range expects LO,HI with LO < HI, both finite and within the f32 range (magnitude at most 3.4028235e38), got "${v}"`);
   return r;
 }
 

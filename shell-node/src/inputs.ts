@@ -163,7 +163,9 @@ export function parseInputRange(text: string): InputRange | null {
   if (!m) return null;
   const lo = Number(m[1]);
   const hi = Number(m[2]);
-  if (!Number.isFinite(lo) || !Number.isFinite(hi) || !(lo < hi)) return null;
+  // f32 inputs are drawn from [lo, hi): bounds past the largest f32 would draw infinities
+  const F32_MAX = 3.4028234663852886e38;
+  if (!Number.isFinite(lo) || !Number.isFinite(hi) || !(lo < hi) || Math.abs(lo) > F32_MAX || Math.abs(hi) > F32_MAX) return null;
   return [lo, hi];
 }
 

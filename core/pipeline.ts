@@ -104,6 +104,9 @@ function stages(r: Compiled, loaded: Loaded, o: Options, emit: bool, version: st
   }
   // 3. analyse: the family, from the structure of the IR alone
   let st: Structure = recognize(r.doc);
+  if (st.outputs.length == 0) {
+    r.diags.push(diag("TPL012", "/body", "The document stores to no buffer: its kernel computes nothing that anyone can observe (every `let` and `reduce` result is discarded). Add a `store` of the result to an output parameter."));
+  }
   // 4. a proven write conflict between parallel iterations rejects the document outright
   const pl = st.programLoop;
   const facts = collectFacts(r.doc, pl === null ? null : changetype<Stmt>(pl), st.distribution);

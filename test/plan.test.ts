@@ -137,6 +137,18 @@ describe("rejections and fallbacks", () => {
     expect(plan(caseText("add"), { fuse: false }).realization).toBe("fused-elementwise");
   });
 
+  it("a document that stores to no buffer plans with a TPL012 warning (a red team of session 13); one with a store has none", () => {
+    const none = JSON.stringify({ tile: 1, name: "b", attrs: { noalias: true }, sizes: { R: 4 }, params: [{ name: "X", dtype: "f32", shape: ["R"] }],
+      body: [{ for: "r", in: [0, "R"], kind: "parallel", body: [{ let: "q", value: ["load", "X", ["r"]] }] }] });
+    const p = plan(none);
+    expect(p.ok).toBe(true);
+    const w = p.diagnostics.filter((d: any) => d.code === "TPL012");
+    expect(w.length).toBe(1);
+    expect(w[0].severity).toBe("warning");
+    expect(w[0].message).toMatch(/stores to no buffer/);
+    for (const name of ["softmax", "gelu_pair", "sum"]) expect(plan(caseText(name)).diagnostics.filter((d: any) => d.code === "TPL012"), name).toEqual([]);
+  });
+
   it("an option that has no effect on the realization used is a TPL011 warning, never ignored silently", () => {
     const warned = (p: any): string[] => p.diagnostics.filter((d: any) => d.code === "TPL011").map((d: any) => d.pointer ?? d.path ?? "");
     const single = plan(caseText("add"), { fuse: false, cacheInput: false });

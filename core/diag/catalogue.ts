@@ -47,6 +47,7 @@ export const CODES: Array<string> = [
   "TPL009", "error", "request-not-honoured", "A width request (programs per group, threads, vector, unroll) cannot be honoured by any proven realization; nothing is silently replaced.",
   "TPL010", "error", "serial-refused", "The plan would fall back to the serial program and --no-serial (options.serial = false) forbids it.",
   "TPL011", "warning", "option-ignored", "A plan option has no meaning for the realization used (e.g. --programs-per-group on an element grid); it is ignored, and said so.",
+  "TPL012", "warning", "no-output", "The document stores to no buffer, so its kernel has no effect that anyone can observe.",
   // Export to a host framework (emit --target mlx | torch-mps)
   "TEX001", "error", "export-in-place", "A buffer both read and written cannot be updated in place on the target (MLX outputs are fresh arrays).",
   "TEX002", "error", "export-name-conflict", "A document name would collide with an argument the target framework declares.",

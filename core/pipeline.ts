@@ -10,6 +10,7 @@ import { Options } from "./options";
 import { Device, readDevice } from "./device/device";
 import { Structure, recognize } from "./analysis/structure";
 import { FlatNest, flattenProgramNest } from "./analysis/nest";
+import { forwardProgramStores } from "./analysis/forward";
 import { writeConflictsIn } from "./legality/index";
 import { Facts, collectFacts } from "./legality/facts";
 import { Plan, REALIZATION_SERIAL } from "./plan/plan";
@@ -104,6 +105,11 @@ function stages(r: Compiled, loaded: Loaded, o: Options, emit: bool, version: st
   }
   // 3. analyse: the family, from the structure of the IR alone
   let st: Structure = recognize(r.doc);
+  // 3b. a program's stored scalar read back later in the same program takes the stored value
+  //     (core/analysis/forward.ts); the structure is recognized again without those loads
+  const stPl = st.programLoop;
+  const forwarded = stPl === null ? new Array<string>() : forwardProgramStores(r.doc, changetype<Stmt>(stPl));
+  if (forwarded.length > 0) st = recognize(r.doc);
   if (st.outputs.length == 0) {
     r.diags.push(diag("TPL012", "/body", "The document stores to no buffer: its kernel computes nothing that anyone can observe (every `let` and `reduce` result is discarded). Add a `store` of the result to an output parameter."));
   }
@@ -151,6 +157,7 @@ function stages(r: Compiled, loaded: Loaded, o: Options, emit: bool, version: st
       plan = asWritten;
     }
   }
+  for (let i: i32 = 0; i < forwarded.length; i++) plan.notes.push(forwarded[i]);
   append(r.diags, plan.diags);
   if (hasErrors(plan.diags)) {
     r.failedAt = "plan";

@@ -452,7 +452,9 @@ describe("class 8: a program reading a row another program writes is not admitte
     const handoff = doc({ R: 6, C: 40 }, [["X", ["R", "C"]], ["M", ["R"]], ["Y", ["R"]]], [
       { for: "r", in: [0, "R"], kind: "parallel", body: [
         { reduce: "m", combiner: "max", over: ["c", 0, "C"], value: load("X", "r", "c") },
-        { store: "M", at: ["r"], value: "m" },
+        // an expression stored (not a scalar's name, which the load would take instead of memory:
+        // core/analysis/forward.ts), so the load stays a read of worker 0's store
+        { store: "M", at: ["r"], value: ["mul", "m", ["f32", 2]] },
         { reduce: "s", combiner: "sum", over: ["c", 0, "C"], value: ["sub", load("X", "r", "c"), load("M", "r")] },
         { store: "Y", at: ["r"], value: "s" },
       ] },

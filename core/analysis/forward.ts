@@ -15,18 +15,8 @@
 //     (storing and loading it changes no bit; a 16-bit buffer would round, and is left alone).
 // The oracle still evaluates the document as written, so the validation checks the rewrite.
 
-import { Doc, Expr, Stmt } from "../ir/ast";
-import { sameExpr } from "./vectors";
-
-function storesOf(list: Array<Stmt>, buffer: string): i32 {
-  let n: i32 = 0;
-  for (let i: i32 = 0; i < list.length; i++) {
-    const s = list[i];
-    if (s.kind == "store" && s.name == buffer) n++;
-    n += storesOf(s.body, buffer) + storesOf(s.orelse, buffer);
-  }
-  return n;
-}
+import { Doc, Expr, Stmt, copyExpr } from "../ir/ast";
+import { countStores, sameExpr } from "./vectors";
 
 /** An index expression that means the same value everywhere in the program body after the store. */
 function programUniform(e: Expr, program: string): bool {
@@ -53,15 +43,8 @@ class Forwarder {
   /** `e` with every load of the stored element replaced by a copy of the stored value. */
   expr(e: Expr): Expr {
     if (e.op == "load" && e.name == this.store.name && sameIndex(e.args, this.store.at)) {
-      const v = this.store.value;
-      const c = new Expr(v.op, e.ptr);
-      c.ival = v.ival;
-      c.fval = v.fval;
-      c.name = v.name;
-      c.ty = v.ty;
-      c.ref = v.ref;
       this.count++;
-      return c;
+      return copyExpr(this.store.value, e.ptr);
     }
     if (e.args.length > 0) {
       for (let i: i32 = 0; i < e.args.length; i++) e.args[i] = this.expr(e.args[i]);
@@ -98,7 +81,7 @@ export function forwardProgramStores(doc: Doc, program: Stmt): Array<string> {
     const v = s.value;
     const simple: bool = (v.op == "name" && v.ref == "scalar") || v.op == "f32" || v.op == "int";
     if (!simple || v.ty != dtype || (dtype != "f32" && dtype != "i32")) continue;
-    if (storesOf(doc.body, s.name) != 1) continue;
+    if (countStores(doc.body, s.name) != 1) continue;
     let uniform: bool = s.at.length > 0;
     for (let k: i32 = 0; uniform && k < s.at.length; k++) uniform = programUniform(s.at[k], program.name);
     if (!uniform) continue;

@@ -19,7 +19,7 @@
 // The result is a new Doc (the input is not changed); nodes keep their source pointers, so every
 // diagnostic and rule still points into the document as written.
 
-import { Doc, Expr, Param, Stmt, intLit } from "../ir/ast";
+import { Doc, Expr, Param, Stmt, copyExpr, intLit } from "../ir/ast";
 import { constValue } from "../cost/work";
 import { containsReduce } from "./structure";
 import { AffineEnv, affineOf } from "../ir/affine";
@@ -108,14 +108,7 @@ class Rewrite {
   }
 
   copy(e: Expr): Expr {
-    const c = new Expr(e.op, e.ptr);
-    c.ival = e.ival;
-    c.fval = e.fval;
-    c.name = e.name;
-    c.ty = e.ty;
-    c.ref = e.ref;
-    c.args = e.args;
-    return c;
+    return copyExpr(e, e.ptr);
   }
 
   /** Indices of an access: [p, rest...] for a merged buffer, else each index rewritten. */

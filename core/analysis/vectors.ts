@@ -84,7 +84,8 @@ function collectBound(list: Array<Stmt>, out: Array<string>): void {
   }
 }
 
-function countStores(list: Array<Stmt>, buffer: string): i32 {
+/** The store statements to `buffer` in `list`, nested ones included. */
+export function countStores(list: Array<Stmt>, buffer: string): i32 {
   let n: i32 = 0;
   for (let i: i32 = 0; i < list.length; i++) {
     const s = list[i];

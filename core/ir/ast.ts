@@ -28,6 +28,18 @@ export class Expr {
   }
 }
 
+/** A copy of node `e` at pointer `ptr`, sharing its operand array (replace it before changing it). */
+export function copyExpr(e: Expr, ptr: string): Expr {
+  const c = new Expr(e.op, ptr);
+  c.ival = e.ival;
+  c.fval = e.fval;
+  c.name = e.name;
+  c.ty = e.ty;
+  c.ref = e.ref;
+  c.args = e.args;
+  return c;
+}
+
 export function intLit(v: i32, ptr: string): Expr {
   const e = new Expr("int", ptr);
   e.ival = v;

@@ -137,6 +137,18 @@ describe("rejections and fallbacks", () => {
     expect(plan(caseText("add"), { fuse: false }).realization).toBe("fused-elementwise");
   });
 
+  it("a thread limit below one SIMD group is named where it comes from: --max-threads or the device (a red team of session 13)", () => {
+    const fallback = (p: any): any => p.diagnostics.find((d: any) => d.code === "TPL008");
+    const fromDevice = fallback(plan(caseText("softmax"), { device: { name: "t16", maxThreadsPerGroup: 16 } }));
+    expect(fromDevice.message).toMatch(/the device's limit of 16 threads per group/);
+    expect(fromDevice.message).toMatch(/use a device description whose maxThreadsPerGroup is at least 32/);
+    expect(fromDevice.message).not.toMatch(/--max-threads/);
+    expect(fromDevice.pointer ?? fromDevice.path).toBe("/options/device/maxThreadsPerGroup");
+    const fromOption = fallback(plan(caseText("softmax"), { maxThreads: 16 }));
+    expect(fromOption.message).toMatch(/allow at least 32 threads per group \(--max-threads\)/);
+    expect(fromOption.pointer ?? fromOption.path).toBe("/options/maxThreads");
+  });
+
   it("a document that stores to no buffer plans with a TPL012 warning (a red team of session 13); one with a store has none", () => {
     const none = JSON.stringify({ tile: 1, name: "b", attrs: { noalias: true }, sizes: { R: 4 }, params: [{ name: "X", dtype: "f32", shape: ["R"] }],
       body: [{ for: "r", in: [0, "R"], kind: "parallel", body: [{ let: "q", value: ["load", "X", ["r"]] }] }] });

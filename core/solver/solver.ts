@@ -487,7 +487,8 @@ function solveReduction(doc: Doc, st: Structure, device: Device, o: Options, pla
     plan.rules = rules;
     // no candidate at all: say why rather than give an empty cause
     const cause = preferred >= 0 ? causeFromRules(rules)
-      : limit < 32 ? causeText("no cooperative mapping fits the thread limit of " + limit.toString() + " (a program needs at least one SIMD group of 32 threads)", "allow at least 32 threads per group (--max-threads)", "/options/maxThreads")
+      : limit < 32 && limit < device.maxThreadsPerGroup ? causeText("no cooperative mapping fits the thread limit of " + limit.toString() + " (a program needs at least one SIMD group of 32 threads)", "allow at least 32 threads per group (--max-threads)", "/options/maxThreads")
+      : limit < 32 ? causeText("no cooperative mapping fits the device's limit of " + limit.toString() + " threads per group (maxThreadsPerGroup; a program needs at least one SIMD group of 32 threads)", "use a device description whose maxThreadsPerGroup is at least 32", "/options/device/maxThreadsPerGroup")
       : causeText("no cooperative mapping can be formed with the widths asked for", "leave the widths to the solver (omit --programs-per-group, --threads and --vector)", "");
     useSerial(doc, st, device, o, plan, preferred >= 0 ? "the cooperative reduction is not proven" : "no cooperative reduction applies", cause);
     plan.rules = rules;

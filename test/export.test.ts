@@ -148,6 +148,51 @@ describe.skipIf(!python)("emit --target mlx | torch-mps: every built-in case and
   }, 600_000);
 });
 
+describe.skipIf(!python)("emit --target mlx: a buffer read only where it was written is a fresh output", () => {
+  // test/fixtures/export/: expected.json says which documents go to MLX ("ok": every load of the
+  // buffer reads what its one unconditional store wrote before it) and which are TEX001 (a load
+  // may see the buffer's initial contents: in place, another element, a guarded store, a read
+  // first, a store loop over fewer elements, two stores)
+  const EXP = path.join(ROOT, "test", "fixtures", "export");
+  const expected: Record<string, string> = JSON.parse(fs.readFileSync(path.join(EXP, "expected.json"), "utf8"));
+  const entries: MatrixEntry[] = Object.keys(expected).map((id) => ({ id, case: id, kind: "builtin", text: fs.readFileSync(path.join(EXP, id + ".json"), "utf8"), options: {}, covers: "export" }));
+
+  it("each document is exported or refused as expected, the same from both engines", () => {
+    expect(Object.values(expected).filter((v) => v === "ok").length).toBeGreaterThanOrEqual(5);
+    expect(Object.values(expected).filter((v) => v === "TEX001").length).toBeGreaterThanOrEqual(5);
+    for (const entry of entries) {
+      const e = emitAll(entry);
+      expect(e.metal.ok, entry.id).toBe(true);
+      expect(e.torch.ok, entry.id).toBe(true);
+      const codes = (e.mlx.diagnostics ?? []).filter((d: any) => d.severity === "error").map((d: any) => d.code);
+      if (expected[entry.id] === "ok") {
+        expect(codes, entry.id).toEqual([]);
+        expect(e.mlx.ok, entry.id).toBe(true);
+        // the scratch buffer (loaded and stored in the document) is one of the results, not an argument
+        const rw = e.doc.params.map((p: any) => p.name).filter((n: string) => entry.text.includes(`["load", "${n}"`) && entry.text.includes(`{"store": "${n}"`));
+        expect(rw.length, entry.id).toBeGreaterThan(0);
+        for (const name of rw) expect(e.mlx.python, entry.id).toMatch(new RegExp("^Results[^]*\\n  " + name + "  ", "m"));
+      } else {
+        expect(codes, entry.id).toEqual(["TEX001"]);
+        expect(e.mlx.ok).toBe(false);
+      }
+    }
+  });
+
+  it("the MLX kernel, its scratch buffer a zeroed output, computes the metal target's results bit for bit (which fill that buffer with data first)", () => {
+    const ok = entries.filter((x) => expected[x.id] === "ok").map(emitAll);
+    const d = fs.mkdtempSync(path.join(os.tmpdir(), "tile-export-scratch-"));
+    try {
+      const out = fakeRun(FAKES, exportManifest(ok, d), d);
+      expect(out.stderr).toBe("");
+      expect(out.status).toBe(0);
+      for (const e of ok) expect(exportRunProblems(rt, e, out.records)).toEqual([]);
+    } finally {
+      fs.rmSync(d, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
 describe("emit --target: what a target cannot express is a diagnostic", () => {
   // the real executable (the first test), and the CLI in process (test/helpers/cli.ts)
   const cli = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", cwd: ROOT });

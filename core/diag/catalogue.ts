@@ -49,7 +49,7 @@ export const CODES: Array<string> = [
   "TPL011", "warning", "option-ignored", "A plan option has no meaning for the realization used (e.g. --programs-per-group on an element grid); it is ignored, and said so.",
   "TPL012", "warning", "no-output", "The document stores to no buffer, so its kernel has no effect that anyone can observe.",
   // Export to a host framework (emit --target mlx | torch-mps)
-  "TEX001", "error", "export-in-place", "A buffer both read and written cannot be updated in place on the target (MLX outputs are fresh arrays).",
+  "TEX001", "error", "export-in-place", "A buffer both read and written, whose initial contents may reach a result, cannot be updated in place on the target (MLX outputs are fresh arrays).",
   "TEX002", "error", "export-name-conflict", "A document name would collide with an argument the target framework declares.",
   "TEX003", "error", "export-grid-too-large", "The kernel's grid has more threads than one dispatch of the target takes.",
   "TEX004", "error", "export-no-output", "The target needs at least one output buffer.",

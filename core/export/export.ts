@@ -14,6 +14,7 @@ import { ACCESS_READ, ACCESS_READWRITE, accessOf } from "../emit/abi";
 import { formatI32 } from "../util/num";
 import { mlxModule, MLX_ATTRIBUTES } from "./mlx";
 import { torchModule } from "./torch";
+import { initialContentsUnread } from "../legality/defined";
 
 export const TARGET_METAL: string = "metal";
 export const TARGET_MLX: string = "mlx";
@@ -41,8 +42,10 @@ export function exportModule(doc: Doc, plan: Plan, k: KernelText, msl: string, t
     for (let p: i32 = 0; p < doc.params.length; p++) {
       const a = accessOf(doc, p);
       if (a != ACCESS_READ) outputs++;
-      if (a == ACCESS_READWRITE) {
-        r.diags.push(diag("TEX001", "/params/" + formatI32(p), "The buffer \"" + doc.params[p].name + "\" is both read and written, but MLX gives a kernel read-only inputs and fresh output arrays, so it cannot update a buffer in place; in the document, read one parameter and store to another, or emit with --target torch-mps (which updates the tensor in place) or --target metal."));
+      // a buffer read only where it has already been written (a scratch buffer) is an output
+      // like any other: its initial contents reach no result (core/legality/defined.ts)
+      if (a == ACCESS_READWRITE && !initialContentsUnread(doc, doc.params[p].name)) {
+        r.diags.push(diag("TEX001", "/params/" + formatI32(p), "The buffer \"" + doc.params[p].name + "\" is both read and written, and not every load of it is proven to read an element the kernel has already written (one unconditional store, then loads of the element it wrote in the same iteration), so its initial contents may reach a result; MLX gives a kernel read-only inputs and fresh output arrays, so it cannot update a buffer in place; in the document, read one parameter and store to another, or emit with --target torch-mps (which updates the tensor in place) or --target metal."));
       }
     }
     if (outputs == 0) {

@@ -32,7 +32,8 @@ function inRange(x: f64): bool {
   return x < LIMIT && x > -LIMIT;
 }
 
-function addScaled(a: Affine, b: Affine, k: f64): Affine | null {
+/** a + k * b, or null where a coefficient or the constant leaves the exact range. */
+export function addScaled(a: Affine, b: Affine, k: f64): Affine | null {
   const r = new Affine();
   for (let i: i32 = 0; i < a.vars.length; i++) {
     r.vars.push(a.vars[i]);

@@ -6,7 +6,7 @@ import { didYouMean } from "../util/suggest";
 import { Diagnostic, diag, diagRelated } from "../diag/diagnostic";
 import { Doc, Expr, Stmt, valueType } from "./ast";
 import { isBinary } from "./read";
-import { Affine, AffineEnv, affineOf } from "./affine";
+import { Affine, AffineEnv, addScaled, affineOf } from "./affine";
 import { formatF64Fixed } from "../util/num";
 import { evalConstI32 } from "../analysis/consts";
 import { I32_HI, I32_LO, fitsI32 } from "../analysis/ranges";
@@ -28,6 +28,15 @@ class Binding {
    *  extent's lower bound is known and >= 1). Under one that may not, no access is decided: its
    *  extreme indices may belong to iterations that never execute. */
   runs: bool = false;
+  /** A loop or axis whose extent (or min) depends on enclosing variables and that runs at least
+   *  once for each of their values, with a constant step: the variable is min + step * t with t
+   *  over [0, extent - 1], min and extent the affine forms below (in enclosing variables only).
+   *  Bounds of an index through it eliminate it from the innermost variable out (deepBounds):
+   *  each extreme is reached by an iteration that runs. */
+  dependent: bool = false;
+  minForm: Affine | null = null;
+  extForm: Affine | null = null;
+  stepC: f64 = 1.0;
   /** An i32 `let`'s value: indices through the name are bounded as the value is. */
   value: Expr | null = null;
   /** The hidden variable of a shift: in scope for bounds only, never suggested. */
@@ -44,6 +53,12 @@ class Binding {
 const TWO_32: f64 = 4294967296.0;
 /** Beyond 2^53 an f64 range of integers is not exact. */
 const EXACT_F64: f64 = 9007199254740992.0;
+
+function constForm(c: f64): Affine {
+  const a = new Affine();
+  a.c = c;
+  return a;
+}
 
 /** The i32 value an exact integer wraps to. */
 function wrapI32(x: f64): f64 {
@@ -255,7 +270,7 @@ class Checker {
     const st = this.i32Bound(s.step, affineOf(s.step, env, 0));
     if (ex !== null) {
       const eb = new Array<f64>();
-      b.runs = this.boundsOf(changetype<Affine>(ex), eb) && eb[0] >= 1.0 && eb[1] <= I32_HI;
+      b.runs = this.deepBounds(changetype<Affine>(ex), eb) && eb[0] >= 1.0 && eb[1] <= I32_HI;
     }
     if (mn !== null && ex !== null && st !== null) {
       const mb = new Array<f64>();
@@ -290,9 +305,68 @@ class Checker {
           sum.args = args;
           b.shift = sum;
         }
+      } else if (b.runs && p.isConst() && p.c >= 1.0 && p.c <= I32_HI) {
+        // the extent (or min) depends on enclosing variables: bounded through them, exactly
+        const lastForm = addScaled(m, x, p.c);
+        let last: Affine | null = null;
+        if (lastForm !== null) last = addScaled(changetype<Affine>(lastForm), constForm(1.0), -p.c);
+        const vb = new Array<f64>();
+        const nb = new Array<f64>();
+        const ib = new Array<f64>();
+        if (last !== null && this.deepBounds(m, ib) && fitsI32(ib[0], ib[1]) && this.deepBounds(changetype<Affine>(last), vb)) {
+          if (vb[1] > I32_HI && vb[1] <= EXACT_F64) {
+            this.err("TIR030", ptr, "The " + (kind == "axis" ? "reduction" : "loop") + " variable \"" + name + "\" would reach " + fmtInt(vb[1]) +
+              ", past the i32 range (at most 2147483647): shorten the range or lower its min.");
+          } else if (fitsI32(vb[0], vb[1]) && this.deepBounds(x, nb)) {
+            b.dependent = true;
+            b.minForm = m;
+            b.extForm = x;
+            b.stepC = p.c;
+          }
+        }
       }
     }
     this.bind(b);
+  }
+
+  /** Exact [lo, hi] of an affine form through loops whose extents depend on enclosing variables
+   *  (Binding.dependent): each such variable, innermost first, is replaced by its min, or by its
+   *  last value min + step * (extent - 1), whichever end extends the bound sought; what remains is
+   *  bounded by boundsOf. Every loop around runs at least once for every value of the variables
+   *  outside it, so both ends are values that iterations take. */
+  deepBounds(a: Affine, out: Array<f64>): bool {
+    if (this.boundsOf(a, out)) return true;
+    const hiF = this.eliminate(a, true);
+    const loF = this.eliminate(a, false);
+    if (hiF === null || loF === null) return false;
+    const h = new Array<f64>();
+    const l = new Array<f64>();
+    if (!this.boundsOf(changetype<Affine>(hiF), h) || !this.boundsOf(changetype<Affine>(loF), l)) return false;
+    out.push(l[0]);
+    out.push(h[1]);
+    return true;
+  }
+
+  eliminate(a: Affine, upper: bool): Affine | null {
+    let f: Affine = a;
+    for (let i: i32 = this.scope.length - 1; i >= 0; i--) {
+      const b = this.scope[i];
+      if (!b.dependent) continue;
+      const k: f64 = f.coef(b.name);
+      if (k == 0.0) continue;
+      const unit = new Affine();
+      unit.vars.push(b.name);
+      unit.coefs.push(1.0);
+      let g = addScaled(f, unit, -k);
+      if (g !== null) g = addScaled(changetype<Affine>(g), changetype<Affine>(b.minForm), k);
+      if (g !== null && (k * b.stepC > 0.0) == upper) {
+        g = addScaled(changetype<Affine>(g), changetype<Affine>(b.extForm), k * b.stepC);
+        if (g !== null) g = addScaled(changetype<Affine>(g), constForm(1.0), -k * b.stepC);
+      }
+      if (g === null) return null;
+      f = changetype<Affine>(g);
+    }
+    return f;
   }
 
   /** A bound's affine form at its i32 value: an exact constant outside i32 is the value its
@@ -400,7 +474,7 @@ class Checker {
       const a = affineOf(idx[i], env, 0);
       if (a === null) continue;
       const range = new Array<f64>();
-      if (!this.boundsOf(changetype<Affine>(a), range)) continue;
+      if (!this.deepBounds(changetype<Affine>(a), range)) continue;
       const extent: f64 = <f64>this.doc.dim(pi, i);
       if (extent <= 0.0) continue;
       // i32 arithmetic wraps (add, sub, mul, neg are exact modulo 2^32): the index takes the exact

@@ -9,7 +9,7 @@
 //   gpu-evidence.mjs admitted [--docs N] [--seed S] [--runtime R]
 //       issue 12's structural documents (test/fuzz/structural.ts), every candidate admitted in the
 //       bounded space of test/fuzz/admitted-space.ts run against the FP64 oracle with guards
-//   gpu-evidence.mjs exports [--full] [--runtime R]
+//   gpu-evidence.mjs exports [--full] [--runtime R] [--docs DIR]
 //       issue 20: the MLX and torch-mps exports of every built-in case and matrix entry, as the
 //       framework stand-ins (test/export/fake_frameworks.py) record them, run on the runtime beside
 //       the metal target's kernel; every output must be bit-identical
@@ -31,7 +31,7 @@ import os from "node:os";
 import path from "node:path";
 import fc from "fast-check";
 import { loadEngine } from "../shell-node/src/engine";
-import { builtinEntries, loadMatrix } from "../shell-node/src/matrix";
+import { builtinEntries, loadMatrix, type MatrixEntry } from "../shell-node/src/matrix";
 import { openRuntime, type RuntimeKind } from "../shell-node/src/native";
 import { runAndValidate } from "../shell-node/src/validate-run";
 import { caseArb, type Case } from "../test/fuzz/gen";
@@ -119,7 +119,19 @@ async function exportsCheck(args: string[]): Promise<number> {
   const here = path.dirname(new URL(import.meta.url).pathname);
   const fakes = path.join(here, "..", "test", "export", "fake_frameworks.py");
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tile-exports-"));
-  const all = [...builtinEntries(engine), ...loadMatrix(engine, args.includes("--full"))].map((e) => emitTargets(engine, e));
+  // --docs DIR: also the documents of DIR (those its expected.json marks "ok", where it has one)
+  const extra: MatrixEntry[] = [];
+  const docsDir = arg(args, "--docs", "");
+  if (docsDir !== "") {
+    const exp = path.join(docsDir, "expected.json");
+    const marks: Record<string, string> | null = fs.existsSync(exp) ? JSON.parse(fs.readFileSync(exp, "utf8")) : null;
+    for (const f of fs.readdirSync(docsDir).filter((x) => x.endsWith(".json") && x !== "expected.json").sort()) {
+      const id = f.slice(0, -5);
+      if (marks !== null && marks[id] !== "ok") continue;
+      extra.push({ id, case: id, kind: "builtin", text: fs.readFileSync(path.join(docsDir, f), "utf8"), options: {}, covers: "export" });
+    }
+  }
+  const all = [...builtinEntries(engine), ...loadMatrix(engine, args.includes("--full")), ...extra].map((e) => emitTargets(engine, e));
   const notOk = all.filter((e) => !e.mlx.ok || !e.torch.ok).map((e) => e.entry.id);
   const out = fakeRun(fakes, exportManifest(all, dir), dir);
   if (out.status !== 0) {

@@ -218,11 +218,12 @@ describe("tile calibrate on sweeps made of the model itself", () => {
 
   it("writes a device record that --device reads, with the report beside it", () => {
     const out = path.join(tmp, "calibrated.json");
-    const x = spawnSync(process.execPath, [BIN, "calibrate", ...dirs, "-o", out, "--device", "nvidia-h200"], { cwd: ROOT, encoding: "utf8" });
+    const x = spawnSync(process.execPath, [BIN, "calibrate", ...dirs, "-o", out, "--device", "nvidia-h200", "--allow-host-times"], { cwd: ROOT, encoding: "utf8" });
     expect(x.status).toBe(0);
     const rec = JSON.parse(fs.readFileSync(out, "utf8"));
     expect(rec.gpuCores).toBe(H200.gpuCores);
     expect(rec.costModel.source).toMatch(/tile calibrate/);
+    expect(rec.costModel.source).toContain("host-runtime CPU times, not GPU times");
     expect(fs.readFileSync(path.join(tmp, "calibrated.calibration.md"), "utf8")).toMatch(/size left out/);
     const p = spawnSync(process.execPath, [BIN, "plan", "cases/softmax.json", "--size", "R=6", "--size", "C=512", "--device", out, "--json"], { cwd: ROOT, encoding: "utf8" });
     expect(p.status).toBe(0);
@@ -244,7 +245,7 @@ describe("tile calibrate on sweeps made of the model itself", () => {
     // the gz file named directly, and `tile calibrate` on the folders: the same record as the plain sweeps
     expect(readShape(wasm, path.join(gz[1], "sweep.json.gz"), H200).candidates).toEqual(readShape(wasm, dirs[1], H200).candidates);
     const run = async (ds: string[], out: string) => {
-      const x = await tile("calibrate", ...ds, "-o", out);
+      const x = await tile("calibrate", ...ds, "-o", out, "--allow-host-times");
       expect(x.status, x.stderr).toBe(0);
       const rec = JSON.parse(fs.readFileSync(out, "utf8"));
       delete rec.costModel.source;
@@ -254,17 +255,24 @@ describe("tile calibrate on sweeps made of the model itself", () => {
     // a folder with neither file is still a usage error naming the file it looked for
     const empty = path.join(tmp, "gz", "empty");
     fs.mkdirSync(empty, { recursive: true });
-    const bad = await tile("calibrate", empty, gz[1], "-o", path.join(tmp, "y.json"));
+    const bad = await tile("calibrate", empty, gz[1], "-o", path.join(tmp, "y.json"), "--allow-host-times");
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain(path.join(empty, "sweep.json"));
   });
 
   it("needs sweeps of two sizes and -o (exit 2)", async () => {
-    const one = await tile("calibrate", dirs[0], "-o", path.join(tmp, "x.json"));
+    const one = await tile("calibrate", dirs[0], "-o", path.join(tmp, "x.json"), "--allow-host-times");
     expect(one.status).toBe(2);
     expect(one.stderr).toMatch(/at least two sizes/);
     // two sweeps of one size are one size: nothing can be left out
-    const same = await tile("calibrate", dirs[0], dirs[0], "-o", path.join(tmp, "x.json"));
+    const same = await tile("calibrate", dirs[0], dirs[0], "-o", path.join(tmp, "x.json"), "--allow-host-times");
+    // host-runtime sweeps (CPU wall clock) are refused without the flag, and named; with it the
+    // record's source says what the times were (red team s15)
+    const host = await tile("calibrate", dirs[0], dirs[1], "-o", path.join(tmp, "h.json"));
+    expect(host.status).toBe(2);
+    expect(host.stderr).toContain("host times");
+    expect(host.stderr).toContain("--allow-host-times");
+    expect(fs.existsSync(path.join(tmp, "h.json"))).toBe(false);
     expect(same.status).toBe(2);
     expect(same.stderr).toMatch(/at least two sizes/);
     expect((await tile("calibrate", dirs[0], dirs[1])).status).toBe(2);

@@ -179,6 +179,9 @@ export class DeviceResult {
   }
 }
 
+/** The most threads per group the emitter supports: 32 SIMD groups of 32 lanes. */
+export const MAX_GROUP_THREADS: i32 = 1024;
+
 /** A device from a JSON description; fields not given keep the M1 Max defaults. */
 export function readDevice(v: JsonValue | null): DeviceResult {
   const d = new Device();
@@ -226,6 +229,9 @@ export function readDevice(v: JsonValue | null): DeviceResult {
     }
   }
   if (d.simdWidth != 32) diags.push(diag("TPL005", "/options/device/simdWidth", "The emitter targets 32-lane SIMD groups (Apple GPUs); simdWidth must be 32."));
+  // a cooperative program combines its SIMD groups' partials with one 32-lane SIMD reduction, so a
+  // group holds at most 32 SIMD groups (Metal and CUDA both allow 1024 threads per group)
+  if (d.maxThreadsPerGroup > MAX_GROUP_THREADS) diags.push(diag("TPL005", "/options/device/maxThreadsPerGroup", "maxThreadsPerGroup is " + d.maxThreadsPerGroup.toString() + ", but at most " + MAX_GROUP_THREADS.toString() + " threads (32 SIMD groups of 32) are supported: a cooperative program combines its SIMD groups' partials with one 32-lane SIMD reduction (Metal and CUDA devices allow 1024)."));
   return new DeviceResult(d, diags);
 }
 
@@ -234,7 +240,7 @@ export const DEVICE_FIELDS: Array<string> = [
   "name", "text", "A label for reports; never used to decide anything.",
   "source", "text", "Where the figures come from (a datasheet, a measurement); documentation only.",
   "simdWidth", "lanes", "Lanes per SIMD group (a warp); the emitter targets 32. Read by the solver (W = 32 * S) and the rules.",
-  "maxThreadsPerGroup", "threads", "Largest threadgroup the device dispatches (Apple GPUs: 1024). Read by thread-limit and the solver's search bound.",
+  "maxThreadsPerGroup", "threads", "Largest threadgroup the device dispatches (Apple GPUs: 1024), at most 1024 (a cooperative program combines at most 32 SIMD groups). Read by thread-limit and the solver's search bound.",
   "threadgroupMemoryBytes", "bytes", "Threadgroup (shared) memory one group may declare (Apple GPUs: 32768). Read by threadgroup-memory.",
   "vectorWidths", "list of elements", "Vector widths V a worker may load at once, e.g. [1, 4, 8]. The solver's V candidates.",
   "privateBudget", "scalars per worker", "Registers a worker may spend on a cached input stripe. Over budget: the input is read uncached (TPL004).",

@@ -275,9 +275,10 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option("--report <stem>", "write the report as STEM.calibration.md/.json (default: beside the record)")
     .addOption(engineOption())
     .option("--json", "print a JSON summary instead of the report")
+    .option("--allow-host-times", "fit sweeps the host runtime timed (CPU wall clock, not GPU times; the record says so)")
     .action(async (dirs: string[], o, cmd: Command) => {
       const argv: string[] = (cmd.parent as any)?.rawArgs ?? ["calibrate", ...dirs];
-      setExit(calibrateCommand(await loadEngine(o.engine as EngineName), dirs, o.out, o.device, !!o.json, argv, o.report));
+      setExit(calibrateCommand(await loadEngine(o.engine as EngineName), dirs, o.out, o.device, !!o.json, argv, o.report, !!o.allowHostTimes));
     });
 
   program

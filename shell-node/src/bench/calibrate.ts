@@ -67,6 +67,8 @@ export interface Shape {
   group: string;
   dir: string;
   candidates: Features[];
+  /** The sweep's times are GPU times (false: the host runtime's CPU wall clock). */
+  gpu: boolean;
 }
 
 /** T(θ) for one candidate (ns). */
@@ -101,7 +103,6 @@ export function readShape(engine: Engine, dir: string, baseDevice: any): Shape {
     throw new UsageError(`cannot read a sweep at ${file}`);
   }
   if (s?.format !== "tile-sweep/1") throw new UsageError(`${file} is not a tile-sweep/1 file`);
-  if (!s.timesAreGpu) process.stderr.write(`tile calibrate: warning: ${file} holds host times (the CPU runtime), not GPU times\n`);
   const d0 = withCost(baseDevice, {});
   const base = scored(engine, s.document, s.sizes, d0);
   const li = scored(engine, s.document, s.sizes, withCost(baseDevice, { loadIssueCycles: DEFAULTS.loadIssueCycles + 1 }));
@@ -136,7 +137,7 @@ export function readShape(engine: Engine, dir: string, baseDevice: any): Shape {
     candidates.push(f);
   }
   const sizes = Object.entries(s.sizes).map(([k, v]) => `${k}=${v}`).join(" ");
-  return { id: `${s.case} ${sizes}`, group: sizes, dir, candidates };
+  return { id: `${s.case} ${sizes}`, group: sizes, dir, candidates, gpu: !!s.timesAreGpu };
 }
 
 // ------------------------------------------------------------------------------------ the fit

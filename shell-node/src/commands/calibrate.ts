@@ -12,7 +12,7 @@ import { candidateKey } from "../bench/sweep";
 import { readSweepText } from "../bench/sweep-file";
 import { readDeviceArg } from "./device";
 
-export function calibrateCommand(engine: Engine, dirs: string[], out: string, deviceArg: string | undefined, json: boolean, argv: string[], report?: string): number {
+export function calibrateCommand(engine: Engine, dirs: string[], out: string, deviceArg: string | undefined, json: boolean, argv: string[], report?: string, allowHostTimes = false): number {
   if (!out) throw new UsageError("calibrate needs -o FILE: where to write the calibrated device record");
   let base: any = deviceArg ? readDeviceArg(deviceArg) : undefined;
   if (base === undefined) {
@@ -23,6 +23,11 @@ export function calibrateCommand(engine: Engine, dirs: string[], out: string, de
     }
   }
   const shapes = dirs.map((d) => readShape(engine, d, base));
+  // a cost model for a GPU is fitted to GPU times: host-runtime sweeps (CPU wall clock) only on
+  // request, and the record and its report then say so
+  const host = shapes.filter((s) => !s.gpu).map((s) => s.dir);
+  if (host.length > 0 && !allowHostTimes) throw new UsageError(`${host.join(", ")} ${host.length === 1 ? "holds" : "hold"} host times (the CPU runtime's wall clock), not GPU times; a GPU's cost model is fitted to GPU sweeps (tile sweep --runtime metal or cuda), or pass --allow-host-times to fit these anyway (the record then says so)`);
+  for (const d of host) process.stderr.write(`tile calibrate: warning: ${d} holds host times (the CPU runtime), not GPU times\n`);
   const start: Coefficients = { ...DEFAULTS };
   for (const k of Object.keys(DEFAULTS)) if (typeof base?.costModel?.[k] === "number") (start as any)[k] = base.costModel[k];
   const r = calibrate(shapes, start);
@@ -33,7 +38,7 @@ export function calibrateCommand(engine: Engine, dirs: string[], out: string, de
     costModel: {
       ...r.coefficients,
       error: r.error,
-      source: `tile calibrate, ${new Date().toISOString().slice(0, 10)}: fitted to ${shapes.length} sweeps (${shapes.map((s) => s.id).join("; ")}) on the model's terms, relative errors, ridge on the log-coefficients toward the base record's with λ = ${lambdaText(r.lambda)} chosen by leaving one size out at a time; error = median relative error between candidates of a left-out sweep. Command: ${command}`,
+      source: `tile calibrate, ${new Date().toISOString().slice(0, 10)}: fitted to ${shapes.length} sweeps${host.length > 0 ? ` (${host.length} of them host-runtime CPU times, not GPU times: --allow-host-times)` : ""} (${shapes.map((s) => s.id).join("; ")}) on the model's terms, relative errors, ridge on the log-coefficients toward the base record's with λ = ${lambdaText(r.lambda)} chosen by leaving one size out at a time; error = median relative error between candidates of a left-out sweep. Command: ${command}`,
     },
   };
   fs.mkdirSync(path.dirname(path.resolve(out)), { recursive: true });

@@ -1,11 +1,23 @@
 // tile emit FILE [--target metal|mlx|torch-mps]: the plan's MSL, or a Python module that runs it
 // from MLX or PyTorch (printed or written with -o); --json gives {plan, msl, audit, target, python}.
 import fs from "node:fs";
+import path from "node:path";
 import { Engine } from "../engine";
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatDiagnostic, printJson, readDocument, writeOutput } from "../io";
 import { PlanOptions } from "../options";
 import { planExit } from "./plan";
 import { withSource } from "./validate";
+
+function sameFile(a: string, b: string): boolean {
+  if (path.resolve(a) === path.resolve(b)) return true;
+  try {
+    const x = fs.statSync(a);
+    const y = fs.statSync(b);
+    return x.ino === y.ino && x.dev === y.dev;
+  } catch {
+    return false;
+  }
+}
 
 export function emitFile(engine: Engine, file: string, options: PlanOptions): any {
   const src = readDocument(file);
@@ -14,6 +26,15 @@ export function emitFile(engine: Engine, file: string, options: PlanOptions): an
 }
 
 export function emitCommand(engine: Engine, file: string, options: PlanOptions, out: string | undefined, json: boolean): number {
+  // -o naming the document itself would replace it with the kernel (red team s15)
+  if (out !== undefined && out !== "" && sameFile(out, file)) {
+    process.stderr.write(`tile: -o ${out} is the document being emitted; write the kernel to another file\n`);
+    return EXIT_USAGE;
+  }
+  if (out === "") {
+    process.stderr.write("tile: -o needs a file name\n");
+    return EXIT_USAGE;
+  }
   const r = emitFile(engine, file, options);
   if (!r.ok) {
     if (json) printJson({ file, ...r });
@@ -39,6 +60,11 @@ export function auditMslCommand(engine: Engine, file: string, realization: strin
     msl = fs.readFileSync(file, "utf8");
   } catch {
     process.stderr.write(`tile: cannot read ${file}\n`);
+    return EXIT_USAGE;
+  }
+  const REALIZATIONS = ["cooperative-reduction", "fused-elementwise", "serial-program"];
+  if (realization !== undefined && !REALIZATIONS.includes(realization)) {
+    process.stderr.write(`tile: --realization must be one of ${REALIZATIONS.join(", ")}, not ${JSON.stringify(realization)}\n`);
     return EXIT_USAGE;
   }
   const a = engine.call({ command: "audit-msl", msl, realization: realization ?? "", barriers: barriers ?? -1 });

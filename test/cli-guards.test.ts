@@ -1,5 +1,5 @@
 // Usage guards of the CLI found by the red team (s15): `emit -o` naming its own document, and an
-// unknown `audit-msl --realization`, are usage errors (exit 2) that change no file.
+// unknown `audit-msl --realization`, and a benchmark of GPU metrics on the host runtime are usage errors (exit 2) that change no file.
 import { describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -32,6 +32,11 @@ describe("CLI usage guards", () => {
       expect(bad.status).toBe(2);
       expect(bad.stderr).toContain("--realization must be one of");
       expect(tile("audit-msl", path.join(dir, "sum.metal"), "--realization", "cooperative-reduction").status).toBe(0);
+      // a benchmark whose every metric is a GPU timestamp times nothing on the host runtime
+      const b = tile("bench", "bench/protocols/smoke.json", "--runtime", "host", "--metrics", "gpuBatch,gpuSingle", "-o", path.join(dir, "b"));
+      expect(b.status).toBe(2);
+      expect(b.stderr).toContain("nothing would be timed");
+      expect(fs.existsSync(path.join(dir, "b"))).toBe(false);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -7,7 +7,7 @@ import cliProgress from "cli-progress";
 import fs from "node:fs";
 import path from "node:path";
 import { loadEngine } from "../engine";
-import { openOrUsage } from "../io";
+import { openOrUsage, UsageError } from "../io";
 import { openRuntime, repoRoot, RuntimeKind } from "../native";
 import { artifactFingerprints, fingerprint, machine, sha256 } from "./fingerprint";
 import { measureRun, RunContext, CaseText } from "./measure";
@@ -58,6 +58,11 @@ export async function runBench(req: BenchRequest): Promise<BenchOutcome> {
   const root = repoRoot();
   const timesAreGpu = runtime.timesAreGpu;
   const gpuReason = timesAreGpu ? undefined : `${runtime.kind} runtime: no GPU timestamps; GPU metrics are not recorded (never filled with host times)`;
+  // a run none of whose metrics this runtime can measure would time nothing (red team s15)
+  if (!timesAreGpu && protocol.metrics.every((m) => m === "gpuBatch" || m === "gpuSingle")) {
+    runtime.close();
+    throw new UsageError(`the protocol's metrics (${protocol.metrics.join(", ")}) are GPU timestamps, which the ${runtime.kind} runtime does not have: nothing would be timed; run on a GPU runtime (--runtime metal or cuda) or add hostBatch / hostSingle to --metrics`);
+  }
   const artifacts = artifactFingerprints(root, runtime.libraryPath);
   const ctx: RunContext = { engine, runtime, protocol, sources: {}, plans: {}, oracleCache: new Map() };
   const total = protocol.rounds * cases.length * 2;

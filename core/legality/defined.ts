@@ -18,12 +18,7 @@
 import { Doc, Stmt } from "../ir/ast";
 import { Affine } from "../ir/affine";
 import { recognize } from "../analysis/structure";
-import { LoopInfo, Site, collectFacts } from "./facts";
-
-function depthOf(loops: Array<LoopInfo>, name: string): i32 {
-  for (let k: i32 = loops.length - 1; k >= 0; k--) if (loops[k].name == name) return k;
-  return -1;
-}
+import { LoopInfo, Site, collectFacts, loopLevel } from "./facts";
 
 function sameConstRange(a: LoopInfo, b: LoopInfo): bool {
   return a.minConst && a.extentConst && a.stepConst && b.minConst && b.extentConst && b.stepConst &&
@@ -38,10 +33,10 @@ function sameElement(a: Affine, l: Site, b: Affine, s: Site, shared: i32): bool 
   const sb = b.support();
   if (sa.length != sb.length) return false;
   for (let i: i32 = 0; i < sa.length; i++) {
-    const k = depthOf(l.loops, sa[i]);
+    const k = loopLevel(l.loops, sa[i]);
     if (k < 0 || k >= s.loops.length) return false;
     const other = s.loops[k];
-    if (depthOf(s.loops, other.name) != k) return false;
+    if (loopLevel(s.loops, other.name) != k) return false;
     if (b.coef(other.name) != a.coef(sa[i])) return false;
     if (k >= shared && !sameConstRange(l.loops[k], other)) return false;
   }

@@ -59,6 +59,12 @@ export class LoopInfo {
   }
 }
 
+/** The level of the loop named `name` in `loops` (outermost first; the innermost of that name), or -1. */
+export function loopLevel(loops: Array<LoopInfo>, name: string): i32 {
+  for (let k: i32 = loops.length - 1; k >= 0; k--) if (loops[k].name == name) return k;
+  return -1;
+}
+
 /** One access: a load (expression) or a store (statement). */
 export class Site {
   /** "load" or "store". */

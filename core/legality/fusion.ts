@@ -4,7 +4,7 @@
 import { Affine } from "../ir/affine";
 import { RuleResult } from "../plan/plan";
 import { LegalityContext } from "./context";
-import { LoopInfo, Site, affineRange } from "./facts";
+import { LoopInfo, Site, affineRange, loopLevel } from "./facts";
 import { Verdict, num, quoted } from "./verdict";
 
 function notElement(ctx: LegalityContext, id: string): RuleResult {
@@ -270,12 +270,6 @@ export function checkInjectiveCompactStore(ctx: LegalityContext): RuleResult {
 // ---------------------------------------------------------------------------------------------
 // no-read-of-written
 
-/** The level of the loop named `name` in `loops` (outermost first; the innermost of that name), or -1. */
-function levelOf(loops: Array<LoopInfo>, name: string): i32 {
-  for (let k: i32 = loops.length - 1; k >= 0; k--) if (loops[k].name == name) return k;
-  return -1;
-}
-
 /** Whether the index form `a` of an access inside `loopsA` and `b` inside `loopsB` name the same
  *  element for the same thread of the fused grid: the grid gives each thread one value per domain
  *  level, so the variables are compared by their loop's level, not by name (sibling nests may
@@ -289,10 +283,10 @@ function sameFormByLevel(a: Affine | null, loopsA: Array<LoopInfo>, b: Affine | 
   const sy = y.support();
   if (sx.length != sy.length) return false;
   for (let i: i32 = 0; i < sx.length; i++) {
-    const k = levelOf(loopsA, sx[i]);
+    const k = loopLevel(loopsA, sx[i]);
     if (k < 0) return false;
     const other = loopsB[k];
-    if (levelOf(loopsB, other.name) != k) return false;
+    if (loopLevel(loopsB, other.name) != k) return false;
     if (y.coef(other.name) != x.coef(sx[i])) return false;
     // the two loops of that level have the same range (the thread's value means the same there)
     if (!loopsA[k].exact || !other.exact || loopsA[k].lo != other.lo || loopsA[k].hi != other.hi) return false;

@@ -5,6 +5,7 @@ import { J_BOOL, J_NUM, J_OBJ, J_STR, JsonValue } from "./util/json";
 import { TARGETS } from "./export/export";
 import { Diagnostic, diag, seg } from "./diag/diagnostic";
 import { isI32Text, parseI32 } from "./util/num";
+import { LAYOUT_PROGRAMS, LAYOUT_WORKERS } from "./plan/plan";
 
 export class Options {
   sizeNames: Array<string> = new Array<string>();
@@ -18,6 +19,9 @@ export class Options {
   /** 0 = solver chooses (1); otherwise the unroll factor. */
   unroll: i32 = 0;
   cacheInput: bool = true;
+  /** Cooperative layout: "" = the solver chooses (the automatic family scores both; explicit
+   *  widths mean workers on lanes), "workers-on-lanes" or "programs-on-lanes" (core/plan/plan.ts). */
+  layout: string = "";
   /** 0 = the device's limit; otherwise a lower cap on threads per group. */
   maxThreads: i32 = 0;
   fuse: bool = true;
@@ -30,6 +34,9 @@ export class Options {
   /** Device description object, when given (else the default profile). */
   device: JsonValue | null = null;
 }
+
+/** The cooperative layouts an options object may name. */
+export const LAYOUTS: Array<string> = [LAYOUT_WORKERS, LAYOUT_PROGRAMS];
 
 const INT_KEYS: Array<string> = ["programsPerGroup", "threads", "vector", "unroll", "maxThreads"];
 const BOOL_KEYS: Array<string> = ["cacheInput", "fuse", "candidates", "serial"];
@@ -81,6 +88,12 @@ export function readOptions(v: JsonValue | null): OptionsResult {
         continue;
       }
       o.target = x.text;
+    } else if (k == "layout") {
+      if (x.kind != J_STR || LAYOUTS.indexOf(x.text) < 0) {
+        diags.push(diag("TPL002", "/options/layout", "The option layout must be one of " + LAYOUTS.join(", ") + "."));
+        continue;
+      }
+      o.layout = x.text;
     } else if (INT_KEYS.indexOf(k) >= 0) {
       if (x.kind != J_NUM || !x.isInteger() || !isI32Text(x.text) || parseI32(x.text) < 0) {
         diags.push(diag("TPL002", "/options" + seg(k), "The option " + k + " must be a non-negative integer."));

@@ -57,15 +57,17 @@ describe("formulas on the validation matrix", () => {
 });
 
 describe("the bounded search is exhaustive and totally ordered", () => {
-  const key = (m: any): string => `${m.P}/${m.S}/${m.V}/${m.U}`;
+  const key = (m: any): string => `${m.layout === "programs-on-lanes" ? "lanes " : ""}${m.P}/${m.S}/${m.V}/${m.U}`;
 
-  it("automatic family: every S = 1 packing and every wider single program, every allowed V", () => {
+  it("automatic family: every S = 1 packing and every wider single program, every allowed V, and programs on lanes at V = 1", () => {
     const p = plan(caseText("softmax"), { candidates: true });
     const expected = new Set<string>();
     for (const V of [1, 4, 8]) {
       for (let P = 1; 32 * P <= 1024; P++) expected.add(`${P}/1/${V}/1`);
       for (let S = 2; 32 * S <= 1024; S++) expected.add(`1/${S}/${V}/1`);
     }
+    // programs on lanes: P of 8, 16 or 32 neighbouring programs, every S with 32 S P within the limit
+    for (const P of [8, 16, 32]) for (let S = 1; 32 * S * P <= 1024; S++) expected.add(`lanes ${P}/${S}/1/1`);
     const got = new Set<string>(p.candidates.map((c: any) => key(c.mapping)));
     expect(got).toEqual(expected);
     expect(p.candidates).toHaveLength(expected.size);

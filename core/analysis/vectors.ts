@@ -96,7 +96,7 @@ export function countStores(list: Array<Stmt>, buffer: string): i32 {
 }
 
 /** True when `e` mentions the name `v` or any of `names`. */
-function mentionsAny(e: Expr, v: string, names: Array<string>): bool {
+export function mentionsAny(e: Expr, v: string, names: Array<string>): bool {
   if (e.op == "name" && (e.name == v || names.indexOf(e.name) >= 0)) return true;
   for (let i: i32 = 0; i < e.args.length; i++) if (mentionsAny(e.args[i], v, names)) return true;
   return false;

@@ -10,7 +10,7 @@
 // wait at one barrier) and the extra reads of replayed tail slots.
 
 import { Device } from "../device/device";
-import { Cost, Mapping } from "../plan/plan";
+import { Cost, Mapping, partialsPerGroup } from "../plan/plan";
 import { Stage, Work } from "./work";
 import { packWidth, packs } from "../analysis/vectors";
 import { ceilDiv, idiv } from "../util/text";
@@ -39,7 +39,7 @@ export const COEFFICIENTS: Array<Coefficient> = [
   new Coefficient("loopOverheadCycles", 3.0, "per stripe-chunk loop iteration, divided by the unroll U (estimate)"),
   new Coefficient("couplingFraction", 0.15, "share of a stage's worker time lost per extra program waiting at the same barrier (estimate)"),
   new Coefficient("underfillWeight", 1.0, "memory time lost per unit of missing occupancy when the grid does not fill the GPU (estimate)"),
-  new Coefficient("uncoalescedFactor", 8.0, "memory cost multiplier for one-thread-per-row serial access (estimate)"),
+  new Coefficient("uncoalescedFactor", 8.0, "memory cost multiplier for an access whose neighbouring threads are not on neighbouring elements: one-thread-per-row serial access, a strided stripe (estimate; a 32-byte sector per 4-byte element)"),
   new Coefficient("threadSetupCycles", 8.0, "per-thread index arithmetic and edge predicate of the element grid, shared by its V elements (estimate)"),
   new Coefficient("vectorChainFraction", 0.0, "share of the memory term added per packed vector beyond the first that one thread of the element grid takes in sequence (0: not measured on Apple GPUs)"),
   new Coefficient("memoryFactor", 1.0, "multiplier of the memory term: 1 / the share of the device bandwidth the kernels reach (1: the full bandwidth)"),
@@ -103,6 +103,8 @@ class Shape {
   extraLoads: i32 = 0;
   /** Element grid: packed vectors beyond the first that one thread takes in sequence. */
   chainedVectors: f64 = 0.0;
+  /** Extra bytes the memory system moves for strided accesses (Work.stridedBytes). */
+  uncoalescedBytes: f64 = 0.0;
 }
 
 /** A fresh record per score: module-level scratch would be data a request mutates, which the
@@ -123,6 +125,7 @@ function freshShape(): Shape {
   s.stripeScalars = 0;
   s.extraLoads = 0;
   s.chainedVectors = 0.0;
+  s.uncoalescedBytes = 0.0;
   return s;
 }
 
@@ -131,7 +134,7 @@ function finish(d: Device, s: Shape, cost: Cost): Cost {
   const perCore: i32 = groupsPerCore(d, s.T, s.tgBytes, registersPerThread(d, s.stripeScalars, s.extraLoads));
   const slots: f64 = <f64>d.gpuCores * <f64>perCore;
   const waves: f64 = <f64>ceilDiv(<i32>s.groups, <i32>slots);
-  const memory: f64 = (s.bytesRead + s.bytesWritten) * s.memoryFactor * d.cost.memoryFactor / <f64>d.bandwidthBytesPerNs;
+  const memory: f64 = (s.bytesRead + s.bytesWritten + s.uncoalescedBytes) * s.memoryFactor * d.cost.memoryFactor / <f64>d.bandwidthBytesPerNs;
   const arithmetic: f64 = s.ops / (<f64>d.gpuCores * <f64>d.lanesPerCore * clockGhz);
   // the element grid's vectors of one thread run one after another (load, compute, store): a
   // share of the memory time per vector beyond the first, as measured (vectorChainFraction)
@@ -147,6 +150,7 @@ function finish(d: Device, s: Shape, cost: Cost): Cost {
   const coupling: f64 = waves * s.couplingNsPerGroup;
   cost.bytesRead = s.bytesRead;
   cost.bytesWritten = s.bytesWritten;
+  cost.uncoalescedBytes = s.uncoalescedBytes;
   cost.memory = memory;
   cost.arithmetic = arithmetic;
   cost.latency = latency;
@@ -282,7 +286,7 @@ export function costCooperativeInto(d: Device, w: Work, m: Mapping, cacheBuffers
   const s = freshShape();
   s.groups = <f64>m.groups;
   s.T = m.T;
-  s.tgBytes = w.reduces * m.P * m.S * 4;
+  s.tgBytes = w.reduces * partialsPerGroup(m.P, m.S, m.lanes) * 4;
   // busy threads per group: the workers holding elements, times the distinct programs a group
   // runs on average (replayed tail slots repeat a program: they add reads, not parallel work)
   const perGroup: f64 = m.groups > 0 ? <f64>m.programs / <f64>m.groups : <f64>m.P;
@@ -311,8 +315,19 @@ export function costCooperativeInto(d: Device, w: Work, m: Mapping, cacheBuffers
   s.pathCycles = path;
   s.stripeScalars = m.cached ? m.cacheScalars : 0;
   if (m.cached && d.registersPerExtraLoad > 0) s.extraLoads = extraStageLoads(w, cacheBuffers);
-  s.syncNsPerGroup = <f64>w.reduces * (2.0 * d.cost.simdNs + d.cost.barrierNs);
-  s.couplingNsPerGroup = <f64>(m.P - 1) * d.cost.couplingFraction * stageNs;
+  // neighbouring threads on strided elements: the memory system moves a sector per element
+  const strided: f64 = w.stridedBytes(cacheBuffers, m.lanes);
+  if (strided > 0.0) s.uncoalescedBytes = strided * slotsRun * (d.cost.uncoalescedFactor - 1.0);
+  if (m.lanes) {
+    // programs on lanes: one barrier, then each worker reads its program's W partials (on its
+    // path); the P programs of a group run the same steps side by side on lanes, so none waits
+    // for another (no fence coupling)
+    s.pathCycles = path + <f64>w.reduces * <f64>m.W * d.cost.loadIssueCycles;
+    s.syncNsPerGroup = <f64>w.reduces * d.cost.barrierNs;
+  } else {
+    s.syncNsPerGroup = <f64>w.reduces * (2.0 * d.cost.simdNs + d.cost.barrierNs);
+    s.couplingNsPerGroup = <f64>(m.P - 1) * d.cost.couplingFraction * stageNs;
+  }
   return finish(d, s, out);
 }
 

@@ -4,7 +4,7 @@
 import { Doc, Expr, Stmt, dtypeBytes } from "../ir/ast";
 import { Affine, AffineEnv, affineOf } from "../ir/affine";
 import { evalConstI32 } from "../analysis/consts";
-import { VectorAccesses, sameExpr, vectorAccessesOfGrid, vectorAccessesOfList, vectorAccessesOfReduce } from "../analysis/vectors";
+import { VectorAccesses, contiguousIn, mentionsAny, sameExpr, vectorAccessesOfGrid, vectorAccessesOfList, vectorAccessesOfReduce } from "../analysis/vectors";
 
 /** Arithmetic weight of one operation, in issue slots (transcendentals cost more). */
 export function opWeight(op: string): f64 {
@@ -42,6 +42,15 @@ export class Stage {
   bufferShared: Array<f64> = new Array<f64>();
   /** Stores per element written Q-wide as packed vectors. */
   packedStores: f64 = 0.0;
+  /** Per buffer of `buffers`, its loads per element whose neighbouring threads are not on
+   *  neighbouring (or the same) elements: in the stripe variable (workers on lanes: neighbouring
+   *  workers take neighbouring elements of the stripe), and in the program variable (programs on
+   *  lanes: neighbouring threads run neighbouring programs). See `accessStride`. */
+  bufferStripeStrided: Array<f64> = new Array<f64>();
+  bufferProgramStrided: Array<f64> = new Array<f64>();
+  /** Bytes per element of the stage's stores that are strided in the same two senses. */
+  stripeStridedStoreBytes: f64 = 0.0;
+  programStridedStoreBytes: f64 = 0.0;
 
   /** Index of `b` in `buffers`, added when absent. */
   slot(b: string, bytes: f64): i32 {
@@ -52,6 +61,8 @@ export class Stage {
       this.bufferLoads.push(0.0);
       this.bufferPacked.push(0.0);
       this.bufferShared.push(0.0);
+      this.bufferStripeStrided.push(0.0);
+      this.bufferProgramStrided.push(0.0);
       i = this.buffers.length - 1;
     }
     return i;
@@ -97,6 +108,44 @@ export class Work {
   broadcast: Array<string> = new Array<string>();
   /** Bytes of the broadcast buffers, each read once for the whole launch (set by reductionWork). */
   broadcastBytes: f64 = 0.0;
+  /** Strided bytes per program (stridedBytes), memoized per set of cached buffers and layout. */
+  stridedKeys: Array<Array<string>> = new Array<Array<string>>();
+  stridedLanes: Array<bool> = new Array<bool>();
+  stridedValues: Array<f64> = new Array<f64>();
+
+  /**
+   * Bytes one program moves through accesses whose neighbouring threads are not on neighbouring
+   * elements, for the layout (`lanes`: programs on lanes, else workers on lanes): a cached buffer
+   * counts in the stage that fills its cache only, a broadcast buffer not at all (charged once per
+   * launch). With workers on lanes a once-per-program statement runs on one thread and counts
+   * nothing here.
+   */
+  stridedBytes(cacheBuffers: Array<string>, lanes: bool): f64 {
+    for (let i: i32 = 0; i < this.stridedKeys.length; i++) {
+      if (this.stridedKeys[i] == cacheBuffers && this.stridedLanes[i] == lanes) return this.stridedValues[i];
+    }
+    const seen = new Array<string>();
+    let bytes: f64 = 0.0;
+    for (let i: i32 = 0; i < this.stages.length; i++) {
+      const st = this.stages[i];
+      if (st.scalar && !lanes) continue;
+      let per: f64 = lanes ? st.programStridedStoreBytes : st.stripeStridedStoreBytes;
+      for (let b: i32 = 0; b < st.buffers.length; b++) {
+        const name = st.buffers[b];
+        if (this.broadcast.indexOf(name) >= 0) continue;
+        if (cacheBuffers.indexOf(name) >= 0) {
+          if (seen.indexOf(name) >= 0) continue;
+          seen.push(name);
+        }
+        per += (lanes ? st.bufferProgramStrided[b] : st.bufferStripeStrided[b]) * st.bufferBytes[b];
+      }
+      bytes += per * <f64>st.extent;
+    }
+    this.stridedKeys.push(cacheBuffers);
+    this.stridedLanes.push(lanes);
+    this.stridedValues.push(bytes);
+    return bytes;
+  }
 
   /** Per broadcast buffer, its element size times the largest extent of a stage that loads it. */
   sumBroadcastBytes(): f64 {
@@ -231,9 +280,107 @@ function addPacked(doc: Doc, acc: VectorAccesses, st: Stage, times: f64): void {
 export function reductionWork(doc: Doc, body: Array<Stmt>, v: string): Work {
   const w = new Work();
   addProgramStages(doc, body, w);
-  findBroadcast(doc, body, v, w.broadcast);
+  const deps = findBroadcast(doc, body, v, w.broadcast);
   w.broadcastBytes = w.sumBroadcastBytes();
+  addStrides(doc, body, v, deps, w);
   return w;
+}
+
+// ------------------------------------------------------------------------------ access strides
+// Whether the neighbouring threads of a SIMD group touch neighbouring elements. An access is
+// coalesced in a variable x when its index list is contiguous in x (vectors.ts contiguousIn: x,
+// or x plus a constant, in the last index and in no other) or mentions neither x nor a name that
+// varies with it (every thread the same element); anything else (a stride, a gather, a name bound
+// from x) is strided, and the cost model charges its bytes at the uncoalesced factor.
+
+/** 1 when the access `at` is strided in `x` (names in `bound` vary with x), else 0. */
+function strided(at: Array<Expr>, x: string, bound: Array<string>): f64 {
+  if (contiguousIn(at, x, bound)) return 0.0;
+  for (let d: i32 = 0; d < at.length; d++) if (mentionsAny(at[d], x, bound) || holdsLoad(at[d])) return 1.0;
+  return 0.0;
+}
+
+function holdsLoad(e: Expr): bool {
+  if (e.op == "load") return true;
+  for (let i: i32 = 0; i < e.args.length; i++) if (holdsLoad(e.args[i])) return true;
+  return false;
+}
+
+/** Strides of the loads in `e` into stage `st`: in the stripe variable `sv` (inner names bound
+ *  below it: `inner`) and in the program variable `pv` (names varying with it: `deps`). */
+function strideLoads(doc: Doc, e: Expr, st: Stage, times: f64, sv: string, inner: Array<string>, pv: string, deps: Array<string>): void {
+  if (e.op == "load") {
+    const b = st.slot(e.name, elementBytes(doc, e.name));
+    if (sv.length > 0) st.bufferStripeStrided[b] = st.bufferStripeStrided[b] + times * strided(e.args, sv, inner);
+    st.bufferProgramStrided[b] = st.bufferProgramStrided[b] + times * strided(e.args, pv, deps);
+  }
+  for (let i: i32 = 0; i < e.args.length; i++) strideLoads(doc, e.args[i], st, times, sv, inner, pv, deps);
+}
+
+/** strideLoads over a statement list run `times` per element (loop extents multiply, as countBody). */
+function strideList(doc: Doc, list: Array<Stmt>, st: Stage, times: f64, sv: string, inner: Array<string>, pv: string, deps: Array<string>): void {
+  for (let i: i32 = 0; i < list.length; i++) {
+    const s = list[i];
+    if (s.kind == "let" || s.kind == "store") strideLoads(doc, s.value, st, times, sv, inner, pv, deps);
+    if (s.kind == "store") {
+      for (let k: i32 = 0; k < s.at.length; k++) strideLoads(doc, s.at[k], st, times, sv, inner, pv, deps);
+      const bytes: f64 = times * elementBytes(doc, s.name);
+      if (sv.length > 0) st.stripeStridedStoreBytes += bytes * strided(s.at, sv, inner);
+      st.programStridedStoreBytes += bytes * strided(s.at, pv, deps);
+    } else if (s.kind == "if") {
+      strideLoads(doc, s.cond, st, times, sv, inner, pv, deps);
+      strideList(doc, s.body, st, times, sv, inner, pv, deps);
+      strideList(doc, s.orelse, st, times, sv, inner, pv, deps);
+    } else if (s.kind == "for") {
+      strideList(doc, s.body, st, times * <f64>extentOf(doc, s.extent, 1), sv, inner, pv, deps);
+    } else if (s.kind == "reduce") {
+      strideLoads(doc, s.value, st, times * <f64>extentOf(doc, s.extent, 1), sv, inner, pv, deps);
+    }
+  }
+}
+
+/** Names a statement list binds, nested (lets, loop and axis variables, reduce results). */
+function namesBound(list: Array<Stmt>, out: Array<string>): void {
+  for (let i: i32 = 0; i < list.length; i++) {
+    const s = list[i];
+    if (s.kind == "let" || s.kind == "for") out.push(s.name);
+    if (s.kind == "reduce") {
+      out.push(s.name);
+      out.push(s.axis);
+    }
+    namesBound(s.body, out);
+    namesBound(s.orelse, out);
+  }
+}
+
+/** Fills the stride counts of the stages addProgramStages made from `body`, in the same order. */
+function addStrides(doc: Doc, body: Array<Stmt>, pv: string, deps: Array<string>, w: Work): void {
+  strideStages(doc, body, pv, deps, w, 0);
+}
+
+function strideStages(doc: Doc, body: Array<Stmt>, pv: string, deps: Array<string>, w: Work, at: i32): i32 {
+  let next: i32 = at;
+  for (let i: i32 = 0; i < body.length; i++) {
+    const s = body[i];
+    if (s.kind == "for" && !s.parallel) {
+      next = strideStages(doc, s.body, pv, deps, w, next);
+      continue;
+    }
+    const st = w.stages[next];
+    next++;
+    const inner = new Array<string>();
+    if (s.kind == "reduce") {
+      strideLoads(doc, s.value, st, 1.0, s.axis, inner, pv, deps);
+    } else if (s.kind == "for") {
+      namesBound(s.body, inner);
+      strideList(doc, s.body, st, 1.0, s.name, inner, pv, deps);
+    } else {
+      const one = new Array<Stmt>();
+      one.push(s);
+      strideList(doc, one, st, 1.0, "", inner, pv, deps);
+    }
+  }
+  return next;
 }
 
 // ------------------------------------------------------------------------------ broadcast buffers
@@ -291,7 +438,8 @@ function collectListLoads(list: Array<Stmt>, deps: Array<string>, all: Array<str
   }
 }
 
-function findBroadcast(doc: Doc, body: Array<Stmt>, v: string, out: Array<string>): void {
+/** Adds the broadcast buffers to `out`; returns the names that vary with the program (`v` first). */
+function findBroadcast(doc: Doc, body: Array<Stmt>, v: string, out: Array<string>): Array<string> {
   const deps = new Array<string>();
   deps.push(v);
   // names bound from other varying names: repeat until nothing is added (a later let can feed an
@@ -314,6 +462,7 @@ function findBroadcast(doc: Doc, body: Array<Stmt>, v: string, out: Array<string
   for (let i: i32 = 0; i < all.length; i++) {
     if (varying.indexOf(all[i]) < 0 && stored.indexOf(all[i]) < 0 && doc.paramIndex(all[i]) >= 0) out.push(all[i]);
   }
+  return deps;
 }
 
 function addProgramStages(doc: Doc, body: Array<Stmt>, w: Work): void {

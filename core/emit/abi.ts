@@ -11,7 +11,7 @@
 
 import { Doc } from "../ir/ast";
 import { collectAccess } from "../ir/access";
-import { Binding, Plan, REALIZATION_COOPERATIVE } from "../plan/plan";
+import { Binding, Plan, REALIZATION_COOPERATIVE, partialsPerGroup } from "../plan/plan";
 import { Names, sanitize } from "./names";
 import { mslType } from "./expr";
 import { formatI32 } from "../util/num";
@@ -73,15 +73,16 @@ export function bindingsFor(doc: Doc, plan: Plan): Array<Binding> {
 /** Bytes of threadgroup memory the kernel declares in its body (the sum of `threadgroupDecls`). */
 export function threadgroupMemoryBytes(plan: Plan): i32 {
   if (plan.realization != REALIZATION_COOPERATIVE) return 0;
-  return plan.reduces.length * plan.mapping.P * plan.mapping.S * ELEMENT_BYTES;
+  return plan.reduces.length * partialsPerGroup(plan.mapping.P, plan.mapping.S, plan.mapping.lanes) * ELEMENT_BYTES;
 }
 
 /** The threadgroup arrays a cooperative kernel declares at the top of its body: per reduce, in
- *  program order, `tgK` with one partial per SIMD group of each of the group's P programs. */
+ *  program order, `tgK` with one partial per SIMD group of each of the group's P programs (with
+ *  programs on lanes, one per worker). */
 export function threadgroupDecls(plan: Plan): Array<string> {
   const out = new Array<string>();
   if (plan.realization != REALIZATION_COOPERATIVE) return out;
-  const n: i32 = plan.mapping.P * plan.mapping.S;
+  const n: i32 = partialsPerGroup(plan.mapping.P, plan.mapping.S, plan.mapping.lanes);
   for (let k: i32 = 0; k < plan.reduces.length; k++) {
     out.push("threadgroup " + mslType(plan.reduces[k].value.ty) + " tg" + formatI32(k) + "[" + formatI32(n) + "];");
   }

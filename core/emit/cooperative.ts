@@ -496,6 +496,10 @@ function emitReduce(s: Stmt, cx: Ctx): void {
     }
     cx.line("const " + t + " " + acc + " = " + c + ";");
   }
+  if (m.lanes) {
+    emitLanesCombine(s, acc, cx);
+    return;
+  }
   cx.line("// stage 2: first SIMD reduction");
   cx.line("const " + t + " part_" + n + " = " + simdText(s.combiner, ty, cx) + "(" + acc + ");");
   cx.line("// stage 3: one partial per SIMD group to threadgroup memory");
@@ -503,6 +507,32 @@ function emitReduce(s: Stmt, cx: Ctx): void {
   cx.line("threadgroup_barrier(mem_flags::mem_threadgroup);");
   cx.line("// stage 4: second SIMD reduction over the program's S partials");
   cx.line("const " + t + " " + n + " = " + simdText(s.combiner, ty, cx) + "(lane < " + num(m.S) + "u ? " + tg + "[partial_base + int(lane)] : " + id + ");");
+}
+
+/**
+ * Programs on lanes: a SIMD group holds 32 / P workers of P programs, so a SIMD collective would
+ * mix programs. Every worker's partial goes to threadgroup memory at its thread's slot
+ * (worker * P + program_in_group = tid); after the one barrier each worker combines its program's
+ * W partials in worker order, so every worker of a program holds the same value.
+ */
+function emitLanesCombine(s: Stmt, acc: string, cx: Ctx): void {
+  const m = cx.plan.mapping;
+  const n = cx.names.of(s.name);
+  const ty = s.value.ty;
+  const t = mslType(ty);
+  let K: i32 = cx.plan.reduces.indexOf(s);
+  if (K < 0) K = 0;
+  const tg = "tg" + num(K);
+  const c = freshName("c", cx);
+  const w = freshName("w", cx);
+  cx.line("// stage 2: every worker's partial to threadgroup memory (slot worker * P + program = tid)");
+  cx.line(tg + "[tid] = " + acc + ";");
+  cx.line("threadgroup_barrier(mem_flags::mem_threadgroup);");
+  cx.line("// stage 3: each worker combines its program's W partials, in worker order");
+  cx.line(t + " " + c + " = " + tg + "[program_in_group];");
+  const next = tg + "[" + w + " * " + num(m.P) + " + program_in_group]";
+  cx.line("for (int " + w + " = 1; " + w + " < " + num(m.W) + "; ++" + w + ") { " + c + " = " + combineText(s.combiner, ty, c, new Val(next, next), cx) + "; }");
+  cx.line("const " + t + " " + n + " = " + c + ";");
 }
 
 function emitDistributed(s: Stmt, cx: Ctx): void {
@@ -554,16 +584,23 @@ export function emitCooperative(cx: Ctx): void {
   const last: i32 = m.programs - 1;
   const decls = threadgroupDecls(cx.plan);
   if (decls.length > 0) {
-    cx.line("// threadgroup memory, per reduce: one partial per SIMD group of each of the P programs");
+    cx.line(m.lanes ? "// threadgroup memory, per reduce: one partial per worker of each of the P programs"
+      : "// threadgroup memory, per reduce: one partial per SIMD group of each of the P programs");
     for (let i: i32 = 0; i < decls.length; i++) cx.line(decls[i]);
   }
   // the plan carries the Distribution the rules were checked with; a plan built by hand (tests)
   // gets the same pure function's result
   cx.roles = cx.plan.distribution.stmts.length > 0 ? cx.plan.distribution : distribute(loop);
-  cx.line("// P programs per group, W workers per program, S SIMD groups per program");
-  cx.line("const int program_in_group = int(tid) / " + num(m.W) + ";");
-  cx.line("const int worker = int(tid) % " + num(m.W) + ";");
-  cx.line("const int partial_base = program_in_group * " + num(m.S) + ";");
+  if (m.lanes) {
+    cx.line("// programs on lanes: P programs on neighbouring threads, W workers per program P threads apart");
+    cx.line("const int program_in_group = int(tid) % " + num(m.P) + ";");
+    cx.line("const int worker = int(tid) / " + num(m.P) + ";");
+  } else {
+    cx.line("// P programs per group, W workers per program, S SIMD groups per program");
+    cx.line("const int program_in_group = int(tid) / " + num(m.W) + ";");
+    cx.line("const int worker = int(tid) % " + num(m.W) + ";");
+    cx.line("const int partial_base = program_in_group * " + num(m.S) + ";");
+  }
   cx.line("const int logical = int(group) * " + num(m.P) + " + program_in_group;");
   cx.line("// tail replay: a slot past the last program redoes the last one and stores nothing");
   cx.line("const bool live = logical < " + num(m.programs) + ";");

@@ -4,7 +4,7 @@
 // WebAssembly builds produce byte-identical text.
 
 import { Doc, Stmt } from "../ir/ast";
-import { Plan, REALIZATION_COOPERATIVE, REALIZATION_FUSED } from "../plan/plan";
+import { LAYOUT_PROGRAMS, Plan, REALIZATION_COOPERATIVE, REALIZATION_FUSED } from "../plan/plan";
 import { Text, idiv } from "../util/text";
 import { Ctx } from "./context";
 import { kernelName, signatureArgs } from "./abi";
@@ -22,7 +22,8 @@ function headerComment(doc: Doc, plan: Plan): string {
   let s: string = "// tile: " + doc.name + " / " + plan.realization + " / ";
   if (plan.realization == REALIZATION_COOPERATIVE) {
     s = s + "P=" + num(m.P) + " S=" + num(m.S) + " W=" + num(m.W) + " T=" + num(m.T) + " V=" + num(m.V) +
-      " U=" + num(m.U) + " groups=" + num(m.groups) + " cached=" + (m.cacheBuffers.length == 0 ? "none" : m.cacheBuffers.join(","));
+      " U=" + num(m.U) + " groups=" + num(m.groups) + " cached=" + (m.cacheBuffers.length == 0 ? "none" : m.cacheBuffers.join(",")) +
+      (m.lanes ? " layout=" + LAYOUT_PROGRAMS : "");
   } else if (plan.realization == REALIZATION_FUSED) {
     s = s + "T=" + num(m.T) + (m.V > 1 ? " V=" + num(m.V) : "") + (m.U > 1 ? " U=" + num(m.U) : "") + " block=" + num(m.block) + " blocksPerRow=" + num(m.blocksPerRow) +
       " rows=" + num(m.domainRows) + " cols=" + num(m.domainCols) + " groups=" + num(m.groups);

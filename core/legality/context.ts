@@ -17,6 +17,8 @@ export class LegalityContext {
   P: i32 = 1;
   S: i32 = 1;
   T: i32 = 32;
+  /** Programs on lanes (Mapping.lanes): one threadgroup partial per worker. */
+  lanes: bool = false;
   /** Logical programs: the constant extent of the program loop (0 when not constant). */
   programs: i32 = 0;
   /** Buffers whose stripes the plan keeps in registers. */
@@ -88,6 +90,7 @@ export function packingContext(doc: Doc, structure: Structure, device: Device, P
 /** A context for a planned mapping (P, S, T, programs and cached buffers taken from it). */
 export function contextForMapping(doc: Doc, structure: Structure, device: Device, m: Mapping, maxThreads: i32): LegalityContext {
   const ctx = packingContext(doc, structure, device, m.P, m.S, m.T, m.cached ? m.cacheBuffers : new Array<string>(), maxThreads);
+  ctx.lanes = m.lanes;
   if (m.programs > 0) ctx.programs = m.programs;
   return ctx;
 }

@@ -704,10 +704,13 @@ export function checkThreadLimit(ctx: LegalityContext): RuleResult {
 export function checkThreadgroupMemory(ctx: LegalityContext): RuleResult {
   const v = new Verdict("threadgroup-memory");
   const n: i32 = ctx.structure.reduces.length;
-  const bytes: f64 = <f64>n * <f64>ctx.P * <f64>ctx.S * 4.0;
+  // one partial per SIMD group of each program, or (programs on lanes) one per thread
+  const per: f64 = ctx.lanes ? <f64>ctx.T : <f64>ctx.P * <f64>ctx.S;
+  const bytes: f64 = <f64>n * per * 4.0;
+  const what: string = (n == 1 ? " reduction" : " reductions") + (ctx.lanes ? " * T partials" : " * P * S partials");
   const cap: i32 = ctx.device.threadgroupMemoryBytes;
   if (bytes > <f64>cap) {
-    v.fail(n.toString() + (n == 1 ? " reduction" : " reductions") + " * P * S partials of 4 bytes need " + num(bytes) + " bytes of threadgroup memory; the device has " + cap.toString() + ".", programPtr(ctx));
+    v.fail(n.toString() + what + " of 4 bytes need " + num(bytes) + " bytes of threadgroup memory; the device has " + cap.toString() + ".", programPtr(ctx));
   }
-  return v.result(n.toString() + (n == 1 ? " reduction" : " reductions") + " * P * S partials of 4 bytes need " + num(bytes) + " bytes, within the device's " + cap.toString() + " bytes of threadgroup memory.");
+  return v.result(n.toString() + what + " of 4 bytes need " + num(bytes) + " bytes, within the device's " + cap.toString() + " bytes of threadgroup memory.");
 }

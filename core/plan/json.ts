@@ -3,7 +3,7 @@
 import { Text } from "../util/text";
 import { Diagnostic, diagnosticsJson } from "../diag/diagnostic";
 import { formatF64Fixed } from "../util/num";
-import { Candidate, Cost, Mapping, Plan, RuleResult } from "./plan";
+import { Candidate, Cost, Mapping, Plan, RuleResult, layoutName } from "./plan";
 import { threadgroupMemoryBytes } from "../emit/abi";
 
 /** A JSON number with three decimals; null for a value that is not finite (JSON has no
@@ -47,6 +47,7 @@ export function mappingJson(m: Mapping, realization: string, out: Text): void {
     out.add(",\"cacheScalars\":").add(m.cacheScalars.toString());
     out.add(",\"programs\":").add(m.programs.toString());
     out.add(",\"programMin\":").add(m.programMin.toString());
+    if (realization == "cooperative-reduction") out.add(",\"layout\":").quoted(layoutName(m.lanes));
   }
   out.add("}");
 }

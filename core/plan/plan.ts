@@ -10,6 +10,12 @@ export const REALIZATION_COOPERATIVE: string = "cooperative-reduction";
 export const REALIZATION_FUSED: string = "fused-elementwise";
 export const REALIZATION_SERIAL: string = "serial-program";
 
+/** How a cooperative group's P x W slots sit on its threads (`Mapping.lanes`): the workers of a
+ *  program on neighbouring threads (the design's formulas), or the programs (a program's workers
+ *  one SIMD row apart). */
+export const LAYOUT_WORKERS: string = "workers-on-lanes";
+export const LAYOUT_PROGRAMS: string = "programs-on-lanes";
+
 export const VERDICT_HOLDS: string = "holds";
 export const VERDICT_FAILS: string = "fails";
 export const VERDICT_UNKNOWN: string = "unknown";
@@ -90,6 +96,20 @@ export class Mapping {
   domainExtents: Array<i32> = new Array<i32>();
   /** Threadgroup memory bytes per reduction allocation. */
   partialBytes: i32 = 0;
+  /** Cooperative layout: false = workers on lanes (thread = program * W + worker), true =
+   *  programs on lanes (thread = worker * P + program; V = 1). T = 32 * S * P either way. */
+  lanes: bool = false;
+}
+
+/** Threadgroup partials per reduce: one per SIMD group of each program (workers on lanes, P * S),
+ *  or one per worker (programs on lanes, P * W = T). */
+export function partialsPerGroup(P: i32, S: i32, lanes: bool): i32 {
+  return lanes ? 32 * S * P : P * S;
+}
+
+/** The layout's name (LAYOUT_WORKERS or LAYOUT_PROGRAMS). */
+export function layoutName(lanes: bool): string {
+  return lanes ? LAYOUT_PROGRAMS : LAYOUT_WORKERS;
 }
 
 export class CostTerm {
@@ -107,6 +127,9 @@ export class Cost {
   total: f64 = 0.0;
   bytesRead: f64 = 0.0;
   bytesWritten: f64 = 0.0;
+  /** Extra bytes moved for accesses whose neighbouring threads are not on neighbouring elements
+   *  (reported only where there are any). */
+  uncoalescedBytes: f64 = 0.0;
   memory: f64 = 0.0;
   arithmetic: f64 = 0.0;
   latency: f64 = 0.0;
@@ -126,6 +149,7 @@ export class Cost {
     const t = new Array<CostTerm>();
     t.push(new CostTerm("bytesRead", this.bytesRead));
     t.push(new CostTerm("bytesWritten", this.bytesWritten));
+    if (this.uncoalescedBytes > 0.0) t.push(new CostTerm("uncoalescedBytes", this.uncoalescedBytes));
     t.push(new CostTerm("memory", this.memory));
     t.push(new CostTerm("arithmetic", this.arithmetic));
     t.push(new CostTerm("latency", this.latency));

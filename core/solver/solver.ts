@@ -12,7 +12,7 @@ import { diag, hasErrors } from "../diag/diagnostic";
 import { ceilDiv, idiv } from "../util/text";
 import { formatF64Fixed } from "../util/num";
 import {
-  Candidate, Cost, Mapping, NO_BUFFERS, Plan, Rejection, RuleResult,
+  Candidate, Cost, LAYOUT_PROGRAMS, Mapping, NO_BUFFERS, Plan, Rejection, RuleResult, partialsPerGroup,
   REALIZATION_COOPERATIVE, REALIZATION_FUSED, REALIZATION_SERIAL,
 } from "../plan/plan";
 import { Work, constValue, elementWork, reductionWork, serialWork } from "../cost/work";
@@ -29,6 +29,10 @@ const NO_RULES: Array<RuleResult> = new Array<RuleResult>();
 /** Placeholder cost of a candidate whose terms were not kept (never mutated). */
 const PENDING_COST: Cost = new Cost();
 
+/** Programs per group the automatic family tries with programs on lanes: 8 f32 programs fill a
+ *  32-byte memory sector, 32 fill a SIMD group. */
+const LANE_PROGRAMS: Array<i32> = [8, 16, 32];
+
 /** Threads per group of the serial realization (one thread per logical program). */
 export const SERIAL_THREADS: i32 = 64;
 /** Elements per block of the fused element grid (1 x 256). */
@@ -40,9 +44,10 @@ function onlyWidthRulesFailed(failed: Array<string>): bool {
   return true;
 }
 
-/** Total order on candidates: cost, then P, S, V, U. */
+/** Total order on candidates: cost, then workers on lanes before programs on lanes, then P, S, V, U. */
 function better(a: Candidate, b: Candidate): bool {
   if (a.total != b.total) return a.total < b.total;
+  if (a.mapping.lanes != b.mapping.lanes) return !a.mapping.lanes;
   if (a.mapping.P != b.mapping.P) return a.mapping.P < b.mapping.P;
   if (a.mapping.S != b.mapping.S) return a.mapping.S < b.mapping.S;
   if (a.mapping.V != b.mapping.V) return a.mapping.V < b.mapping.V;
@@ -150,6 +155,7 @@ class Search {
     c.P = m.P;
     c.S = m.S;
     c.T = m.T;
+    c.lanes = m.lanes;
     c.programs = m.programs;
     c.cacheBuffers = m.cacheBuffers;
     // keyed by the list itself: every cached candidate shares `cacheable`, every uncached one NO_BUFFERS
@@ -188,8 +194,9 @@ class Search {
     if (this.cacheable.length == 1) this.cacheable = single;
   }
 
-  add(P: i32, S: i32, V: i32, U: i32): void {
+  add(P: i32, S: i32, V: i32, U: i32, lanes: bool = false): void {
     const m = new Mapping();
+    m.lanes = lanes;
     m.P = P;
     m.S = S;
     m.W = 32 * S;
@@ -204,7 +211,7 @@ class Search {
       this.slotsTooMany = P;
       return;
     }
-    m.partialBytes = P * S * 4;
+    m.partialBytes = partialsPerGroup(P, S, lanes) * 4;
     let note = "";
     if (this.cacheable.length > 0) {
       if (this.widestOf !== this.cacheable) {
@@ -254,6 +261,10 @@ class Search {
   }
 
   enumerate(P: i32, T: i32, widths: Array<i32>, U: i32, limit: i32): void {
+    if (this.o.layout == LAYOUT_PROGRAMS) {
+      this.enumerateLanes(P, T, U, limit);
+      return;
+    }
     for (let v: i32 = 0; v < widths.length; v++) {
       const V = widths[v];
       if (T > 0) {
@@ -285,6 +296,35 @@ class Search {
           S++;
         }
       }
+    }
+    // the automatic family also scores programs on lanes (one element per worker per step)
+    if (P == 0 && T == 0 && this.o.layout == "" && widths.indexOf(1) >= 0) this.enumerateLanes(0, 0, U, limit);
+  }
+
+  /**
+   * Programs on lanes: P neighbouring programs on neighbouring threads, so that one SIMD access
+   * reads 32 / P rows of P neighbouring programs' elements; W = 32 * S workers per program, V = 1.
+   * Automatic: P in LANE_PROGRAMS, every S that fits. An explicit P or T is taken as given.
+   */
+  enumerateLanes(P: i32, T: i32, U: i32, limit: i32): void {
+    if (P > 0 && T > 0) {
+      this.add(P, idiv(T, 32 * P), 1, U, true);
+      return;
+    }
+    for (let i: i32 = 0; i < LANE_PROGRAMS.length; i++) {
+      const p: i32 = P > 0 ? P : LANE_PROGRAMS[i];
+      if (T > 0) {
+        if (T % (32 * p) == 0) this.add(p, idiv(T, 32 * p), 1, U, true);
+      } else {
+        // an explicit P is always considered, so an over-limit P is reported by thread-limit
+        if (P > 0 || 32 * p <= limit) this.add(p, 1, 1, U, true);
+        let S: i32 = 2;
+        while (32 * S * p <= limit) {
+          this.add(p, S, 1, U, true);
+          S++;
+        }
+      }
+      if (P > 0) return;
     }
   }
 
@@ -353,6 +393,7 @@ function requested(o: Options): string {
   if (o.threads > 0) parts.push("--threads " + o.threads.toString());
   if (o.vector > 0) parts.push("--vector " + o.vector.toString());
   if (o.unroll > 0) parts.push("--unroll " + o.unroll.toString());
+  if (o.layout.length > 0) parts.push("--layout " + o.layout);
   return parts.join(" ");
 }
 
@@ -364,7 +405,7 @@ function ignoredWidths(o: Options): string {
 }
 
 function describe(m: Mapping): string {
-  return "P=" + m.P.toString() + " S=" + m.S.toString() + " T=" + m.T.toString() + " V=" + m.V.toString() + " U=" + m.U.toString();
+  return "P=" + m.P.toString() + " S=" + m.S.toString() + " T=" + m.T.toString() + " V=" + m.V.toString() + " U=" + m.U.toString() + (m.lanes ? " (programs on lanes)" : "");
 }
 
 function reasons(results: Array<RuleResult>): string {
@@ -428,6 +469,8 @@ function useSerial(doc: Doc, st: Structure, device: Device, o: Options, plan: Pl
 function validateOptions(o: Options, device: Device, plan: Plan): bool {
   if (o.vector > 0 && device.vectorWidths.indexOf(o.vector) < 0) {
     plan.diags.push(diag("TPL002", "/options/vector", "Choose a vector width the device allows (" + device.vectorWidths.join(", ") + "), not " + o.vector.toString() + "."));
+  } else if (o.vector > 1 && o.layout == LAYOUT_PROGRAMS) {
+    plan.diags.push(diag("TPL002", "/options/vector", "With programs on lanes a worker takes one element per step (V = 1): neighbouring threads hold neighbouring programs, not neighbouring elements; omit --vector or use --vector 1."));
   }
   if (o.threads > 0) {
     // P <= MAX_PROGRAMS_PER_GROUP (optionsInLimits), so 32 * P cannot overflow
@@ -571,6 +614,7 @@ function solveElement(doc: Doc, st: Structure, device: Device, o: Options, plan:
   // the grid has one thread per chunk of elements: programs per group have no meaning here
   // (--unroll sets U, the chunks of V columns each thread takes)
   if (o.programsPerGroup > 0) plan.diags.push(diag("TPL011", "/options/programsPerGroup", "--programs-per-group " + o.programsPerGroup.toString() + " has no effect: this document is in the element family (one thread per element, no programs); omit the option."));
+  if (o.layout.length > 0) plan.diags.push(diag("TPL011", "/options/layout", "--layout " + o.layout + " has no effect: this document is in the element family (one thread per element, no cooperating programs); omit the option."));
   if (!o.fuse && st.outputs.length <= 1) plan.diags.push(diag("TPL011", "/options/fuse", "--no-fuse has no effect: this document has one output, so there is nothing to fuse; omit the option."));
   let limit: i32 = device.maxThreadsPerGroup;
   if (o.maxThreads > 0 && o.maxThreads < limit) limit = o.maxThreads;

@@ -21,6 +21,7 @@ export function addPlanOptions(cmd: Command): Command {
     .addOption(new Option("--threads <T>", "exact threads per threadgroup (0 = solver)").argParser(nonNegative("--threads")))
     .addOption(new Option("--vector <V>", "vector width of a worker's stripe or an element grid's thread (1, 4, 8; 0 = solver)").argParser(nonNegative("--vector")))
     .addOption(new Option("--unroll <U>", "unroll of the stripe loop (element grid: chunks of V columns per thread; 0 = solver)").argParser(nonNegative("--unroll")))
+    .addOption(new Option("--layout <layout>", "cooperative layout: workers of a program on neighbouring threads, or neighbouring programs (default: the solver scores both)").choices(["workers-on-lanes", "programs-on-lanes"]))
     .option("--no-cache-input", "read inputs uncached (no register stripes)")
     .addOption(new Option("--max-threads <N>", "cap on threads per group below the device limit").argParser(nonNegative("--max-threads")))
     .option("--no-fuse", "do not fuse multi-output element graphs")
@@ -35,6 +36,7 @@ export interface PlanOptions {
   threads?: number;
   vector?: number;
   unroll?: number;
+  layout?: string;
   cacheInput: boolean;
   maxThreads?: number;
   fuse: boolean;
@@ -52,6 +54,7 @@ export function planOptionsFrom(o: any): PlanOptions {
   if (o.threads !== undefined) out.threads = o.threads;
   if (o.vector !== undefined) out.vector = o.vector;
   if (o.unroll !== undefined) out.unroll = o.unroll;
+  if (o.layout !== undefined) out.layout = o.layout;
   if (o.maxThreads !== undefined) out.maxThreads = o.maxThreads;
   if (o.candidates) out.candidates = true;
   if (o.serial === false) out.serial = false;

@@ -66,7 +66,7 @@ export interface Protocol {
   caveats: string[];
 }
 
-const OPTION_KEYS = new Set(["programsPerGroup", "threads", "vector", "unroll", "cacheInput", "maxThreads", "fuse"]);
+const OPTION_KEYS = new Set(["programsPerGroup", "threads", "vector", "unroll", "layout", "cacheInput", "maxThreads", "fuse"]);
 
 function positiveInt(v: unknown, what: string, min = 1): number {
   if (typeof v !== "number" || !Number.isInteger(v) || v < min) throw new UsageError(`protocol: ${what} must be an integer >= ${min}, got ${JSON.stringify(v)}`);

@@ -4,6 +4,7 @@
 // recomputes them from the raw samples and compares the printed text.
 import { METRIC_TITLES, METRICS } from "./protocol";
 import { CaseSummary, Round, Run } from "./results";
+import { layoutSuffix } from "../layout";
 
 export const RATIO_DIGITS = 3;
 export const US_DIGITS = 2;
@@ -32,7 +33,7 @@ export interface ReportInput {
 function planText(plan: any): string {
   if (!plan) return "no plan";
   const m = plan.mapping ?? {};
-  if (plan.realization === "cooperative-reduction") return `${plan.realization} P${m.P} S${m.S} W${m.W} T${m.T} V${m.V} U${m.U}${m.cached ? " cached" : ""}, ${m.groups} groups`;
+  if (plan.realization === "cooperative-reduction") return `${plan.realization} P${m.P} S${m.S} W${m.W} T${m.T} V${m.V} U${m.U}${m.cached ? " cached" : ""}${layoutSuffix(m)}, ${m.groups} groups`;
   if (plan.realization === "fused-elementwise") return `${plan.realization} 1x${m.block} blocks, ${m.groups} groups`;
   return `${plan.realization} T${m.T}, ${plan.dispatch?.groups} group(s)`;
 }

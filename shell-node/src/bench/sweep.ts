@@ -15,6 +15,7 @@ import { openRuntime, repoRoot, RuntimeKind } from "../native";
 import { artifactFingerprints, fingerprint, machine } from "./fingerprint";
 import { median } from "./stats";
 import { spearman, timeEntries, TimingEntry, TimingOutcome, TimingSettings, ranks } from "./timing";
+import { layoutSuffix } from "../layout";
 
 export const SWEEP_FORMAT = "tile-sweep/1";
 
@@ -38,14 +39,14 @@ export interface SweepRequest {
 /** A candidate's identity: its widths (cooperative) or its block and V (element grid). */
 export function candidateKey(m: any): string {
   if (m.block !== undefined && m.P === undefined) return `block=${m.block} V=${m.V}${m.U > 1 ? ` U=${m.U}` : ""}`;
-  return `P=${m.P} S=${m.S} T=${m.T} V=${m.V} U=${m.U}${m.cached ? " cached" : ""}`;
+  return `P=${m.P} S=${m.S} T=${m.T} V=${m.V} U=${m.U}${m.cached ? " cached" : ""}${layoutSuffix(m)}`;
 }
 
 /** The plan options that make the solver produce exactly this candidate. */
 export function candidateOptions(m: any, device: unknown): Record<string, unknown> {
   const o: Record<string, unknown> = m.block !== undefined && m.P === undefined
     ? { threads: m.T ?? m.block, vector: m.V, unroll: m.U ?? 1 }
-    : { programsPerGroup: m.P, threads: m.T, vector: m.V, unroll: m.U, cacheInput: !!m.cached };
+    : { programsPerGroup: m.P, threads: m.T, vector: m.V, unroll: m.U, cacheInput: !!m.cached, ...(m.layout ? { layout: m.layout } : {}) };
   if (device !== undefined) o.device = device;
   return o;
 }

@@ -3,6 +3,7 @@ import { Engine } from "../engine";
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatDiagnostic, indent, printJson, readDocument, table } from "../io";
 import { PlanOptions } from "../options";
 import { withSource } from "./validate";
+import { layoutSuffix } from "../layout";
 
 /** Plans one file; a file that is not UTF-8 yields a plan-shaped failure with TIR027. */
 export function planFile(engine: Engine, file: string, options: PlanOptions): any {
@@ -33,13 +34,13 @@ export function mappingText(p: any): string {
       : m.T === 1 && m.groups === 1 ? "one thread runs the whole body" : "one thread per program";
     return `${who}, T=${m.T} threads per group, groups=${m.groups} (no P, S, W: nothing cooperates)`;
   }
-  return `P=${m.P} S=${m.S} W=${m.W} T=${m.T} V=${m.V} U=${m.U} groups=${m.groups}${m.cached ? " cached" : ""}`;
+  return `P=${m.P} S=${m.S} W=${m.W} T=${m.T} V=${m.V} U=${m.U} groups=${m.groups}${m.cached ? " cached" : ""}${layoutSuffix(m)}`;
 }
 
 /** Candidate widths in one short string. */
 export function candidateText(m: any, realization: string): string {
   if (realization === "fused-elementwise" || m.block !== undefined) return `block=1x${m.block} V=${m.V}${m.U > 1 ? ` U=${m.U}` : ""}`;
-  return `P=${m.P} S=${m.S} T=${m.T} V=${m.V} U=${m.U}${m.cached ? " cached" : ""}`;
+  return `P=${m.P} S=${m.S} T=${m.T} V=${m.V} U=${m.U}${m.cached ? " cached" : ""}${layoutSuffix(m)}`;
 }
 
 export interface RankedCandidate {

@@ -9,6 +9,7 @@ import { builtinEntries, loadMatrix, MatrixEntry } from "../matrix";
 import { ABS_TOL, REL_TOL, nonFiniteWarnings, runAndValidate } from "../validate-run";
 import { describeInputs } from "../inputs";
 import { toleranceText } from "./run";
+import { layoutSuffix } from "../layout";
 
 export interface SuiteRow {
   id: string;
@@ -40,7 +41,7 @@ function widths(plan: any): string {
   if (!plan) return "";
   if (plan.realization === "fused-elementwise") return `1x${m.block} grid V${m.V}, ${m.groups} groups`;
   if (plan.realization === "serial-program") return `serial T${m.T}`;
-  return `P${m.P} S${m.S} T${m.T} V${m.V} U${m.U}${m.cached ? " cached" : ""}`;
+  return `P${m.P} S${m.S} T${m.T} V${m.V} U${m.U}${m.cached ? " cached" : ""}${layoutSuffix(m)}`;
 }
 
 export async function suiteCommand(seed: number, json: boolean, full = false, runtimeKind = "auto", filter?: string, detect = true): Promise<number> {

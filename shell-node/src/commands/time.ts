@@ -13,6 +13,7 @@ import { EXIT_FAILED, EXIT_OK, openOrUsage, printJson, UsageError } from "../io"
 import { openRuntime, RuntimeKind } from "../native";
 import { timeEntries, TimingEntry, TimingSettings } from "../bench/timing";
 import { caseText } from "./sweep";
+import { layoutSuffix } from "../layout";
 
 export const TIME_LIST_FORMAT = "tile-time-list/1";
 export const TIMES_FORMAT = "tile-times/1";
@@ -50,7 +51,7 @@ export function readTimeList(arg: string): ListEntry[] | null {
 function mappingText(plan: any): string {
   const m = plan?.mapping ?? {};
   if (!plan) return "";
-  if (plan.realization === "cooperative-reduction") return `P=${m.P} S=${m.S} T=${m.T} V=${m.V} U=${m.U}${m.cached ? " cached" : ""}`;
+  if (plan.realization === "cooperative-reduction") return `P=${m.P} S=${m.S} T=${m.T} V=${m.V} U=${m.U}${m.cached ? " cached" : ""}${layoutSuffix(m)}`;
   if (plan.realization === "fused-elementwise") return `block=${m.block} V=${m.V}${m.U > 1 ? ` U=${m.U}` : ""}`;
   return `${plan.realization} T=${m.T}`;
 }

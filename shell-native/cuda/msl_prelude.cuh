@@ -30,6 +30,14 @@
 typedef unsigned int uint;
 typedef unsigned short ushort;
 typedef unsigned char uchar;
+// the fixed-width names Metal's standard library gives (an MLX kernel signature says int32_t);
+// 64-bit integers are not part of Tile IR, so they are left out
+typedef signed char int8_t;
+typedef unsigned char uint8_t;
+typedef short int16_t;
+typedef unsigned short uint16_t;
+typedef int int32_t;
+typedef unsigned int uint32_t;
 
 #undef INFINITY
 #define INFINITY __int_as_float(0x7f800000)

@@ -33,6 +33,14 @@ inline void __tile_tg_local(void *p, unsigned long bytes, int line) { __tile_rt-
 typedef unsigned int uint;
 typedef unsigned short ushort;
 typedef unsigned char uchar;
+// the fixed-width names Metal's standard library gives (an MLX kernel signature says int32_t);
+// 64-bit integers are not part of Tile IR, so they are left out
+typedef signed char int8_t;
+typedef unsigned char uint8_t;
+typedef short int16_t;
+typedef unsigned short uint16_t;
+typedef int int32_t;
+typedef unsigned int uint32_t;
 typedef unsigned long ulong;
 typedef __SIZE_TYPE__ size_t;
 typedef __PTRDIFF_TYPE__ ptrdiff_t;

@@ -5,11 +5,15 @@ import type { Engine } from "../../shell-node/src/engine";
 import type { Case } from "./gen";
 import type { StructCase } from "./structural";
 
-/** The solver's own choice, then P in {1, 2, 3} (S = 1), V in {1, 4}, U in {1, 2}, cached and uncached. */
+/** The solver's own choice, then P in {1, 2, 3} (S = 1), V in {1, 4}, U in {1, 2}, cached and uncached,
+ *  and two programs-on-lanes mappings. */
 export const SPACE: Record<string, unknown>[] = [{}];
 for (const P of [1, 2, 3]) for (const V of [1, 4]) for (const U of [1, 2]) for (const cacheInput of [true, false]) {
   SPACE.push({ programsPerGroup: P, threads: 32 * P, vector: V, unroll: U, cacheInput });
 }
+// programs on lanes (V = 1): P not dividing 32, and P = 8 with two SIMD groups per program
+SPACE.push({ layout: "programs-on-lanes", programsPerGroup: 3, threads: 96, unroll: 2 });
+SPACE.push({ layout: "programs-on-lanes", programsPerGroup: 8, threads: 512, cacheInput: false });
 
 export interface Kernel {
   c: Case;

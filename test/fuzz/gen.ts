@@ -126,6 +126,7 @@ export interface PlanOptions {
   unroll?: number;
   cacheInput?: boolean;
   fuse?: boolean;
+  layout?: string;
 }
 
 const optionsArb: fc.Arbitrary<PlanOptions> = fc
@@ -137,9 +138,13 @@ const optionsArb: fc.Arbitrary<PlanOptions> = fc
     unroll: fc.constantFrom(0, 0, 1, 3),
     cacheInput: fc.oneof({ arbitrary: fc.constant(true), weight: 3 }, { arbitrary: fc.constant(false), weight: 1 }),
     fuse: fc.oneof({ arbitrary: fc.constant(true), weight: 6 }, { arbitrary: fc.constant(false), weight: 1 }),
+    // the cooperative layout: mostly the solver's choice; programs on lanes take V = 1
+    layout: fc.constantFrom("", "", "", "", "", "", "programs-on-lanes", "workers-on-lanes"),
   })
   .map((o) => {
     const out: PlanOptions = { programsPerGroup: o.programsPerGroup, vector: o.vector, unroll: o.unroll, cacheInput: o.cacheInput, fuse: o.fuse };
+    if (o.layout !== "") out.layout = o.layout;
+    if (o.layout === "programs-on-lanes" && o.vector > 1) out.vector = 1;
     if (o.threads < 0) out.threads = -o.threads;
     else if (o.threads > 0) out.threads = 32 * o.threads * Math.max(1, o.programsPerGroup);
     return out;

@@ -1,0 +1,168 @@
+// Programs on lanes (issue 16, column reductions): a reduction whose reduce axis is the slow index
+// (Y[c] = sum over r of X[r, c]) gave each program's workers consecutive lanes, so one SIMD access
+// touched 32 rows of one column (run 47 on an H200: 1.6-4.2 times slower than PyTorch). The
+// cooperative realization now has a second layout, "programs-on-lanes": P neighbouring programs on
+// neighbouring threads, W = 32 S workers per program P threads apart, every worker's partial
+// combined through threadgroup memory in worker order. The cost model charges an access that is not
+// coalesced across the lanes (uncoalescedBytes), so the automatic plan takes the layout for column
+// reductions and keeps workers on lanes for row reductions.
+//
+// test/fixtures/lanes/: a column sum, max and min with two outputs, a column softmax (three stages,
+// one of them a parallel store loop), an i32 column sum (wrapping) and a column mean with a
+// broadcast vector.
+import { describe, expect, it } from "vitest";
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { runAndValidate } from "../shell-node/src/validate-run";
+import { exportManifest, exportRunProblems, emitTargets, fakeRun, type Emitted } from "./export/check";
+import { hostContext } from "./helpers/host";
+import { ROOT } from "./helpers/files";
+
+const h = hostContext();
+const DIR = path.join(ROOT, "test", "fixtures", "lanes");
+const FIXTURES = fs.readdirSync(DIR).filter((f) => f.endsWith(".json")).sort();
+const text = (f: string): string => fs.readFileSync(path.join(DIR, f), "utf8");
+const LANES = "programs-on-lanes";
+const python = spawnSync("python3", ["--version"]).status === 0;
+
+function emitBoth(doc: string, options: object): any {
+  const a = h.wasm.call({ command: "emit", document: doc, options });
+  const b = h.js.call({ command: "emit", document: doc, options });
+  expect(JSON.stringify(a)).toBe(JSON.stringify(b));
+  return a;
+}
+
+function validate(doc: string, options: object, seed = 3, inputs?: Map<string, Float64Array | Int32Array>) {
+  const emitted = emitBoth(doc, options);
+  expect(emitted.ok, JSON.stringify(emitted.diagnostics)).toBe(true);
+  expect(emitted.audit.ok, JSON.stringify(emitted.audit.findings)).toBe(true);
+  const r = runAndValidate({ engine: h.wasm, runtime: h.runtime, text: doc, options, seed, emitted, inputs });
+  expect(r.passed && r.guards === "intact", `${JSON.stringify(options)} ${r.error ?? ""} ${JSON.stringify(r.outputs.map((o: any) => o.firstMismatch ?? ""))}`).toBe(true);
+  return { emitted, r };
+}
+
+describe("programs on lanes: column reductions", () => {
+  it("the fixtures are here", () => expect(FIXTURES.length).toBeGreaterThanOrEqual(5));
+
+  for (const f of FIXTURES) {
+    it(`${f}: the automatic plan puts programs on lanes, and every lanes mapping validates (tail replay, ragged stripes)`, () => {
+      const doc = text(f);
+      const p = h.wasm.call({ command: "plan", document: doc, options: {} });
+      expect(p.realization).toBe("cooperative-reduction");
+      expect(p.mapping.layout).toBe(LANES);
+      expect(p.mapping.V).toBe(1);
+      const { emitted } = validate(doc, {});
+      expect(emitted.msl).toContain("layout=programs-on-lanes");
+      expect(emitted.msl).toContain("const int program_in_group = int(tid) % " + p.mapping.P + ";");
+      // explicit mappings: P not a divisor of 32 (3), P = 16 and 32, unrolled stripes, a stripe
+      // longer than the reduce axis (R = 3 rows for 128 workers: most workers add nothing), and a
+      // program count that leaves the last group partial
+      const R = JSON.parse(doc).sizes.R;
+      for (const options of [
+        { layout: LANES, programsPerGroup: 3, threads: 96 },
+        { layout: LANES, programsPerGroup: 16, threads: 512 },
+        { layout: LANES, programsPerGroup: 32, threads: 1024, unroll: 2 },
+        { layout: LANES, programsPerGroup: 8, threads: 1024, sizes: { R: 3 } },
+        { layout: LANES, programsPerGroup: 8, threads: 256, sizes: { R: R + 1, C: 9 } },
+        { layout: "workers-on-lanes" },
+      ]) {
+        const { emitted: e } = validate(doc, options);
+        expect(e.plan.mapping.layout).toBe(options.layout);
+        if (options.programsPerGroup !== undefined) {
+          expect(e.plan.mapping.P).toBe(options.programsPerGroup);
+          expect(e.plan.mapping.T).toBe(options.threads);
+        }
+      }
+    });
+  }
+
+  it("a wrong combine (the last worker's partial left out) fails validation", () => {
+    const doc = text("colsum.json");
+    const emitted = emitBoth(doc, {});
+    const msl: string = emitted.msl;
+    const W = emitted.plan.mapping.W;
+    expect(msl).toContain(`< ${W}; ++tile_w`);
+    const r = runAndValidate({ engine: h.wasm, runtime: h.runtime, text: doc, options: {}, seed: 3,
+      mslOverride: (m) => m.replace(`< ${W}; ++tile_w`, `< ${W - 1}; ++tile_w`) });
+    expect(r.passed).toBe(false);
+  });
+
+  it("max and min over columns holding NaN, -0 and +0 give the oracle's values (NaN wins; -0 below +0)", () => {
+    const doc = text("colmax.json");
+    const { R, C } = JSON.parse(doc).sizes;
+    const x = new Float64Array(R * C);
+    for (let r = 0; r < R; r++) for (let c = 0; c < C; c++) {
+      const i = r * C + c;
+      if (c % 5 === 0) x[i] = r === (c * 7) % R ? NaN : (r % 3) - 1; // one NaN per column, anywhere in it
+      else if (c % 5 === 1) x[i] = r % 2 === 0 ? -0 : 0; // zeros of both signs
+      else if (c % 5 === 2) x[i] = -0; // all -0
+      else if (c % 5 === 3) x[i] = r === R - 1 ? -1 : 0; // +0 beside one negative in the last row (the ragged stripe)
+      else x[i] = Math.sin(i) * 4;
+    }
+    for (const options of [{}, { layout: LANES, programsPerGroup: 16, threads: 512 }, { layout: LANES, programsPerGroup: 3, threads: 96, unroll: 2 }]) {
+      const { r } = validate(doc, options, 1, new Map([["X", x]]));
+      expect(r.plan.mapping.layout).toBe(LANES);
+    }
+  });
+
+  it("an i32 column sum wraps as the oracle does", () => {
+    const doc = text("colsum_i32.json");
+    const { R, C } = JSON.parse(doc).sizes;
+    const x = new Int32Array(R * C);
+    for (let i = 0; i < x.length; i++) x[i] = i % 3 === 0 ? 2147483000 : -(i % 1000);
+    validate(doc, {}, 1, new Map([["X", x]]));
+  });
+
+  it("the cost model charges uncoalesced bytes: a row softmax keeps workers on lanes, a forced lanes plan costs more", () => {
+    const doc = fs.readFileSync(path.join(ROOT, "cases", "softmax.json"), "utf8");
+    const auto = h.wasm.call({ command: "plan", document: doc, options: { sizes: { R: 1024, C: 4096 } } });
+    expect(auto.mapping.layout).toBe("workers-on-lanes");
+    const forced = h.wasm.call({ command: "plan", document: doc, options: { sizes: { R: 1024, C: 4096 }, layout: LANES } });
+    expect(forced.mapping.layout).toBe(LANES);
+    expect(forced.cost.total).toBeGreaterThan(auto.cost.total);
+    // the term is reported where it is above zero: a row softmax's every access is coalesced
+    expect(auto.cost.terms.uncoalescedBytes).toBeUndefined();
+    expect(forced.cost.terms.uncoalescedBytes).toBeGreaterThan(0);
+    // still correct: the row softmax with programs on lanes validates
+    validate(doc, { layout: LANES });
+    // and a column sum under workers-on-lanes is charged for its strided reads
+    const col = text("colsum.json");
+    const w = h.wasm.call({ command: "plan", document: col, options: { layout: "workers-on-lanes", sizes: { R: 4096, C: 4096 } } });
+    const l = h.wasm.call({ command: "plan", document: col, options: { sizes: { R: 4096, C: 4096 } } });
+    expect(l.mapping.layout).toBe(LANES);
+    expect(w.cost.total).toBeGreaterThan(l.cost.total);
+  });
+
+  it("options: an unknown layout and --vector with programs on lanes are TPL002; a layout for an element graph is TPL011", () => {
+    const col = text("colsum.json");
+    const bad = h.wasm.call({ command: "plan", document: col, options: { layout: "lanes" } });
+    expect(bad.ok).toBe(false);
+    expect(bad.diagnostics.map((d: any) => [d.code, d.pointer])).toContainEqual(["TPL002", "/options/layout"]);
+    const vec = h.wasm.call({ command: "plan", document: col, options: { layout: LANES, vector: 4 } });
+    expect(vec.diagnostics.map((d: any) => [d.code, d.pointer])).toContainEqual(["TPL002", "/options/vector"]);
+    const pair = fs.readFileSync(path.join(ROOT, "cases", "sigmoid_pair.json"), "utf8");
+    const el = h.wasm.call({ command: "plan", document: pair, options: { layout: LANES } });
+    expect(el.diagnostics.map((d: any) => [d.code, d.pointer])).toContainEqual(["TPL011", "/options/layout"]);
+  });
+
+  it.skipIf(!python)("the MLX and torch-mps exports of a lanes kernel compute the metal target's results bit for bit", () => {
+    const all: Emitted[] = FIXTURES.map((f) => {
+      const entry = { id: f, case: f, kind: "builtin", text: text(f), options: {}, covers: "lanes" } as any;
+      const e = emitTargets(h.wasm, entry);
+      expect(e.metal.plan.mapping.layout).toBe(LANES);
+      expect(e.mlx.ok && e.torch.ok, f).toBe(true);
+      return e;
+    });
+    const d = fs.mkdtempSync(path.join(os.tmpdir(), "tile-lanes-export-"));
+    try {
+      const out = fakeRun(path.join(ROOT, "test", "export", "fake_frameworks.py"), exportManifest(all, d), d);
+      expect(out.stderr).toBe("");
+      expect(out.status).toBe(0);
+      for (const e of all) expect(exportRunProblems(h.runtime, e, out.records), e.entry.id).toEqual([]);
+    } finally {
+      fs.rmSync(d, { recursive: true, force: true });
+    }
+  }, 120_000);
+});

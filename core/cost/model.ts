@@ -42,6 +42,7 @@ export const COEFFICIENTS: Array<Coefficient> = [
   new Coefficient("uncoalescedFactor", 8.0, "memory cost multiplier for an access whose neighbouring threads are not on neighbouring elements: one-thread-per-row serial access, a strided stripe (estimate; a 32-byte sector per 4-byte element)"),
   new Coefficient("threadSetupCycles", 8.0, "per-thread index arithmetic and edge predicate of the element grid, shared by its V elements (estimate)"),
   new Coefficient("vectorChainFraction", 0.0, "share of the memory term added per packed vector beyond the first that one thread of the element grid takes in sequence (0: not measured on Apple GPUs)"),
+  new Coefficient("partialLineFraction", 0.1, "programs on lanes: share of a byte's memory time added per 128-byte line segment a SIMD access leaves unread (P < 32 programs per SIMD row read P-element segments); measured on the H200, run 49: P = 8 and 16 took 1.28-1.35 and 1.01-1.12 times P = 32's time"),
   new Coefficient("memoryFactor", 1.0, "multiplier of the memory term: 1 / the share of the device bandwidth the kernels reach (1: the full bandwidth)"),
 ];
 
@@ -105,6 +106,10 @@ class Shape {
   chainedVectors: f64 = 0.0;
   /** Extra bytes the memory system moves for strided accesses (Work.stridedBytes). */
   uncoalescedBytes: f64 = 0.0;
+  /** Programs on lanes: threadgroup reads each thread makes to combine its program's partials. A
+   *  core's threadgroup memory serves one SIMD-wide read per cycle, so the resident threads of a
+   *  core take (threads / simdWidth) * reads cycles per wave, after the stripe's last load. */
+  tgReadsPerThread: f64 = 0.0;
 }
 
 /** A fresh record per score: module-level scratch would be data a request mutates, which the
@@ -126,6 +131,7 @@ function freshShape(): Shape {
   s.extraLoads = 0;
   s.chainedVectors = 0.0;
   s.uncoalescedBytes = 0.0;
+  s.tgReadsPerThread = 0.0;
   return s;
 }
 
@@ -138,7 +144,15 @@ function finish(d: Device, s: Shape, cost: Cost): Cost {
   const arithmetic: f64 = s.ops / (<f64>d.gpuCores * <f64>d.lanesPerCore * clockGhz);
   // the element grid's vectors of one thread run one after another (load, compute, store): a
   // share of the memory time per vector beyond the first, as measured (vectorChainFraction)
-  const latency: f64 = waves * s.pathCycles / clockGhz + s.chainedVectors * d.cost.vectorChainFraction * memory;
+  let latency: f64 = waves * s.pathCycles / clockGhz + s.chainedVectors * d.cost.vectorChainFraction * memory;
+  if (s.tgReadsPerThread > 0.0) {
+    // the combine's threadgroup reads: one SIMD-wide read per cycle per core, for every thread
+    // resident on a core in a wave
+    const perCoreGroups: f64 = <f64>ceilDiv(<i32>s.groups, d.gpuCores);
+    const residentGroups: f64 = perCoreGroups < <f64>perCore ? perCoreGroups : <f64>perCore;
+    const simdGroups: f64 = residentGroups * <f64>ceilDiv(s.T, d.simdWidth);
+    latency += waves * simdGroups * s.tgReadsPerThread / clockGhz;
+  }
   const sync: f64 = waves * s.syncNsPerGroup;
   const setup: f64 = d.cost.setupNs * s.groups / slots;
   // threads that hold no element occupy their slot (groupsPerCore counts T) but do no work
@@ -324,6 +338,10 @@ export function costCooperativeInto(d: Device, w: Work, m: Mapping, cacheBuffers
     // for another (no fence coupling)
     s.pathCycles = path + <f64>w.reduces * <f64>m.W * d.cost.loadIssueCycles;
     s.syncNsPerGroup = <f64>w.reduces * d.cost.barrierNs;
+    s.tgReadsPerThread = <f64>w.reduces * <f64>m.W;
+    // fewer than simdWidth programs per SIMD row read a line in segments of P elements
+    const partial: f64 = w.partialLineBytes(cacheBuffers, m.P, d.simdWidth);
+    if (partial > 0.0) s.uncoalescedBytes += partial * slotsRun * d.cost.partialLineFraction;
   } else {
     s.syncNsPerGroup = <f64>w.reduces * (2.0 * d.cost.simdNs + d.cost.barrierNs);
     s.couplingNsPerGroup = <f64>(m.P - 1) * d.cost.couplingFraction * stageNs;

@@ -147,6 +147,40 @@ export class Work {
     return bytes;
   }
 
+  /**
+   * Programs on lanes with P programs per SIMD row (P < the SIMD width): a SIMD access to a
+   * buffer whose neighbouring programs take neighbouring elements reads simdWidth / P rows of
+   * P elements, so a 128-byte line is read in segments of P * elementBytes. Returns, per
+   * program, the bytes of such accesses times the segments of a line each leaves unread
+   * (128 / (P * elementBytes) - 1, at least 0): the program-strided accesses (stridedBytes) and
+   * broadcast buffers are not counted, a cached buffer counts in the stage that fills it only.
+   */
+  partialLineBytes(cacheBuffers: Array<string>, P: i32, simdWidth: i32): f64 {
+    const p: f64 = <f64>(P < simdWidth ? P : simdWidth);
+    const seen = new Array<string>();
+    let bytes: f64 = 0.0;
+    for (let i: i32 = 0; i < this.stages.length; i++) {
+      const st = this.stages[i];
+      let per: f64 = 0.0;
+      for (let b: i32 = 0; b < st.buffers.length; b++) {
+        const name = st.buffers[b];
+        if (this.broadcast.indexOf(name) >= 0) continue;
+        if (cacheBuffers.indexOf(name) >= 0) {
+          if (seen.indexOf(name) >= 0) continue;
+          seen.push(name);
+        }
+        const contiguous: f64 = st.bufferLoads[b] - st.bufferProgramStrided[b];
+        if (contiguous > 0.0) per += contiguous * st.bufferBytes[b] * unreadSegments(p, st.bufferBytes[b]);
+      }
+      // stores: each at 4 bytes unless all of the stage's stores are strided (its store bytes
+      // per element over its stores give the mean element size)
+      const stored: f64 = st.storeBytes - st.programStridedStoreBytes;
+      if (stored > 0.0 && st.stores > 0.0) per += stored * unreadSegments(p, st.storeBytes / st.stores);
+      bytes += per * <f64>st.extent;
+    }
+    return bytes;
+  }
+
   /** Per broadcast buffer, its element size times the largest extent of a stage that loads it. */
   sumBroadcastBytes(): f64 {
     let total: f64 = 0.0;
@@ -173,6 +207,13 @@ export class Work {
     for (let i: i32 = 0; i < this.stages.length; i++) n += this.stages[i].ops * <f64>this.stages[i].extent;
     return n;
   }
+}
+
+/** Segments of a 128-byte line left unread by a run of p elements of `bytes` each (0 when the
+ *  run fills the line). */
+function unreadSegments(p: f64, bytes: f64): f64 {
+  const run: f64 = p * bytes;
+  return run >= 128.0 ? 0.0 : 128.0 / run - 1.0;
 }
 
 /** Element size of buffer `name` (4 when it is not a parameter: an invalid document). */

@@ -70,6 +70,9 @@ export class CostCoefficients {
   /** Multiplier of the memory term (bytes / bandwidth): 1 / the share of the bandwidth the
    *  kernels reach. 1 by default. */
   memoryFactor: f64 = 1.0;
+  /** Programs on lanes: share of a byte's memory time added per 128-byte line segment a SIMD
+   *  access leaves unread (a SIMD group of P < 32 programs reads 32 / P rows of P elements each). */
+  partialLineFraction: f64 = 0.1;
   /** The calibrated model's relative error between candidates of one shape (0: not calibrated).
    *  When the cheapest candidate's predicted advantage over one with fewer programs per group is
    *  within it, the solver prefers the fewer programs and says so in a plan note. */
@@ -82,6 +85,7 @@ export class CostCoefficients {
 export const COST_FIELDS: Array<string> = [
   "setupNs", "barrierNs", "simdNs", "loadIssueCycles", "loopOverheadCycles", "couplingFraction",
   "underfillWeight", "uncoalescedFactor", "threadSetupCycles", "memoryFactor", "error", "vectorChainFraction",
+  "partialLineFraction",
 ];
 
 function getCost(c: CostCoefficients, key: string): f64 {
@@ -96,6 +100,7 @@ function getCost(c: CostCoefficients, key: string): f64 {
   if (key == "threadSetupCycles") return c.threadSetupCycles;
   if (key == "memoryFactor") return c.memoryFactor;
   if (key == "vectorChainFraction") return c.vectorChainFraction;
+  if (key == "partialLineFraction") return c.partialLineFraction;
   return c.error;
 }
 
@@ -111,6 +116,7 @@ function setCost(c: CostCoefficients, key: string, v: f64): void {
   else if (key == "threadSetupCycles") c.threadSetupCycles = v;
   else if (key == "memoryFactor") c.memoryFactor = v;
   else if (key == "vectorChainFraction") c.vectorChainFraction = v;
+  else if (key == "partialLineFraction") c.partialLineFraction = v;
   else c.error = v;
 }
 
@@ -257,7 +263,7 @@ export const DEVICE_FIELDS: Array<string> = [
   "registersPerThreadBase", "registers", "Optional. Registers a thread uses besides its cached stripe (an estimate from compiled kernels). Read with registersPerCore.",
   "registerGranule", "registers", "Optional. Registers are given to a thread in multiples of this (NVIDIA: 8). Read with registersPerCore.",
   "registersPerExtraLoad", "registers", "Optional. Registers a thread of a cached stripe holds for each buffer beyond the first that one of its stages loads from memory (a LayerNorm's weight and bias beside its output), added to registersPerThreadBase + the cached stripe. Read with registersPerCore.",
-  "costModel", "object of numbers", "The cost model's coefficients (setupNs, barrierNs, simdNs, loadIssueCycles, loopOverheadCycles, couplingFraction, underfillWeight, uncoalescedFactor, threadSetupCycles, memoryFactor, error, vectorChainFraction) and their source; omitted ones keep the built-in estimates. tile calibrate fits them to sweeps; error > 0 lets the solver prefer fewer programs per group when the best candidate's predicted advantage is within it.",
+  "costModel", "object of numbers", "The cost model's coefficients (setupNs, barrierNs, simdNs, loadIssueCycles, loopOverheadCycles, couplingFraction, underfillWeight, uncoalescedFactor, threadSetupCycles, memoryFactor, error, vectorChainFraction, partialLineFraction) and their source; omitted ones keep the built-in estimates. tile calibrate fits them to sweeps; error > 0 lets the solver prefer fewer programs per group when the best candidate's predicted advantage is within it.",
 ];
 
 export const DEVICE_FIELD_STRIDE: i32 = 3;

@@ -1,0 +1,95 @@
+// The programs-on-lanes cost terms learned from run 49 (evidence/h200/run49: the column sum on an
+// H200 over P, S and U): a SIMD group of P < 32 programs reads a 128-byte line in segments of P
+// elements (partialLineFraction per unread segment, in uncoalescedBytes), and the combine's
+// threadgroup reads (every worker reads its program's W partials) take one SIMD-wide read per
+// cycle per core (in latency). Measured there: P = 32, S = 1 fastest at 4096x4096 and 1024x4096;
+// P = 8 1.28-1.35 and P = 16 1.01-1.12 times slower; more SIMD groups per program slower.
+import { describe, expect, it } from "vitest";
+import fs from "node:fs";
+import path from "node:path";
+import { hostContext } from "./helpers/host";
+import { ROOT } from "./helpers/files";
+
+const h = hostContext();
+const COLSUM = fs.readFileSync(path.join(ROOT, "test", "fixtures", "lanes", "colsum.json"), "utf8");
+const COLSUM_I32 = fs.readFileSync(path.join(ROOT, "test", "fixtures", "lanes", "colsum_i32.json"), "utf8");
+const H200 = JSON.parse(fs.readFileSync(path.join(ROOT, "devices", "nvidia-h200-calibrated.json"), "utf8"));
+const LANES = "programs-on-lanes";
+const BIG = { R: 4096, C: 4096 };
+
+function plan(doc: string, options: object): any {
+  const a = h.wasm.call({ command: "plan", document: doc, options });
+  const b = h.js.call({ command: "plan", document: doc, options });
+  expect(JSON.stringify(a)).toBe(JSON.stringify(b));
+  expect(a.ok, JSON.stringify(a.diagnostics)).toBe(true);
+  return a;
+}
+const lanes = (P: number, T: number, extra: object = {}) => ({ layout: LANES, programsPerGroup: P, threads: T, sizes: BIG, device: H200, ...extra });
+const withCoef = (k: string, v: number) => ({ ...H200, costModel: { ...H200.costModel, [k]: v } });
+
+describe("programs on lanes: partial lines and the combine's threadgroup reads", () => {
+  it("charges unread line segments by P and element size, and nothing at P = 32", () => {
+    const u = (P: number, T: number, doc = COLSUM) => plan(doc, lanes(P, T)).cost.terms.uncoalescedBytes ?? 0;
+    const X = 4096 * 4096 * 4; // X read once; Y (4096 x 4 B) stored by worker 0 of each program
+    expect(u(32, 1024)).toBe(0);
+    // f32 at P = 16: 64-byte segments, one of a line unread; P = 8: three
+    expect(u(16, 512)).toBeCloseTo(0.1 * 1 * (X + 4096 * 4), 0);
+    expect(u(8, 256)).toBeCloseTo(0.1 * 3 * (X + 4096 * 4), 0);
+    // the same in i32 (4 bytes): the same factors
+    expect(u(8, 256, COLSUM_I32)).toBeCloseTo(u(8, 256), 0);
+    // the coefficient scales it; 0 turns it off
+    const off = plan(COLSUM, { ...lanes(8, 256), device: withCoef("partialLineFraction", 0) });
+    expect(off.cost.terms.uncoalescedBytes ?? 0).toBe(0);
+    const twice = plan(COLSUM, { ...lanes(8, 256), device: withCoef("partialLineFraction", 0.2) });
+    expect(twice.cost.terms.uncoalescedBytes).toBeCloseTo(2 * u(8, 256), 0);
+  });
+
+  it("workers on lanes and row reductions get no partial-line charge", () => {
+    const softmax = fs.readFileSync(path.join(ROOT, "cases", "softmax.json"), "utf8");
+    const p = plan(softmax, { sizes: { R: 1024, C: 4096 }, device: H200 });
+    expect(p.mapping.layout).toBe("workers-on-lanes");
+    expect(p.cost.terms.uncoalescedBytes ?? 0).toBe(0);
+  });
+
+  it("the combine's threadgroup reads grow with W and with the SIMD groups resident per core", () => {
+    // P = 8 at S = 1, 2, 4 (W = 32, 64, 128): the latency term rises with S although the stripe
+    // per worker shrinks (run 49: 23.4, 24.8, 30.2 us at 4096x4096)
+    const lat = [256, 512, 1024].map((T) => plan(COLSUM, lanes(8, T)).cost.terms.latency);
+    expect(lat[1]).toBeGreaterThan(lat[0]);
+    expect(lat[2]).toBeGreaterThan(lat[1]);
+    // the term itself: P = 8, S = 4, T = 1024 on the H200 record: 512 groups, 2 per SM of 132
+    // (2048 threads), 2 waves; 64 SIMD groups per core x 128 reads per wave at 1.98 GHz
+    const a = plan(COLSUM, lanes(8, 1024)).cost.terms;
+    expect(a.waves).toBe(2);
+    expect(a.groupsPerCore).toBe(2);
+    const stripe = plan(COLSUM, lanes(8, 1024, { sizes: { R: 4096 * 2, C: 4096 } })).cost.terms.latency;
+    // doubling R doubles only the stripe part of the path: latency(2R) - latency(R) = stripe part,
+    // so latency(R) - stripe part = the fixed combine (path + reads), which must hold the reads
+    const fixed = 2 * a.latency - stripe;
+    const reads = 2 * (64 * 128) / 1.98;
+    // the combine's W loads on each worker's path, and the once-per-program store (one issue)
+    const pathCombine = 2 * ((128 + 1) * H200.costModel.loadIssueCycles) / 1.98;
+    expect(fixed).toBeCloseTo(reads + pathCombine, 0);
+  });
+
+  it("the H200 record picks what run 49 measured fastest, one SIMD group and 32 programs per group", () => {
+    for (const sizes of [BIG, { R: 1024, C: 4096 }]) {
+      const p = plan(COLSUM, { sizes, device: H200 });
+      expect([p.mapping.layout, p.mapping.P, p.mapping.S], JSON.stringify(sizes)).toEqual([LANES, 32, 1]);
+    }
+  });
+
+  it("does not trade a programs-on-lanes pick for fewer programs within the calibrated error", () => {
+    // with a model error of 50% every cheaper-P lanes candidate would be within it
+    const p = plan(COLSUM, { sizes: BIG, device: withCoef("error", 0.5) });
+    expect([p.mapping.layout, p.mapping.P]).toEqual([LANES, 32]);
+    expect(JSON.stringify(p.notes ?? [])).not.toContain("fewer programs per group");
+  });
+
+  it("a device record carries partialLineFraction and rejects an unknown coefficient by listing it", () => {
+    const bad = h.wasm.call({ command: "plan", document: COLSUM, options: { device: withCoef("partialLine", 1) } });
+    expect(bad.ok).toBe(false);
+    const d = bad.diagnostics.find((x: any) => x.code === "TPL005");
+    expect(d.message).toContain("partialLineFraction");
+  });
+});

@@ -140,7 +140,14 @@ describe("tile calibrate on sweeps made of the model itself", () => {
 
   it("splits the core's cost into features that give back the core's totals at any coefficients", () => {
     const s = readShape(wasm, dirs[0], H200);
-    expect(s.candidates.length).toBe(12);
+    // the 12 timed candidates less the programs-on-lanes ones (the fit takes workers on lanes only)
+    const sweep = JSON.parse(fs.readFileSync(path.join(dirs[0], "sweep.json"), "utf8"));
+    const timed = sweep.candidates.filter((k: any) => k.selected);
+    const lanes = timed.filter((k: any) => k.mapping.layout === "programs-on-lanes");
+    expect(timed.length).toBe(12);
+    expect(lanes.length).toBeGreaterThan(0);
+    expect(s.candidates.length).toBe(12 - lanes.length);
+    expect(s.candidates.map((f) => f.key)).not.toContain(lanes[0].key);
     for (const f of s.candidates) expect(predict(f, { ...DEFAULTS, ...truth })).toBeCloseTo(f.measuredNs, 0);
   });
 

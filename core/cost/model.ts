@@ -110,6 +110,9 @@ class Shape {
    *  core's threadgroup memory serves one SIMD-wide read per cycle, so the resident threads of a
    *  core take (threads / simdWidth) * reads cycles per wave, after the stripe's last load. */
   tgReadsPerThread: f64 = 0.0;
+  /** Of pathCycles, the cycles of stripe loops whose loads overlap the memory time: only what
+   *  they take beyond the memory term counts as latency (programs on lanes; run 50). */
+  overlapCycles: f64 = 0.0;
 }
 
 /** A fresh record per score: module-level scratch would be data a request mutates, which the
@@ -132,6 +135,7 @@ function freshShape(): Shape {
   s.chainedVectors = 0.0;
   s.uncoalescedBytes = 0.0;
   s.tgReadsPerThread = 0.0;
+  s.overlapCycles = 0.0;
   return s;
 }
 
@@ -144,7 +148,11 @@ function finish(d: Device, s: Shape, cost: Cost): Cost {
   const arithmetic: f64 = s.ops / (<f64>d.gpuCores * <f64>d.lanesPerCore * clockGhz);
   // the element grid's vectors of one thread run one after another (load, compute, store): a
   // share of the memory time per vector beyond the first, as measured (vectorChainFraction)
-  let latency: f64 = waves * s.pathCycles / clockGhz + s.chainedVectors * d.cost.vectorChainFraction * memory;
+  let latency: f64 = waves * (s.pathCycles - s.overlapCycles) / clockGhz + s.chainedVectors * d.cost.vectorChainFraction * memory;
+  if (s.overlapCycles > 0.0) {
+    const stripe: f64 = waves * s.overlapCycles / clockGhz;
+    if (stripe > memory) latency += stripe - memory;
+  }
   if (s.tgReadsPerThread > 0.0) {
     // the combine's threadgroup reads: one SIMD-wide read per cycle per core, for every thread
     // resident on a core in a wave
@@ -308,6 +316,7 @@ export function costCooperativeInto(d: Device, w: Work, m: Mapping, cacheBuffers
   const slotsRun: f64 = <f64>m.groups * <f64>m.P; // programs run, including replayed tail slots
   const readPerProgram: f64 = programReadBytes(w, cacheBuffers);
   let path: f64 = 0.0;
+  let stripePath: f64 = 0.0; // the distributed stages' part of path
   let stageNs: f64 = 0.0;
   const clockGhz: f64 = <f64>d.clockMhz / 1000.0;
   const filled = new Array<string>(); // cached buffers already filled by an earlier stage
@@ -321,6 +330,7 @@ export function costCooperativeInto(d: Device, w: Work, m: Mapping, cacheBuffers
     const issues: f64 = chunkIssues(st, m.V, cacheBuffers, filled);
     const cyc: f64 = chunks * (<f64>m.V * st.ops + issues * d.cost.loadIssueCycles + d.cost.loopOverheadCycles / <f64>m.U);
     path += cyc;
+    stripePath += cyc;
     if (st.reduce) stageNs += cyc / clockGhz;
   }
   s.bytesRead = readPerProgram * slotsRun + w.broadcastBytes;
@@ -339,6 +349,7 @@ export function costCooperativeInto(d: Device, w: Work, m: Mapping, cacheBuffers
     s.pathCycles = path + <f64>w.reduces * <f64>m.W * d.cost.loadIssueCycles;
     s.syncNsPerGroup = <f64>w.reduces * d.cost.barrierNs;
     s.tgReadsPerThread = <f64>w.reduces * <f64>m.W;
+    s.overlapCycles = stripePath;
     // fewer than simdWidth programs per SIMD row read a line in segments of P elements
     const partial: f64 = w.partialLineBytes(cacheBuffers, m.P, d.simdWidth);
     if (partial > 0.0) s.uncoalescedBytes += partial * slotsRun * d.cost.partialLineFraction;

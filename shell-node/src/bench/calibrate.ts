@@ -112,6 +112,10 @@ export function readShape(engine: Engine, dir: string, baseDevice: any): Shape {
   const candidates: Features[] = [];
   for (const c of s.candidates ?? []) {
     if (!c.selected || !c.timing?.timed || !(c.timing.medianUs > 0)) continue;
+    // programs on lanes: its stripe overlaps the memory term (a max, not a sum: core/cost/model.ts),
+    // which these linear features cannot split; its own coefficient (partialLineFraction) is
+    // measured, not fitted. The fit takes workers-on-lanes candidates only.
+    if (c.mapping?.layout === "programs-on-lanes") continue;
     const b = base.get(c.key);
     const x = li.get(c.key);
     const y = lo.get(c.key);

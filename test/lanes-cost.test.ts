@@ -87,6 +87,35 @@ describe("programs on lanes: partial lines and the combine's threadgroup reads",
     expect(t2.total).toBeLessThan(plan(COLSUM, { ...lanes(8, 256), sizes }).cost.total);
   });
 
+  it("a stripe loop that stores does not overlap the memory time (the column softmax's output stage; run 52)", () => {
+    const SOFTMAX = fs.readFileSync(path.join(ROOT, "test", "fixtures", "lanes", "colsoftmax.json"), "utf8");
+    const c = H200.costModel;
+    // P = 32, S = 1 at 4096x4096: one wave; stage 1 (max) and stage 2 (sum of exp) only load and
+    // hide behind the memory term; stage 3 stores exp(x - m) / s and adds its whole path
+    const t = plan(SOFTMAX, { ...lanes(32, 1024) }).cost.terms;
+    expect(t.waves).toBe(1);
+    const withStore = plan(SOFTMAX, { ...lanes(32, 1024), sizes: { R: 8192, C: 4096 } }).cost.terms;
+    // doubling R doubles the store stage's path (and memory, which still hides the others): the
+    // latency grows by one store stage of 4096 rows, 128 chunks per worker
+    const grow = withStore.latency - t.latency;
+    expect(grow).toBeGreaterThan(128 * (2 * c.loadIssueCycles) / 1.98); // at least its load and store issues
+    // the column sum (no stored loop) at the same sizes: its latency does not grow with R
+    const s1 = plan(COLSUM, lanes(32, 1024)).cost.terms.latency;
+    const s2 = plan(COLSUM, { ...lanes(32, 1024), sizes: { R: 8192, C: 4096 } }).cost.terms.latency;
+    expect(s2).toBeCloseTo(s1, 6);
+  });
+
+  it("the H200 record picks the column softmax's measured best P/S at three shapes (run 52)", () => {
+    const SOFTMAX = fs.readFileSync(path.join(ROOT, "test", "fixtures", "lanes", "colsoftmax.json"), "utf8");
+    // measured best: P = 16, S = 2 (94.96 us) at 4096x4096; P = 8, S = 4 at 8192x1024 (62.42) and 16384x512 (94.28)
+    const want: Array<[object, string]> = [[BIG, "16,2"], [{ R: 8192, C: 1024 }, "8,4"], [{ R: 16384, C: 512 }, "8,4"]];
+    for (const [sizes, ok] of want) {
+      const p = plan(SOFTMAX, { sizes, device: H200 });
+      expect(p.mapping.layout).toBe(LANES);
+      expect(`${p.mapping.P},${p.mapping.S}`, JSON.stringify(sizes)).toBe(ok);
+    }
+  });
+
   it("the H200 record picks within 1.08 of what runs 49 and 50 measured fastest", () => {
     // measured best: P = 32, S = 1 at 4096x4096 and 1024x4096 (run 49); at 8192x1024 P = 16,
     // S = 1 (7.83 us; P = 16, S = 2: 8.42); at 16384x512 P = 8, S = 2 (11.43; S = 3: 11.83)

@@ -110,8 +110,9 @@ class Shape {
    *  core's threadgroup memory serves one SIMD-wide read per cycle, so the resident threads of a
    *  core take (threads / simdWidth) * reads cycles per wave, after the stripe's last load. */
   tgReadsPerThread: f64 = 0.0;
-  /** Of pathCycles, the cycles of stripe loops whose loads overlap the memory time: only what
-   *  they take beyond the memory term counts as latency (programs on lanes; run 50). */
+  /** Of pathCycles, the cycles of stripe loops that only load (no store), whose loads overlap the
+   *  memory time: only what they take beyond the memory term counts as latency (programs on
+   *  lanes; runs 50 and 52). */
   overlapCycles: f64 = 0.0;
 }
 
@@ -316,7 +317,7 @@ export function costCooperativeInto(d: Device, w: Work, m: Mapping, cacheBuffers
   const slotsRun: f64 = <f64>m.groups * <f64>m.P; // programs run, including replayed tail slots
   const readPerProgram: f64 = programReadBytes(w, cacheBuffers);
   let path: f64 = 0.0;
-  let stripePath: f64 = 0.0; // the distributed stages' part of path
+  let stripePath: f64 = 0.0; // the part of path in distributed stages that only load
   let stageNs: f64 = 0.0;
   const clockGhz: f64 = <f64>d.clockMhz / 1000.0;
   const filled = new Array<string>(); // cached buffers already filled by an earlier stage
@@ -330,7 +331,9 @@ export function costCooperativeInto(d: Device, w: Work, m: Mapping, cacheBuffers
     const issues: f64 = chunkIssues(st, m.V, cacheBuffers, filled);
     const cyc: f64 = chunks * (<f64>m.V * st.ops + issues * d.cost.loadIssueCycles + d.cost.loopOverheadCycles / <f64>m.U);
     path += cyc;
-    stripePath += cyc;
+    // a loop that stores cannot move its next loads above its stores (nothing tells the compiler
+    // the buffers do not alias), so only a loop of loads overlaps the memory time
+    if (st.stores == 0.0) stripePath += cyc;
     if (st.reduce) stageNs += cyc / clockGhz;
   }
   s.bytesRead = readPerProgram * slotsRun + w.broadcastBytes;

@@ -113,6 +113,18 @@ export class Work {
   stridedLanes: Array<bool> = new Array<bool>();
   stridedValues: Array<f64> = new Array<f64>();
 
+  /** Whether a stage's access to buffer `name` reads memory per program: not a broadcast buffer
+   *  (charged once per launch), and a cached buffer only in the first stage that reads it (`seen`
+   *  collects those, in stage order). */
+  readsFromMemory(name: string, cacheBuffers: Array<string>, seen: Array<string>): bool {
+    if (this.broadcast.indexOf(name) >= 0) return false;
+    if (cacheBuffers.indexOf(name) >= 0) {
+      if (seen.indexOf(name) >= 0) return false;
+      seen.push(name);
+    }
+    return true;
+  }
+
   /**
    * Bytes one program moves through accesses whose neighbouring threads are not on neighbouring
    * elements, for the layout (`lanes`: programs on lanes, else workers on lanes): a cached buffer
@@ -132,11 +144,7 @@ export class Work {
       let per: f64 = lanes ? st.programStridedStoreBytes : st.stripeStridedStoreBytes;
       for (let b: i32 = 0; b < st.buffers.length; b++) {
         const name = st.buffers[b];
-        if (this.broadcast.indexOf(name) >= 0) continue;
-        if (cacheBuffers.indexOf(name) >= 0) {
-          if (seen.indexOf(name) >= 0) continue;
-          seen.push(name);
-        }
+        if (!this.readsFromMemory(name, cacheBuffers, seen)) continue;
         per += (lanes ? st.bufferProgramStrided[b] : st.bufferStripeStrided[b]) * st.bufferBytes[b];
       }
       bytes += per * <f64>st.extent;
@@ -164,16 +172,11 @@ export class Work {
       let per: f64 = 0.0;
       for (let b: i32 = 0; b < st.buffers.length; b++) {
         const name = st.buffers[b];
-        if (this.broadcast.indexOf(name) >= 0) continue;
-        if (cacheBuffers.indexOf(name) >= 0) {
-          if (seen.indexOf(name) >= 0) continue;
-          seen.push(name);
-        }
+        if (!this.readsFromMemory(name, cacheBuffers, seen)) continue;
         const contiguous: f64 = st.bufferLoads[b] - st.bufferProgramStrided[b];
         if (contiguous > 0.0) per += contiguous * st.bufferBytes[b] * unreadSegments(p, st.bufferBytes[b]);
       }
-      // stores: each at 4 bytes unless all of the stage's stores are strided (its store bytes
-      // per element over its stores give the mean element size)
+      // the stage's stores that are not program-strided, at the mean element size of its stores
       const stored: f64 = st.storeBytes - st.programStridedStoreBytes;
       if (stored > 0.0 && st.stores > 0.0) per += stored * unreadSegments(p, st.storeBytes / st.stores);
       bytes += per * <f64>st.extent;

@@ -5,6 +5,7 @@
 //                                    (asconfig: no binaryen optimization, names kept; the
 //                                     transform is this file's default export, below)
 //   node scripts/opt-wasm.mjs <module.wasm>       optimizes the module in place, names dropped
+//   node scripts/opt-wasm.mjs --names <module.wasm>   the same, names kept (wasm-low-strings.mjs)
 //   node scripts/opt-wasm.mjs --profile-build <module.wasm>
 //                                    the same without flexible inlining, names kept (to profile)
 //
@@ -31,12 +32,34 @@
 import fs from "node:fs";
 import { pathToFileURL } from "node:url";
 import binaryen from "binaryen";
+import { Compiler } from "assemblyscript";
 
-/** The AssemblyScript transform (asconfig "transform"): compile as for -O3, shrink level 0. */
+// The static strings that get the lowest addresses (scripts/opt-wasm-low-strings.json, written
+// by scripts/wasm-low-strings.mjs): asc lays static data out from address 1024 in the order it
+// meets the strings, and code refers to a string by its address, an `i32.const` of 2 LEB bytes
+// below 8192 and 3 above. These are the strings with the most references in the code per byte of
+// their objects that fit in 1024-8192 (about 2,600 references). A string no longer in the core
+// only takes its bytes of data; a missing one only costs the byte per reference.
+const LOW_STRINGS = JSON.parse(fs.readFileSync(new URL("./opt-wasm-low-strings.json", import.meta.url), "utf8"));
+
+/** The AssemblyScript transform (asconfig "transform"): compile as for -O3, shrink level 0, and
+ *  lay the strings of LOW_STRINGS out first. */
 export default class OptimizeLevelHints {
   afterParse() {
     this.program.options.optimizeLevelHint = 3;
     this.program.options.shrinkLevelHint = 0;
+  }
+
+  afterInitialize(program) {
+    // the compiler is made after this hook: its first file compiled starts with these strings
+    const compileFile = Compiler.prototype.compileFile;
+    Compiler.prototype.compileFile = function (file) {
+      if (this.program === program && !this.tileLowStrings) {
+        this.tileLowStrings = true;
+        for (const text of LOW_STRINGS) this.ensureStaticStringPtr(text);
+      }
+      return compileFile.call(this, file);
+    };
   }
 }
 
@@ -270,7 +293,7 @@ function withNames(m) {
  *  function is copied: its other callers call a copy of it that stays a function. `warm` (the
  *  functions of the lean build that always inlining may copy into; null: every function) limits
  *  where a function of 3 to 12 units is copied: other callers call a copy that stays a function. */
-export function optimizeWasm(input, hotNames = HOT, hotCallers = HOT_CALLERS, warm = WARM) {
+export function optimizeWasm(input, hotNames = HOT, hotCallers = HOT_CALLERS, warm = WARM, keepNames = false) {
   const raw = new Uint8Array(input);
   const unoptimized = readNamed(raw);
   const all = new Set(functionNames(unoptimized));
@@ -315,7 +338,7 @@ export function optimizeWasm(input, hotNames = HOT, hotCallers = HOT_CALLERS, wa
     if (!m.validate()) throw new Error("the optimized module does not validate");
     // 4. string concatenation chains joined into one call each (see joinConcats)
     const joined = joinConcats(m.emitText());
-    if (joined === null) return { bytes: m.emitBinary(), missing };
+    if (joined === null) return { bytes: keepNames ? withNames(m) : m.emitBinary(), missing };
     const j = binaryen.parseText(joined.text);
     try {
       j.setFeatures(FEATURES);
@@ -323,7 +346,7 @@ export function optimizeWasm(input, hotNames = HOT, hotCallers = HOT_CALLERS, wa
       // the helpers are called often: low indices give their calls one-byte LEB indices
       j.runPasses(["reorder-functions"]);
       if (!j.validate()) throw new Error("the module with joined concatenations does not validate");
-      return { bytes: j.emitBinary(), missing };
+      return { bytes: keepNames ? withNames(j) : j.emitBinary(), missing };
     } finally {
       j.dispose();
     }
@@ -459,7 +482,8 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   // --profile-build: the pipeline without flexible inlining, names kept (the build that
   // scripts/wasm-hot-callers.mjs's profile is taken on)
   const profileBuild = process.argv.includes("--profile-build");
-  for (const file of process.argv.slice(2).filter((a) => a !== "--profile-build")) {
+  const keepNames = process.argv.includes("--names");
+  for (const file of process.argv.slice(2).filter((a) => a !== "--profile-build" && a !== "--names")) {
     const before = fs.readFileSync(file);
     if (profileBuild) {
       const m = optimize(new Uint8Array(before), 0, []);
@@ -469,7 +493,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
       console.log(`${file}: optimized without flexible inlining, names kept, ${before.length} -> ${bytes.length} bytes`);
       continue;
     }
-    const r = optimizeWasm(before);
+    const r = optimizeWasm(before, HOT, HOT_CALLERS, WARM, keepNames);
     for (const name of r.missing) console.warn(`${file}: warning: hot function ${name} not found (scripts/opt-wasm.mjs HOT is out of date)`);
     fs.writeFileSync(file, r.bytes);
     console.log(`${file}: optimized, ${before.length} -> ${r.bytes.length} bytes`);

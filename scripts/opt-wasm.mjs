@@ -336,16 +336,19 @@ export function optimizeWasm(input, hotNames = HOT, hotCallers = HOT_CALLERS, wa
   const m = optimize(mid, 70, names.filter((name) => !hot.has(name)), "end");
   try {
     if (!m.validate()) throw new Error("the optimized module does not validate");
-    // 4. string concatenation chains joined into one call each (see joinConcats)
-    const joined = joinConcats(m.emitText());
-    if (joined === null) return { bytes: keepNames ? withNames(m) : m.emitBinary(), missing };
-    const j = binaryen.parseText(joined.text);
+    // 4. string concatenation chains joined into one call each (see joinConcats), and integral
+    //    f64 constants written as converted i32 constants (see compactFloatConstants)
+    const text = m.emitText();
+    const joined = joinConcats(text);
+    const compact = compactFloatConstants(joined === null ? text : joined.text);
+    if (joined === null && compact === null) return { bytes: keepNames ? withNames(m) : m.emitBinary(), missing };
+    const j = binaryen.parseText(compact ?? joined.text);
     try {
       j.setFeatures(FEATURES);
-      for (const name of joined.helpers) j.optimizeFunction(name);
+      for (const name of joined?.helpers ?? []) j.optimizeFunction(name);
       // the helpers are called often: low indices give their calls one-byte LEB indices
-      j.runPasses(["reorder-functions"]);
-      if (!j.validate()) throw new Error("the module with joined concatenations does not validate");
+      if (joined !== null) j.runPasses(["reorder-functions"]);
+      if (!j.validate()) throw new Error("the module after step 4 does not validate");
       return { bytes: keepNames ? withNames(j) : j.emitBinary(), missing };
     } finally {
       j.dispose();
@@ -353,6 +356,27 @@ export function optimizeWasm(input, hotNames = HOT, hotCallers = HOT_CALLERS, wa
   } finally {
     m.dispose();
   }
+}
+
+// Step 4, second part: an f64.const is 9 bytes; an integral value in i32 range (most of the 400
+// are 0, 1, -1 and the i32 limits) as `f64.convert_i32_s (i32.const k)` 3 to 7, the same value
+// exactly (-0 excepted, which stays). Last, as no binaryen pass may fold it back; V8's optimizing
+// tier folds the conversion of a constant. About 1.6 KB.
+export function compactFloatConstants(text) {
+  // function bodies only (a global's initializer must stay a constant): binaryen prints the
+  // functions after every other module field
+  const start = text.indexOf("\n (func ");
+  if (start < 0) return null;
+  let changed = false;
+  const body = text.slice(start).replace(/\(f64\.const (-?[0-9][0-9.e+-]*)\)/g, (whole, literal) => {
+    const v = Number(literal);
+    if (!Number.isInteger(v) || Object.is(v, -0) || v < -2147483648 || v > 4294967295) return whole;
+    changed = true;
+    if (v <= 2147483647) return `(f64.convert_i32_s (i32.const ${v}))`;
+    return `(f64.convert_i32_u (i32.const ${v - 4294967296}))`;
+  });
+  if (/^ \((?!func )/m.test(body)) throw new Error("compactFloatConstants: a module field after the functions");
+  return changed ? text.slice(0, start) + body : null;
 }
 
 // Step 4: `a + b + c + d` compiles to nested calls of String#concat, one call and one fresh

@@ -65,7 +65,7 @@ for (const [at, n] of refs) {
   if (view.getUint32(at - 8, true) !== 2 || (size & 1) !== 0 || at + size > top) continue;
   let s = "";
   for (let i = 0; i < size; i += 2) s += String.fromCharCode(view.getUint16(at + i, true));
-  strings.push({ s, n, bytes: (20 + size + 15) & ~15 });
+  strings.push({ s, n, at, bytes: (20 + size + 15) & ~15 });
 }
 strings.sort((a, b) => b.n / b.bytes - a.n / a.bytes || b.n - a.n || (a.s < b.s ? -1 : a.s > b.s ? 1 : 0));
 const picked = [];
@@ -75,6 +75,8 @@ for (const x of strings) {
   picked.push(x);
   used += x.bytes;
 }
+// in the order the module has them (its data compresses better in the order asc chose)
+picked.sort((a, b) => a.at - b.at);
 const out = new URL("./opt-wasm-low-strings.json", import.meta.url);
 fs.writeFileSync(out, "[\n" + picked.map((x) => "  " + JSON.stringify(x.s)).join(",\n") + "\n]\n");
 console.log(`${picked.length} strings, ${used} bytes of objects, ${picked.reduce((a, x) => a + x.n, 0)} of ${strings.reduce((a, x) => a + x.n, 0)} references -> ${out.pathname}`);

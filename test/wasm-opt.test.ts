@@ -223,7 +223,7 @@ async function concatResults(text: string): Promise<string[]> {
   if (!m.validate()) throw new Error("invalid module");
   const bytes = m.emitBinary();
   m.dispose();
-  const { instance } = await WebAssembly.instantiate(bytes, {});
+  const { instance } = await WebAssembly.instantiate(new Uint8Array(bytes), {});
   const memory = instance.exports.memory as WebAssembly.Memory;
   const out: string[] = [];
   for (const name of ["left", "right", "long", "pair"]) {
@@ -273,7 +273,7 @@ ${values.map((v, i) => ` (func $c${i} (result f64) (f64.const ${v}))`).join("\n"
       const m = binaryen.parseText(text);
       const bytes = m.emitBinary();
       m.dispose();
-      const { instance } = await WebAssembly.instantiate(bytes, {});
+      const { instance } = await WebAssembly.instantiate(new Uint8Array(bytes), {});
       const e = instance.exports as Record<string, () => number>;
       return { size: bytes.length, values: [(instance.exports.g as WebAssembly.Global).value, ...values.map((v, i) => e["c" + i]())].map((x) => (Object.is(x, -0) ? "-0" : String(x))) };
     };

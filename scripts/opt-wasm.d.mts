@@ -19,3 +19,6 @@ export function joinConcats(text: string): { text: string; helpers: string[] } |
 /** A module's text with the integral f64 constants of its functions as converted i32
  *  constants; null when it has none. */
 export function compactFloatConstants(text: string): string | null;
+/** A module's text with the dropped calls of Array<String>#push@cold (everywhere) and Text#add
+ *  (outside `warm`) calling a `<name>@void` copy (appended); null when none does. */
+export function dropResults(text: string, warm: Set<string>): string | null;

@@ -8,7 +8,7 @@
 // unchanged.
 import { describe, expect, test } from "vitest";
 import binaryen from "binaryen";
-import { compactFloatConstants, joinConcats, optimizeWasm } from "../scripts/opt-wasm.mjs";
+import { compactFloatConstants, dropResults, joinConcats, optimizeWasm } from "../scripts/opt-wasm.mjs";
 
 /** A module with names: two leaf functions of the same shape (too big for the always-inline
  *  size, small enough for flexible inlining), each called from three exports, and a helper
@@ -283,5 +283,50 @@ ${values.map((v, i) => ` (func $c${i} (result f64) (f64.const ${v}))`).join("\n"
     expect(a.values).toContain("-0");
     expect(b.size).toBeLessThan(a.size);
     expect(compactFloatConstants(wat.replace(/\(f64\.const (-?\d+)\)\)$/gm, "(f64.const 0.5))"))).toBeNull();
+  });
+});
+
+describe("the release optimization's dropped results", () => {
+  test("a dropped call of a listed function calls its @void copy (Text#add outside warm functions only), with the same effects", async () => {
+    const push = "$~lib/array/Array<~lib/string/String>#push@cold";
+    const add = "$core/util/text/Text#add";
+    const wat = `(module
+ (global $n (mut i32) (i32.const 0))
+ (export "warm" (func $warm))
+ (export "cold" (func $cold))
+ (func ${push} (param $0 i32) (param $1 i32) (result i32)
+  (global.set $n (i32.add (i32.mul (global.get $n) (i32.const 3)) (i32.add (local.get $0) (local.get $1))))
+  (global.get $n))
+ (func ${add} (param $0 i32) (param $1 i32) (result i32)
+  (global.set $n (i32.xor (i32.mul (global.get $n) (i32.const 5)) (local.get $1)))
+  (local.get $0))
+ (func $warm (param $0 i32) (result i32)
+  (drop (call ${push} (local.get $0) (i32.const 1)))
+  (drop (call ${add} (local.get $0) (call ${push} (local.get $0) (i32.const 2))))
+  (global.get $n))
+ (func $cold (param $0 i32) (result i32)
+  (drop (call ${add} (local.get $0) (i32.const 7)))
+  (drop (call ${push} (local.get $0) (i32.const 4)))
+  (i32.add (call ${push} (local.get $0) (i32.const 5)) (global.get $n)))
+)`;
+    const text = dropResults(wat, new Set(["warm"]));
+    expect(text).not.toBeNull();
+    // warm: the dropped push calls the copy, the dropped add stays, the push whose value is used stays
+    expect(text!.match(/\(call \$~lib\/array\/Array<~lib\/string\/String>#push@cold@void /g)!.length).toBe(2);
+    expect(text!.match(/\(call \$core\/util\/text\/Text#add@void /g)!.length).toBe(1);
+    expect(text!.match(/\(call \$~lib\/array\/Array<~lib\/string\/String>#push@cold /g)!.length).toBe(2 + 1);
+    const run = async (t: string) => {
+      const m = binaryen.parseText(t);
+      if (!m.validate()) throw new Error("invalid module");
+      const bytes = m.emitBinary();
+      m.dispose();
+      const { instance } = await WebAssembly.instantiate(new Uint8Array(bytes), {});
+      const e = instance.exports as Record<string, (x: number) => number>;
+      const out: number[] = [];
+      for (const x of [1, 2, 3, -9, 1000]) out.push(e.warm(x), e.cold(x));
+      return out;
+    };
+    expect(await run(text!)).toEqual(await run(wat));
+    expect(dropResults(wat.replace(/\(drop \(call \$(~lib|core)[^\n]*\n/g, ""), new Set())).toBeNull();
   });
 });

@@ -5,6 +5,7 @@
 //                                    (asconfig: no binaryen optimization, names kept; the
 //                                     transform is this file's default export, below)
 //   node scripts/opt-wasm.mjs <module.wasm>       optimizes the module in place, names dropped
+//   node scripts/opt-wasm.mjs --names <module.wasm>   the same, names kept (wasm-low-strings.mjs)
 //   node scripts/opt-wasm.mjs --profile-build <module.wasm>
 //                                    the same without flexible inlining, names kept (to profile)
 //
@@ -31,12 +32,34 @@
 import fs from "node:fs";
 import { pathToFileURL } from "node:url";
 import binaryen from "binaryen";
+import { Compiler } from "assemblyscript";
 
-/** The AssemblyScript transform (asconfig "transform"): compile as for -O3, shrink level 0. */
+// The static strings that get the lowest addresses (scripts/opt-wasm-low-strings.json, written
+// by scripts/wasm-low-strings.mjs): asc lays static data out from address 1024 in the order it
+// meets the strings, and code refers to a string by its address, an `i32.const` of 2 LEB bytes
+// below 8192 and 3 above. These are the strings with the most references in the code per byte of
+// their objects that fit in 1024-8192 (about 2,600 references). A string no longer in the core
+// only takes its bytes of data; a missing one only costs the byte per reference.
+const LOW_STRINGS = JSON.parse(fs.readFileSync(new URL("./opt-wasm-low-strings.json", import.meta.url), "utf8"));
+
+/** The AssemblyScript transform (asconfig "transform"): compile as for -O3, shrink level 0, and
+ *  lay the strings of LOW_STRINGS out first. */
 export default class OptimizeLevelHints {
   afterParse() {
     this.program.options.optimizeLevelHint = 3;
     this.program.options.shrinkLevelHint = 0;
+  }
+
+  afterInitialize(program) {
+    // the compiler is made after this hook: its first file compiled starts with these strings
+    const compileFile = Compiler.prototype.compileFile;
+    Compiler.prototype.compileFile = function (file) {
+      if (this.program === program && !this.tileLowStrings) {
+        this.tileLowStrings = true;
+        for (const text of LOW_STRINGS) this.ensureStaticStringPtr(text);
+      }
+      return compileFile.call(this, file);
+    };
   }
 }
 
@@ -270,7 +293,7 @@ function withNames(m) {
  *  function is copied: its other callers call a copy of it that stays a function. `warm` (the
  *  functions of the lean build that always inlining may copy into; null: every function) limits
  *  where a function of 3 to 12 units is copied: other callers call a copy that stays a function. */
-export function optimizeWasm(input, hotNames = HOT, hotCallers = HOT_CALLERS, warm = WARM) {
+export function optimizeWasm(input, hotNames = HOT, hotCallers = HOT_CALLERS, warm = WARM, keepNames = false) {
   const raw = new Uint8Array(input);
   const unoptimized = readNamed(raw);
   const all = new Set(functionNames(unoptimized));
@@ -313,17 +336,239 @@ export function optimizeWasm(input, hotNames = HOT, hotCallers = HOT_CALLERS, wa
   const m = optimize(mid, 70, names.filter((name) => !hot.has(name)), "end");
   try {
     if (!m.validate()) throw new Error("the optimized module does not validate");
-    return { bytes: m.emitBinary(), missing };
+    // 4. dropped results of two functions outside warm code (see dropResults), string
+    //    concatenation chains joined into one call each (see joinConcats), and integral f64
+    //    constants written as converted i32 constants (see compactFloatConstants)
+    const text0 = m.emitText();
+    const dropped = dropResults(text0, new Set([...(warm ?? []), ...Object.values(hotCallers ?? {}).flat()]));
+    const text = dropped ?? text0;
+    const joined = joinConcats(text);
+    const compact = compactFloatConstants(joined === null ? text : joined.text);
+    if (dropped === null && joined === null && compact === null) return { bytes: keepNames ? withNames(m) : m.emitBinary(), missing };
+    const j = binaryen.parseText(compact ?? (joined !== null ? joined.text : text));
+    try {
+      j.setFeatures(FEATURES);
+      for (const name of joined?.helpers ?? []) j.optimizeFunction(name);
+      // the helpers are called often: low indices give their calls one-byte LEB indices
+      if (joined !== null || dropped !== null) j.runPasses(["reorder-functions"]);
+      if (!j.validate()) throw new Error("the module after step 4 does not validate");
+      return { bytes: keepNames ? withNames(j) : j.emitBinary(), missing };
+    } finally {
+      j.dispose();
+    }
   } finally {
     m.dispose();
   }
+}
+
+// Step 4, second part: an f64.const is 9 bytes; an integral value in i32 range (most of the 400
+// are 0, 1, -1 and the i32 limits) as `f64.convert_i32_s (i32.const k)` 3 to 7, the same value
+// exactly (-0 excepted, which stays). Last, as no binaryen pass may fold it back; V8's optimizing
+// tier folds the conversion of a constant. About 1.6 KB.
+export function compactFloatConstants(text) {
+  // function bodies only (a global's initializer must stay a constant): binaryen prints the
+  // functions after every other module field
+  const start = text.indexOf("\n (func ");
+  if (start < 0) return null;
+  let changed = false;
+  const body = text.slice(start).replace(/\(f64\.const (-?[0-9][0-9.e+-]*)\)/g, (whole, literal) => {
+    const v = Number(literal);
+    if (!Number.isInteger(v) || Object.is(v, -0) || v < -2147483648 || v > 4294967295) return whole;
+    changed = true;
+    if (v <= 2147483647) return `(f64.convert_i32_s (i32.const ${v}))`;
+    return `(f64.convert_i32_u (i32.const ${v - 4294967296}))`;
+  });
+  if (/^ \((?!func )/m.test(body)) throw new Error("compactFloatConstants: a module field after the functions");
+  return changed ? text.slice(0, start) + body : null;
+}
+
+// Step 4, first part: the two functions whose results are dropped most often get a function
+// that returns nothing, `<name>@void`, which calls the original and drops its result, for one
+// byte less per call site (the drop): the cold copy of Array#push of strings and objects (about
+// 340 sites; it is called only where the profile saw no call of push) everywhere, and Text#add
+// (about 60 sites) outside the profile's warm functions.
+const DROPPED = ["~lib/array/Array<~lib/string/String>#push@cold", "core/util/text/Text#add"];
+
+/** The module's text with the dropped calls of DROPPED outside `warm` calling `<name>@void`
+ *  instead (appended); null when none does. */
+export function dropResults(text, warm) {
+  const lines = text.split("\n");
+  let last = lines.length - 1;
+  while (!lines[last].startsWith(")")) last--;
+  const fields = [];
+  for (let i = 0; i < last; i++) {
+    if (!lines[i].startsWith(" (")) continue;
+    if (fields.length > 0) fields[fields.length - 1][1] = i;
+    fields.push([i, last]);
+  }
+  const targets = new Map(); // "$name" -> the function's header line
+  for (const [s] of fields) {
+    const m = /^ \(func \$(\S+) ((?:\(param \$\d+ i32\) ?)+)\(result i32\)$/.exec(lines[s]);
+    if (m && DROPPED.includes(m[1])) targets.set("$" + m[1], m[2].trim().split(/ (?=\()/).length);
+  }
+  const used = new Set();
+  let inWarm = false;
+  const rewrite = (n) => {
+    if (!Array.isArray(n)) return n;
+    const call = n.length === 2 && n[0] === "drop" && Array.isArray(n[1]) && n[1][0] === "call" ? n[1][1] : "";
+    // a @cold copy is called only where the profile saw no call of it: from warm functions too
+    if (targets.has(call) && n[1].length === 2 + targets.get(call) && (!inWarm || call.endsWith("@cold"))) {
+      used.add(n[1][1]);
+      return ["call", n[1][1] + "@void", ...n[1].slice(2).map(rewrite)];
+    }
+    return n.map(rewrite);
+  };
+  const out = [];
+  let at = 0;
+  for (const [s, e] of fields) {
+    const m = /^ \(func \$(\S+)/.exec(lines[s]);
+    if (!m) continue;
+    inWarm = warm.has(m[1]);
+    const src = lines.slice(s, e).join("\n");
+    if (![...targets.keys()].some((t) => src.includes("(call " + t + "\n") || src.includes("(call " + t + " "))) continue;
+    out.push(...lines.slice(at, s), " " + sexprText(rewrite(sexprTree(sexprTokens(src)))));
+    at = e;
+  }
+  if (used.size === 0) return null;
+  const helpers = [...used].sort().map((t) => {
+    const k = targets.get(t);
+    const params = Array.from({ length: k }, (_, i) => `(param $${i} i32)`).join(" ");
+    const args = Array.from({ length: k }, (_, i) => `(local.get $${i})`).join(" ");
+    return ` (func ${t}@void ${params} (drop (call ${t} ${args})))`;
+  });
+  out.push(...lines.slice(at, last), ...helpers, ...lines.slice(last));
+  return out.join("\n");
+}
+
+// Step 4: `a + b + c + d` compiles to nested calls of String#concat, one call and one fresh
+// string per `+` (about 2,300 calls in the release module, in chains of 2 to 25 pieces, most of
+// them in diagnostic messages). Each chain of 3 or more pieces becomes one call of a helper that
+// takes CONCAT_ARITIES pieces (longer chains: the helpers nested, the first piece the helper
+// before), allocates the result once and copies the pieces into it: the same string, about
+// 2.2 KB less code. The pieces are evaluated in the same order; only the intermediate strings
+// (garbage in the arena) are no longer made. Hot and cold chains alike.
+const CONCAT = new Set(["$~lib/string/String#concat", "$~lib/string/String.__concat", "$~lib/string/String.__concat@cold"]);
+const CONCAT_ARITIES = [3, 4, 5];
+
+function sexprTokens(s) {
+  const out = [];
+  let i = 0;
+  const skipString = (j) => {
+    j++;
+    while (s[j] !== '"') j += s[j] === "\\" ? 2 : 1;
+    return j + 1;
+  };
+  while (i < s.length) {
+    const c = s[i];
+    if (c === "(" || c === ")") {
+      out.push(c);
+      i++;
+    } else if (c === " " || c === "\n" || c === "\t") {
+      i++;
+    } else {
+      let j = i;
+      while (j < s.length && !" \n\t()".includes(s[j])) j = s[j] === '"' ? skipString(j) : j + 1;
+      out.push(s.slice(i, j));
+      i = j;
+    }
+  }
+  return out;
+}
+
+function sexprTree(tokens) {
+  let k = 0;
+  const node = () => {
+    k++;
+    const items = [];
+    while (tokens[k] !== ")") items.push(tokens[k] === "(" ? node() : tokens[k++]);
+    k++;
+    return items;
+  };
+  const tree = node();
+  if (k !== tokens.length) throw new Error("joinConcats: unexpected text after a function");
+  return tree;
+}
+
+const sexprText = (n) => (Array.isArray(n) ? "(" + n.map(sexprText).join(" ") + ")" : n);
+const isConcat = (n) => Array.isArray(n) && n.length === 4 && n[0] === "call" && CONCAT.has(n[1]);
+
+/** The WebAssembly text of a helper that concatenates `k` strings: String#concat's steps (the
+ *  sizes from the headers, `empty` for an empty result, one __new, one copy per piece). */
+function concatHelper(k, empty) {
+  const p = (i) => `(local.get $${i})`;
+  const size = (i) => `(i32.and (i32.load offset=16 (i32.sub ${p(i)} (i32.const 20))) (i32.const -2))`;
+  const at = k, out = k + 1, len = k + 2;
+  let total = size(0);
+  for (let i = 1; i < k; i++) total = `(i32.add ${total} ${size(i)})`;
+  let body = `(local.set $${at} ${total}) (if (i32.eqz (local.get $${at})) (then (return (i32.const ${empty}))))` +
+    ` (local.set $${out} (local.tee $${at} (call $~lib/rt/stub/__new (local.get $${at}) (i32.const 2))))`;
+  for (let i = 0; i < k; i++) {
+    body += ` (memory.copy (local.get $${at}) ${p(i)} (local.tee $${len} ${size(i)}))`;
+    if (i < k - 1) body += ` (local.set $${at} (i32.add (local.get $${at}) (local.get $${len})))`;
+  }
+  const params = Array.from({ length: k }, (_, i) => `(param $${i} i32)`).join(" ");
+  return `(func $~tile/concat${k} ${params} (result i32) (local $${at} i32) (local $${out} i32) (local $${len} i32) ${body} (local.get $${out}))`;
+}
+
+/** The module's text with each chain of 3 or more concatenated pieces replaced by helper calls,
+ *  and the helpers' names; null when the module has no such chain or no String#concat. */
+export function joinConcats(text) {
+  const lines = text.split("\n");
+  let last = lines.length - 1;
+  while (!lines[last].startsWith(")")) last--;
+  const fields = []; // [start, end): the lines of one module field
+  for (let i = 0; i < last; i++) {
+    if (!lines[i].startsWith(" (")) continue;
+    if (fields.length > 0) fields[fields.length - 1][1] = i;
+    fields.push([i, last]);
+  }
+  const concat = fields.find(([s]) => lines[s].startsWith(" (func $~lib/string/String#concat "));
+  if (!concat || !/^ \(func \$~lib\/rt\/stub\/__new /m.test(text)) return null;
+  const empty = /\(return\s*\(i32\.const (\d+)\)/.exec(lines.slice(concat[0], concat[1]).join("\n"));
+  if (!empty) return null;
+  const used = new Set();
+  const maxK = Math.max(...CONCAT_ARITIES);
+  const pieces = (n, acc) => {
+    if (isConcat(n)) {
+      pieces(n[2], acc);
+      pieces(n[3], acc);
+    } else acc.push(rewrite(n));
+    return acc;
+  };
+  const rewrite = (n) => {
+    if (!Array.isArray(n)) return n;
+    if (!isConcat(n) || !(isConcat(n[2]) || isConcat(n[3]))) return n.map(rewrite);
+    let ps = pieces(n, []);
+    while (ps.length > 1) {
+      let k = Math.min(ps.length, maxK);
+      while (k > 2 && !CONCAT_ARITIES.includes(k)) k--;
+      const name = k === 2 ? "$~lib/string/String#concat" : "$~tile/concat" + k;
+      if (k > 2) used.add(k);
+      ps = [["call", name, ...ps.slice(0, k)], ...ps.slice(k)];
+    }
+    return ps[0];
+  };
+  const out = [];
+  let at = 0;
+  for (const [s, e] of fields) {
+    if (!lines[s].startsWith(" (func ")) continue;
+    const src = lines.slice(s, e).join("\n");
+    if (!src.includes("concat")) continue;
+    out.push(...lines.slice(at, s), " " + sexprText(rewrite(sexprTree(sexprTokens(src)))));
+    at = e;
+  }
+  if (used.size === 0) return null;
+  const ks = [...used].sort((a, b) => a - b);
+  out.push(...lines.slice(at, last), ...ks.map((k) => " " + concatHelper(k, empty[1])), ...lines.slice(last));
+  return { text: out.join("\n"), helpers: ks.map((k) => "~tile/concat" + k) };
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   // --profile-build: the pipeline without flexible inlining, names kept (the build that
   // scripts/wasm-hot-callers.mjs's profile is taken on)
   const profileBuild = process.argv.includes("--profile-build");
-  for (const file of process.argv.slice(2).filter((a) => a !== "--profile-build")) {
+  const keepNames = process.argv.includes("--names");
+  for (const file of process.argv.slice(2).filter((a) => a !== "--profile-build" && a !== "--names")) {
     const before = fs.readFileSync(file);
     if (profileBuild) {
       const m = optimize(new Uint8Array(before), 0, []);
@@ -333,7 +578,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
       console.log(`${file}: optimized without flexible inlining, names kept, ${before.length} -> ${bytes.length} bytes`);
       continue;
     }
-    const r = optimizeWasm(before);
+    const r = optimizeWasm(before, HOT, HOT_CALLERS, WARM, keepNames);
     for (const name of r.missing) console.warn(`${file}: warning: hot function ${name} not found (scripts/opt-wasm.mjs HOT is out of date)`);
     fs.writeFileSync(file, r.bytes);
     console.log(`${file}: optimized, ${before.length} -> ${r.bytes.length} bytes`);

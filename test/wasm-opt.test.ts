@@ -8,7 +8,7 @@
 // unchanged.
 import { describe, expect, test } from "vitest";
 import binaryen from "binaryen";
-import { optimizeWasm } from "../scripts/opt-wasm.mjs";
+import { compactFloatConstants, dropResults, joinConcats, optimizeWasm } from "../scripts/opt-wasm.mjs";
 
 /** A module with names: two leaf functions of the same shape (too big for the always-inline
  *  size, small enough for flexible inlining), each called from three exports, and a helper
@@ -143,5 +143,190 @@ describe("the release optimization's inlining", () => {
     expect(await outputs(none.bytes)).toEqual(await outputs(original));
     // all warm: as with no list
     expect(shape(optimizeWasm(original, [], null, ["use0", "use1", "use2"]).bytes)).toEqual({ functions: 3, calls: 0 });
+  });
+});
+
+// Step 4 of the release optimization rewrites the optimized module's text: chains of
+// String#concat calls become one helper call each (joinConcats), integral f64 constants become
+// converted i32 constants (compactFloatConstants). Both must leave every result unchanged.
+
+/** AssemblyScript's string layout in miniature: an object's 20-byte header ends with its type
+ *  id (2 for strings) and byte size; `__new` bumps a pointer; String#concat as the standard
+ *  library's (sizes from the headers, the static empty string for an empty result). Exports
+ *  build strings from the pieces at 1024 + 32 * k (k = 0..3: "ab", "", "cde", "f"). */
+const CONCAT_WAT = `(module
+ (memory $0 1)
+ (global $top (mut i32) (i32.const 4096))
+ (data (i32.const 1016) "\\02\\00\\00\\00\\04\\00\\00\\00a\\00b\\00")
+ (data (i32.const 1048) "\\02\\00\\00\\00\\00\\00\\00\\00")
+ (data (i32.const 1080) "\\02\\00\\00\\00\\06\\00\\00\\00c\\00d\\00e\\00")
+ (data (i32.const 1112) "\\02\\00\\00\\00\\02\\00\\00\\00f\\00")
+ (data (i32.const 2040) "\\02\\00\\00\\00\\00\\00\\00\\00")
+ (export "memory" (memory $0))
+ (export "left" (func $left))
+ (export "right" (func $right))
+ (export "long" (func $long))
+ (export "pair" (func $pair))
+ (func $~lib/rt/stub/__new (param $0 i32) (param $1 i32) (result i32)
+  (local $2 i32)
+  (local.set $2 (i32.add (global.get $top) (i32.const 20)))
+  (i32.store (i32.sub (local.get $2) (i32.const 8)) (local.get $1))
+  (i32.store (i32.sub (local.get $2) (i32.const 4)) (local.get $0))
+  (global.set $top (i32.and (i32.add (i32.add (local.get $2) (local.get $0)) (i32.const 15)) (i32.const -16)))
+  (local.get $2))
+ (func $~lib/string/String#concat (param $0 i32) (param $1 i32) (result i32)
+  (local $2 i32) (local $3 i32) (local $4 i32)
+  (if (i32.eqz (local.tee $4 (i32.add
+     (local.tee $2 (i32.and (i32.load offset=16 (i32.sub (local.get $0) (i32.const 20))) (i32.const -2)))
+     (local.tee $3 (i32.and (i32.load offset=16 (i32.sub (local.get $1) (i32.const 20))) (i32.const -2))))))
+   (then (return (i32.const 2048))))
+  (memory.copy (local.tee $4 (call $~lib/rt/stub/__new (local.get $4) (i32.const 2))) (local.get $0) (local.get $2))
+  (memory.copy (i32.add (local.get $2) (local.get $4)) (local.get $1) (local.get $3))
+  (local.get $4))
+ (func $~lib/string/String.__concat@cold (param $0 i32) (param $1 i32) (result i32)
+  (call $~lib/string/String#concat (local.get $0) (local.get $1)))
+ (func $piece (param $0 i32) (result i32)
+  (i32.add (i32.const 1024) (i32.shl (i32.and (local.get $0) (i32.const 3)) (i32.const 5))))
+ (func $left (param $0 i32) (param $1 i32) (param $2 i32) (result i32)
+  (call $~lib/string/String#concat
+   (call $~lib/string/String.__concat@cold
+    (call $~lib/string/String#concat (call $piece (local.get $0)) (call $piece (local.get $1)))
+    (call $piece (local.get $2)))
+   (call $piece (local.get $0))))
+ (func $right (param $0 i32) (param $1 i32) (param $2 i32) (result i32)
+  (call $~lib/string/String#concat (call $piece (local.get $0))
+   (call $~lib/string/String#concat (call $piece (local.get $1)) (call $piece (local.get $2)))))
+ (func $long (param $0 i32) (param $1 i32) (param $2 i32) (result i32)
+  (local $3 i32)
+  (local.set $3 (call $piece (local.get $2)))
+  (call $~lib/string/String#concat
+   (call $~lib/string/String#concat
+    (call $~lib/string/String#concat
+     (call $~lib/string/String#concat
+      (call $~lib/string/String#concat
+       (call $~lib/string/String#concat
+        (call $~lib/string/String#concat (call $piece (local.get $0)) (local.get $3))
+        (call $piece (local.get $1)))
+       (i32.const 1120))
+      (call $piece (local.get $0)))
+     (local.get $3))
+    (i32.const 1056))
+   (call $piece (local.get $1))))
+ (func $pair (param $0 i32) (param $1 i32) (param $2 i32) (result i32)
+  (call $~lib/string/String#concat (call $piece (local.get $0)) (call $piece (local.get $1))))
+)`;
+
+/** Every export's string for every choice of pieces, as text, and the empty result's address. */
+async function concatResults(text: string): Promise<string[]> {
+  const m = binaryen.parseText(text);
+  m.setFeatures(binaryen.Features.MVP | binaryen.Features.BulkMemory | binaryen.Features.BulkMemoryOpt | binaryen.Features.MutableGlobals);
+  if (!m.validate()) throw new Error("invalid module");
+  const bytes = m.emitBinary();
+  m.dispose();
+  const { instance } = await WebAssembly.instantiate(new Uint8Array(bytes), {});
+  const memory = instance.exports.memory as WebAssembly.Memory;
+  const out: string[] = [];
+  for (const name of ["left", "right", "long", "pair"]) {
+    for (let k = 0; k < 64; k++) {
+      const at = (instance.exports[name] as (a: number, b: number, c: number) => number)(k & 3, (k >> 2) & 3, k >> 4);
+      const view = new DataView(memory.buffer);
+      expect(view.getUint32(at - 8, true)).toBe(2);
+      const size = view.getUint32(at - 4, true);
+      let s = "";
+      for (let i = 0; i < size; i += 2) s += String.fromCharCode(view.getUint16(at + i, true));
+      out.push(size === 0 ? "<empty " + at + ">" : s);
+    }
+  }
+  return out;
+}
+
+describe("the release optimization's last rewrites", () => {
+  test("concatenation chains become one helper call each, with the same strings", async () => {
+    const r = joinConcats(CONCAT_WAT);
+    expect(r).not.toBeNull();
+    const text = r!.text;
+    // left: 4 pieces, right: 3, long: 8 (a 5-piece helper, then 4: the helpers nest); pair stays
+    expect(r!.helpers).toEqual(["~tile/concat3", "~tile/concat4", "~tile/concat5"]);
+    expect(text.match(/\(call \$~tile\/concat\d/g)!.length).toBe(4);
+    expect(text).not.toMatch(/\(call \$~lib\/string\/String(#concat|\.__concat@cold) \(call \$~lib\/string\/String(#concat|\.__concat@cold)/);
+    const before = await concatResults(CONCAT_WAT);
+    expect(before).toContain("<empty 2048>");
+    expect(before).toContain("abfcdefabfcde"); // long("ab", "cde", "f")
+    expect(await concatResults(text)).toEqual(before);
+    // nothing to join: null
+    expect(joinConcats(CONCAT_WAT.replace(/\(func \$left[\s\S]*?(?=\n \(func \$pair)/, "").replace(/ \(export "(left|right|long)" \(func \$\w+\)\)\n/g, ""))).toBeNull();
+  });
+
+  test("integral f64 constants become converted i32 constants in function bodies only, with the same values", async () => {
+    const values = ["0", "1", "-1", "63", "2147483647", "-2147483648", "2147483648", "4294967295", "4294967296", "-0", "0.5", "1e300", "-nan", "inf"];
+    const wat = `(module
+ (global $g f64 (f64.const 1))
+ (export "g" (global $g))
+${values.map((v, i) => ` (export "c${i}" (func $c${i}))`).join("\n")}
+${values.map((v, i) => ` (func $c${i} (result f64) (f64.const ${v}))`).join("\n")}
+)`;
+    const compact = compactFloatConstants(wat);
+    expect(compact).not.toBeNull();
+    expect(compact).toContain("(global $g f64 (f64.const 1))");
+    expect(compact!.match(/f64\.convert_i32_[su]/g)!.length).toBe(8);
+    const run = async (text: string) => {
+      const m = binaryen.parseText(text);
+      const bytes = m.emitBinary();
+      m.dispose();
+      const { instance } = await WebAssembly.instantiate(new Uint8Array(bytes), {});
+      const e = instance.exports as Record<string, () => number>;
+      return { size: bytes.length, values: [(instance.exports.g as WebAssembly.Global).value, ...values.map((v, i) => e["c" + i]())].map((x) => (Object.is(x, -0) ? "-0" : String(x))) };
+    };
+    const a = await run(wat);
+    const b = await run(compact!);
+    expect(b.values).toEqual(a.values);
+    expect(a.values).toContain("-0");
+    expect(b.size).toBeLessThan(a.size);
+    expect(compactFloatConstants(wat.replace(/\(f64\.const (-?\d+)\)\)$/gm, "(f64.const 0.5))"))).toBeNull();
+  });
+});
+
+describe("the release optimization's dropped results", () => {
+  test("a dropped call of a listed function calls its @void copy (Text#add outside warm functions only), with the same effects", async () => {
+    const push = "$~lib/array/Array<~lib/string/String>#push@cold";
+    const add = "$core/util/text/Text#add";
+    const wat = `(module
+ (global $n (mut i32) (i32.const 0))
+ (export "warm" (func $warm))
+ (export "cold" (func $cold))
+ (func ${push} (param $0 i32) (param $1 i32) (result i32)
+  (global.set $n (i32.add (i32.mul (global.get $n) (i32.const 3)) (i32.add (local.get $0) (local.get $1))))
+  (global.get $n))
+ (func ${add} (param $0 i32) (param $1 i32) (result i32)
+  (global.set $n (i32.xor (i32.mul (global.get $n) (i32.const 5)) (local.get $1)))
+  (local.get $0))
+ (func $warm (param $0 i32) (result i32)
+  (drop (call ${push} (local.get $0) (i32.const 1)))
+  (drop (call ${add} (local.get $0) (call ${push} (local.get $0) (i32.const 2))))
+  (global.get $n))
+ (func $cold (param $0 i32) (result i32)
+  (drop (call ${add} (local.get $0) (i32.const 7)))
+  (drop (call ${push} (local.get $0) (i32.const 4)))
+  (i32.add (call ${push} (local.get $0) (i32.const 5)) (global.get $n)))
+)`;
+    const text = dropResults(wat, new Set(["warm"]));
+    expect(text).not.toBeNull();
+    // warm: the dropped push calls the copy, the dropped add stays, the push whose value is used stays
+    expect(text!.match(/\(call \$~lib\/array\/Array<~lib\/string\/String>#push@cold@void /g)!.length).toBe(2);
+    expect(text!.match(/\(call \$core\/util\/text\/Text#add@void /g)!.length).toBe(1);
+    expect(text!.match(/\(call \$~lib\/array\/Array<~lib\/string\/String>#push@cold /g)!.length).toBe(2 + 1);
+    const run = async (t: string) => {
+      const m = binaryen.parseText(t);
+      if (!m.validate()) throw new Error("invalid module");
+      const bytes = m.emitBinary();
+      m.dispose();
+      const { instance } = await WebAssembly.instantiate(new Uint8Array(bytes), {});
+      const e = instance.exports as Record<string, (x: number) => number>;
+      const out: number[] = [];
+      for (const x of [1, 2, 3, -9, 1000]) out.push(e.warm(x), e.cold(x));
+      return out;
+    };
+    expect(await run(text!)).toEqual(await run(wat));
+    expect(dropResults(wat.replace(/\(drop \(call \$(~lib|core)[^\n]*\n/g, ""), new Set())).toBeNull();
   });
 });

@@ -267,6 +267,21 @@ describe("tile calibrate on sweeps made of the model itself", () => {
     expect(bad.stderr).toContain(path.join(empty, "sweep.json"));
   });
 
+  it("a sweep whose only timed candidates put programs on lanes is refused by name (exit 2), not an internal error", async () => {
+    const d = path.join(tmp, "lanes-only");
+    fs.mkdirSync(d, { recursive: true });
+    const sweep = JSON.parse(fs.readFileSync(path.join(dirs[0], "sweep.json"), "utf8"));
+    for (const c of sweep.candidates) if (c.mapping.layout !== "programs-on-lanes") c.selected = false;
+    expect(sweep.candidates.filter((c: any) => c.selected).length).toBeGreaterThan(0);
+    fs.writeFileSync(path.join(d, "sweep.json"), JSON.stringify(sweep));
+    const r = await tile("calibrate", d, dirs[1], "-o", path.join(tmp, "l.json"), "--allow-host-times");
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain(path.join(d, "sweep.json"));
+    expect(r.stderr).toContain("programs-on-lanes candidate");
+    expect(r.stderr).not.toContain("internal error");
+    expect(fs.existsSync(path.join(tmp, "l.json"))).toBe(false);
+  });
+
   it("needs sweeps of two sizes and -o (exit 2)", async () => {
     const one = await tile("calibrate", dirs[0], "-o", path.join(tmp, "x.json"), "--allow-host-times");
     expect(one.status).toBe(2);

@@ -141,6 +141,12 @@ export function readShape(engine: Engine, dir: string, baseDevice: any): Shape {
     if (Math.abs(back - b.cost.total) > 0.01 + 1e-6 * b.cost.total) throw new Error(`feature split of ${c.key} gives ${back}, the core ${b.cost.total}`);
     candidates.push(f);
   }
+  if (candidates.length === 0) {
+    const lanes = (s.candidates ?? []).filter((c: any) => c.selected && c.timing?.timed && c.mapping?.layout === "programs-on-lanes").length;
+    throw new UsageError(`${file}: no timed workers-on-lanes candidate to fit` + (lanes > 0
+      ? ` (its ${lanes} timed programs-on-lanes candidate${lanes === 1 ? " is" : "s are"} left out: tile calibrate fits the workers-on-lanes terms only); sweep a shape whose candidates include workers on lanes, or leave this sweep out`
+      : ""));
+  }
   const sizes = Object.entries(s.sizes).map(([k, v]) => `${k}=${v}`).join(" ");
   return { id: `${s.case} ${sizes}`, group: sizes, dir, candidates, gpu: !!s.timesAreGpu };
 }

@@ -242,6 +242,31 @@ describe("tile time", () => {
     }
   });
 
+  it("a list takes the plan options given on the command line (--device, --size) under each entry's own", () => {
+    // session 19: `tile time LIST --device D` planned every entry for the default device
+    const list = path.join(tmp, "list-device.json");
+    fs.writeFileSync(list, JSON.stringify({ format: "tile-time-list/1", entries: [
+      { id: "auto", case: "softmax", sizes: { R: 4 }, options: {} },
+      { id: "own threads", case: "softmax", sizes: { R: 4, C: 512 }, options: { threads: 64 } },
+    ] }));
+    const out = path.join(tmp, "times-device.json");
+    const r = tile(["time", list, "--device", "nvidia-h200-calibrated", "--size", "C=256", "--threads", "128", "--runtime", "host", "--samples", "1", "--batch-window-ms", "1", "-o", out]);
+    expect(r.status, r.stderr).toBe(0);
+    const t = JSON.parse(fs.readFileSync(out, "utf8"));
+    const planned = (size: string, extra: string[]) => JSON.parse(tile(["plan", path.join(ROOT, "cases", "softmax.json"), "--json", "--device", "nvidia-h200-calibrated", "--size", "R=4", "--size", size, ...extra]).stdout);
+    const a = planned("C=256", ["--threads", "128"]);
+    const b = planned("C=512", ["--threads", "64"]);
+    expect(t.entries[0].sizes).toEqual({ C: 256, R: 4 });
+    expect(t.entries[0].options.device.name).toBe("NVIDIA H200 (SXM, 132 SMs)");
+    expect(t.entries[0].predicted).toBe(a.cost.total);
+    expect(t.entries[0].mapping).toMatch(/T=128 /);
+    expect(t.entries[1].sizes).toEqual({ C: 512, R: 4 });
+    expect(t.entries[1].predicted).toBe(b.cost.total);
+    expect(t.entries[1].mapping).toMatch(/T=64 /);
+    // without --device the default device's plan, another cost
+    expect(JSON.parse(tile(["plan", path.join(ROOT, "cases", "softmax.json"), "--json", "--size", "R=4", "--size", "C=256", "--threads", "128"]).stdout).cost.total).not.toBe(a.cost.total);
+  });
+
   it("a single case with plan options; an unplannable request is not timed (exit 1)", () => {
     const ok = tile(["time", "softmax", "--size", "R=4", "--size", "C=256", "--threads", "64", "--runtime", "host", "--samples", "1", "--batch-window-ms", "1", "--json"]);
     expect(ok.status).toBe(0);

@@ -225,6 +225,17 @@ describe("rule table", () => {
     expect(ptrs).toContain("/body/0/body/2/body/0/value/1"); // X[r, c] over another range of c
   });
 
+  it("a column stripe is owned like a row stripe; a buffer read as a column and as a row is not (session 19)", () => {
+    const col = contextFor(readFileSync(join(DIR, "pk_cached_column.json"), "utf8"), { P: 2, S: 1, T: 64, cache: ["X"] });
+    expect((checkPacking(col).find((r) => r.id === "private-ownership") as RuleResult).verdict).toBe("holds");
+    const rc = contextFor(readFileSync(join(DIR, "pk_cached_row_and_column.json"), "utf8"), { P: 2, S: 1, T: 64, cache: ["X"] });
+    const po = checkPacking(rc).find((r) => r.id === "private-ownership") as RuleResult;
+    expect(po.verdict).toBe("fails");
+    // X[c, r] in the second reduce: r alone in the first index, where the first read has it last
+    expect(po.violations.map((v) => v.pointer)).toEqual(["/body/0/body/1/value"]);
+    expect(po.violations[0].reason).toContain("covers a different stripe than the read at /body/0/body/0/value");
+  });
+
   it("structural rules say unknown outside their family", () => {
     const el = contextFor(readFileSync(join(DIR, "fu_two_outputs.json"), "utf8"), { P: 2, S: 1, T: 64 });
     const pk = verdicts(checkPacking(el));

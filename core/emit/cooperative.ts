@@ -10,7 +10,7 @@ import { Expr, Stmt } from "../ir/ast";
 import { RUN_DISTRIBUTED, RUN_EVERY, distribute, isWrapper } from "../analysis/distribution";
 import { ceilDiv, idiv } from "../util/text";
 import { Ctx } from "./context";
-import { Val, elementRef, emitExpr, emitLoad, indexText, intText, isNarrowFloat, mentions, mslType, packedType, storeText } from "./expr";
+import { Val, elementRef, emitExpr, emitLoad, indexText, intText, isNarrowFloat, mentions, mslType, packedType, storeText, stripeDim } from "./expr";
 import { valueType } from "../ir/ast";
 import { VectorAccesses, packWidth, packs, vectorAccessesOfList, vectorAccessesOfReduce } from "../analysis/vectors";
 import { emitPackedVector, packedIn } from "./vector";
@@ -23,15 +23,15 @@ import { findKept } from "./reuse";
 // ---------------------------------------------------------------------------------------------
 // Register caches (cached input)
 
-/** The first load of `buffer` in `e` indexed [..., v] with v only in the last position, and no
- *  other index naming one of `inner` (names bound inside the site: the fill runs before the site,
- *  where they are not declared). */
+/** The first load of `buffer` in `e` with v alone in one index (the last: a row stripe; another:
+ *  a column stripe) and in no other, and no other index naming one of `inner` (names bound inside
+ *  the site: the fill runs before the site, where they are not declared). */
 function cacheLoadIn(e: Expr, buffer: string, v: string, inner: Array<string> = new Array<string>()): Expr | null {
   if (e.op == "load" && e.name == buffer && e.args.length > 0) {
-    const last = e.args[e.args.length - 1];
-    let ok: bool = last.op == "name" && last.name == v;
-    for (let d: i32 = 0; ok && d < e.args.length - 1; d++) {
-      if (mentions(e.args[d], v)) ok = false;
+    const at = stripeDim(e, v);
+    let ok: bool = at >= 0;
+    for (let d: i32 = 0; ok && d < e.args.length; d++) {
+      if (d == at) continue;
       for (let k: i32 = 0; ok && k < inner.length; k++) if (mentions(e.args[d], inner[k])) ok = false;
     }
     if (ok) return e;
@@ -131,6 +131,8 @@ function setupCaches(cx: Ctx, body: Array<Stmt>): void {
     cx.cacheMin.push(minV.text);
     cx.cacheExt.push(extV.text);
     cx.cacheSize.push(ceilDiv(extV.ival, m.W * m.V) * m.V);
+    const at = siteLoad(st, b, cx);
+    cx.cacheDim.push(stripeDim(changetype<Expr>(at), st.kind == "reduce" ? st.axis : st.name));
     cx.cacheSite.push(st);
     cx.cacheDeclared.push(false);
     cx.cacheFilled.push(false);
@@ -188,6 +190,9 @@ function fillChunk(i: i32, load: Expr, v: string, minV: Val, extV: Val, allWhole
   const end = guardEnd(minV, extV);
   if (H > 1) cx.open("for (int tile_h = 0; tile_h < " + num(H) + "; ++tile_h) {");
   const base = m.V == 1 ? "k" : "k * " + num(m.V) + (H > 1 ? " + tile_h * " + num(Q) : "");
+  // a row stripe's vector is Q consecutive elements, read packed; a column stripe's are a
+  // column's, read one by one
+  const packed = packs(m.V) && cx.cacheDim[i] == load.args.length - 1;
   if (Q == 1) {
     cx.line("const int " + ident + " = " + vectorStartText(vectorIndexText("k", H), minV, cx) + ";");
     if (allWhole) {
@@ -198,7 +203,7 @@ function fillChunk(i: i32, load: Expr, v: string, minV: Val, extV: Val, allWhole
     }
   } else {
     cx.line("const int tile_v0 = " + vectorStartText(vectorIndexText("k", H), minV, cx) + ";");
-    if (packs(m.V)) {
+    if (packed) {
       // a whole vector in range is read Q-wide: packed vectors need only 4-byte alignment
       const vec = packedType(cx.doc.params[pi].dtype);
       cx.overrideName = v;
@@ -220,7 +225,7 @@ function fillChunk(i: i32, load: Expr, v: string, minV: Val, extV: Val, allWhole
         cx.line("// the ragged last vector (or one past the end), element by element; 0 outside");
       }
     }
-    if (!packs(m.V) || !allWhole) {
+    if (!packed || !allWhole) {
       cx.open("for (int j = 0; j < " + num(Q) + "; ++j) {");
       cx.line("const int " + ident + " = tile_v0 + j;");
       if (allWhole) {
@@ -231,7 +236,7 @@ function fillChunk(i: i32, load: Expr, v: string, minV: Val, extV: Val, allWhole
       }
       cx.close("}");
     }
-    if (packs(m.V) && !allWhole) cx.close("}");
+    if (packed && !allWhole) cx.close("}");
   }
   if (H > 1) cx.close("}");
 }

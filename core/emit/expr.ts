@@ -219,15 +219,30 @@ export function packedType(dtype: string): string {
   return "packed_float4";
 }
 
+/** The index position of a load where the stripe variable `v` stands alone (the last for a row
+ *  stripe, another for a column stripe), or -1: `v` must be exactly one index and appear in no
+ *  other. */
+export function stripeDim(e: Expr, v: string): i32 {
+  let at: i32 = -1;
+  for (let d: i32 = 0; d < e.args.length; d++) {
+    const a = e.args[d];
+    if (a.op == "name" && a.name == v) {
+      if (at >= 0) return -1;
+      at = d;
+    } else if (mentions(a, v)) {
+      return -1;
+    }
+  }
+  return at;
+}
+
 /** The register-cache slot text for a load, or "" when the load is not served from a cache. */
 export function cacheSlot(e: Expr, cx: Ctx): string {
   if (cx.stripeVar == "" || e.args.length == 0) return "";
   const ci = cx.cacheBufs.indexOf(e.name);
   if (ci < 0 || !cx.cacheFilled[ci]) return "";
   if (cx.cacheMin[ci] != cx.stripeMin || cx.cacheExt[ci] != cx.stripeExt) return "";
-  const last = e.args[e.args.length - 1];
-  if (last.op != "name" || last.name != cx.stripeVar) return "";
-  for (let d: i32 = 0; d < e.args.length - 1; d++) if (mentions(e.args[d], cx.stripeVar)) return "";
+  if (stripeDim(e, cx.stripeVar) != cx.cacheDim[ci]) return "";
   return "cache_" + cx.names.buf(e.name) + "[" + cx.cacheIndex + "]";
 }
 

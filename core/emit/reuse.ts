@@ -12,7 +12,7 @@
 import { Expr, Stmt, valueType } from "../ir/ast";
 import { RUN_DISTRIBUTED } from "../analysis/distribution";
 import { Ctx } from "./context";
-import { emitExpr, mentions } from "./expr";
+import { emitExpr, stripeDim } from "./expr";
 
 /** `a` (in a stage over variable `va`) and `b` (over `vb`) are the same computation. */
 export function sameExpr(a: Expr, va: string, b: Expr, vb: string): bool {
@@ -70,9 +70,7 @@ function cachedOnly(e: Expr, r: Stmt, minText: string, extText: string, cx: Ctx)
   if (e.op == "load") {
     const ci = cx.cacheBufs.indexOf(e.name);
     if (ci < 0 || cx.cacheMin[ci] != minText || cx.cacheExt[ci] != extText || e.args.length == 0) return "";
-    const last = e.args[e.args.length - 1];
-    if (last.op != "name" || last.name != r.axis) return "";
-    for (let d: i32 = 0; d < e.args.length - 1; d++) if (mentions(e.args[d], r.axis)) return "";
+    if (stripeDim(e, r.axis) != cx.cacheDim[ci]) return "";
     return e.name;
   }
   let first: string = "";

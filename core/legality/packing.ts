@@ -523,6 +523,18 @@ function inBounds(l: Site, pi: i32, ctx: LegalityContext): bool {
   return true;
 }
 
+/** The one dimension of an affine access whose index has a nonzero coefficient of `v`, or -1
+ *  (none, or more than one). */
+function stripeDimOf(l: Site, v: string): i32 {
+  let at: i32 = -1;
+  for (let d: i32 = 0; d < l.forms.length; d++) {
+    if (changetype<Affine>(l.forms[d]).coef(v) == 0.0) continue;
+    if (at >= 0) return -1;
+    at = d;
+  }
+  return at;
+}
+
 export function checkPrivateOwnership(ctx: LegalityContext): RuleResult {
   const v = new Verdict("private-ownership");
   if (ctx.cacheBuffers.length == 0) return v.result("No buffer is kept in registers, so there is no private stripe to protect.");
@@ -562,14 +574,18 @@ export function checkPrivateOwnership(ctx: LegalityContext): RuleResult {
         continue;
       }
       const nd = l.forms.length;
-      let shaped = nd > 0;
+      // the stripe's dimension: the one index where the distributed variable appears (coefficient
+      // 1); a column stripe ([v, c]) is owned exactly as a row stripe ([r, v]) is, only its fill
+      // reads element by element
+      const cd = stripeDimOf(l, dv.name);
+      let shaped = nd > 0 && cd >= 0;
       for (let d: i32 = 0; d < nd && shaped; d++) {
         const a = changetype<Affine>(l.forms[d]);
-        const want: f64 = d == nd - 1 ? 1.0 : 0.0;
+        const want: f64 = d == cd ? 1.0 : 0.0;
         if (a.coef(dv.name) != want || !onlyProgramVar(without(a, dv.name), pv)) shaped = false;
       }
       if (!shaped) {
-        v.fail("This read of the cached buffer " + quoted(name) + " is not of the form [program-uniform indices..., " + dv.name + " + program-uniform offset] with the distributed variable " + quoted(dv.name) + " (coefficient 1) in the last dimension only.", l.ptr);
+        v.fail("This read of the cached buffer " + quoted(name) + " is not of the form [program-uniform indices, " + dv.name + " + program-uniform offset in one dimension] with the distributed variable " + quoted(dv.name) + " (coefficient 1) in exactly one dimension and every other index program-uniform.", l.ptr);
         continue;
       }
       if (ref === null) {
@@ -588,7 +604,7 @@ export function checkPrivateOwnership(ctx: LegalityContext): RuleResult {
       }
       const r = changetype<Site>(ref);
       const rv = changetype<LoopInfo>(r.dist);
-      let same = dv.sameRange(rv);
+      let same = dv.sameRange(rv) && cd == stripeDimOf(r, rv.name);
       for (let d: i32 = 0; d < nd && same; d++) {
         const a = without(changetype<Affine>(l.forms[d]), dv.name);
         const c = without(changetype<Affine>(r.forms[d]), rv.name);
@@ -599,7 +615,7 @@ export function checkPrivateOwnership(ctx: LegalityContext): RuleResult {
       }
     }
   }
-  return v.result("Every cached buffer is never written and is read only as [program-uniform..., v + offset] with v distributed over one identical constant range, so worker w always holds and reads the same elements.");
+  return v.result("Every cached buffer is never written and is read only with v + offset in one dimension (the same in every read) and program-uniform indices elsewhere, v distributed over one identical constant range, so worker w always holds and reads the same elements.");
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ const ADVICE: Array<string> = [
   "noalias", "add \"attrs\": {\"noalias\": true} to the document if no two parameters share memory (it asserts that every parameter is a distinct allocation: no two bindings alias or overlap, so one buffer's stores never change another's loads)",
   "pure-expression", "let each worker read only elements it writes itself: do not load a buffer that the same program stores (keep the value in a `let`, or write it in one kernel and read it in the next)",
   "independent-store", "index every store by the program variable (e.g. Y[r, c] inside the loop over r), so that distinct programs write distinct elements, and within a program write each element from one store (a store at a fixed index such as Y[r, 5] beside a loop that stores Y[r, c] writes that element twice: fold it into the loop's store with `select`)",
-  "private-ownership", "read the cached buffer only as [row..., c] with c the distributed loop or reduce variable, or pass --no-cache-input",
+  "private-ownership", "read the cached buffer only with the distributed loop or reduce variable alone in one index (as [row, c] or [r, col]) and program-uniform indices elsewhere, or pass --no-cache-input",
   "reduction-loop-shape", "put each reduce directly in the program body (no serial loop with an extent other than 1 around it); fold such a loop into the parallel loops above",
   "tail-read-write", "use a program count that is a multiple of the programs per group, or do not load and store the same buffer",
   "thread-limit", "request fewer threads per group (32 * S * P within the device limit)",

@@ -17,7 +17,7 @@ import {
 } from "../plan/plan";
 import { Work, constValue, elementWork, reductionWork, serialWork } from "../cost/work";
 import { evalConstI32 } from "../analysis/consts";
-import { costCooperative, costCooperativeInto, costElement, costSerial } from "../cost/model";
+import { costCooperative, costCooperativeInto, costElement, costSerial, extraStageLoads, registerLimit, registersPerThread } from "../cost/model";
 import { LegalityContext } from "../legality/context";
 import { Facts, LoopInfo } from "../legality/facts";
 import { FallbackCause, causeFromRules, causeText, fallbackDiagnostic, structureCause } from "./fallback";
@@ -132,6 +132,8 @@ class Search {
   /** widestExtents of `cacheable`, for the list it was computed from (the same for every candidate). */
   widestOf: Array<string> = new Array<string>();
   widest: Array<i32> = new Array<i32>();
+  /** Extra loads beside the cached stripes (cost/model.ts extraStageLoads) of `widestOf`. */
+  widestExtra: i32 = 0;
 
   constructor(doc: Doc, st: Structure, device: Device, o: Options, plan: Plan, facts: Facts | null) {
     this.doc = doc;
@@ -216,15 +218,22 @@ class Search {
     if (this.cacheable.length > 0) {
       if (this.widestOf !== this.cacheable) {
         this.widest = widestExtents(this.work, this.cacheable);
+        this.widestExtra = this.device.registersPerCore > 0 ? extraStageLoads(this.work, this.cacheable) : 0;
         this.widestOf = this.cacheable;
       }
       const need = stripeScalarsOf(this.widest, m.W, V);
-      if (need <= this.device.privateBudget) {
+      // where the device gives its register file: a thread of a T-thread group holds at most the
+      // file over the group's lanes; a stripe past that would spill to memory
+      const regs = registersPerThread(this.device, need, this.widestExtra);
+      const room = registerLimit(this.device, m.T, 1);
+      if (need > this.device.privateBudget) {
+        note = "uncached: the stripe needs " + need.toString() + " scalars per worker, over the private budget of " + this.device.privateBudget.toString();
+      } else if (regs > 0 && regs > room) {
+        note = "uncached: with the stripe of " + need.toString() + " scalars a thread would hold about " + regs.toString() + " registers, over the " + room.toString() + " the register file gives each of " + m.T.toString() + " threads (the stripe would spill)";
+      } else {
         m.cached = true;
         m.cacheBuffers = this.cacheable;
         m.cacheScalars = need;
-      } else {
-        note = "uncached: the stripe needs " + need.toString() + " scalars per worker, over the private budget of " + this.device.privateBudget.toString();
       }
     }
     // scored now; checked by the rules only when the search needs its verdict (ensureChecked)

@@ -243,7 +243,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
     addPlanOptions(
       program
         .command("time")
-        .description("validated GPU times of plans (one case with plan options, or a tile-time-list/1 file); JSON for comparisons outside Node")
+        .description("validated GPU times of plans (one case with plan options, or a tile-time-list/1 file, whose entries take the plan options given here under their own); JSON for comparisons outside Node")
         .argument("<case-or-list>", "a built-in case, a Tile IR document, or a tile-time-list/1 JSON file"),
     )
       .addOption(new Option("--runtime <runtime>", "metal, cuda or host (default auto: Metal where present, else CUDA, else host)").choices([...RUNTIME_CHOICES]).default("auto")),
@@ -255,14 +255,15 @@ export function buildProgram(setExit: (code: number) => void): Command {
       const argv: string[] = (cmd.parent as any)?.rawArgs ?? ["time", arg];
       const settings = { rounds: o.rounds, samples: o.samples, batchWindowMs: o.batchWindowMs, maxBatch: o.maxBatch, warmup: o.warmup, seed: o.seed };
       let list = readTimeList(arg);
-      if (list === null) {
-        const p = planOptionsFrom(o);
-        const { sizes, cacheInput, fuse, ...rest } = p;
-        const options: Record<string, unknown> = { ...rest };
-        if (!cacheInput) options.cacheInput = false;
-        if (!fuse) options.fuse = false;
-        list = [{ id: arg, case: arg, sizes, options }];
-      }
+      const p = planOptionsFrom(o);
+      const { sizes, cacheInput, fuse, ...rest } = p;
+      const options: Record<string, unknown> = { ...rest };
+      if (!cacheInput) options.cacheInput = false;
+      if (!fuse) options.fuse = false;
+      if (list === null) list = [{ id: arg, case: arg, sizes, options }];
+      // a list: the plan options given here (--device among them) apply to every entry, and an
+      // entry's own sizes and options take precedence over them
+      else list = list.map((e) => ({ ...e, sizes: { ...sizes, ...e.sizes }, options: { ...options, ...e.options } }));
       setExit(await timeCommand(await loadEngine(o.engine as EngineName), list, o.runtime, settings, o.out, !!o.json, argv));
     });
 

@@ -83,15 +83,29 @@ describe("programs on lanes: column reductions", () => {
     });
   }
 
-  it("a wrong combine (the last worker's partial left out) fails validation", () => {
+  it("a wrong combine fails validation: a SIMD group's partial or a shuffle step left out, or (P = 3) the last worker's partial", () => {
     const doc = text("colsum.json");
+    // P a power of two below 32: shuffles by xor of P..16, then T / 32 partials per program
     const emitted = emitBoth(doc, {});
     const msl: string = emitted.msl;
-    const W = emitted.plan.mapping.W;
-    expect(msl).toContain(`< ${W}; ++tile_w`);
-    const r = runAndValidate({ engine: h.wasm, runtime: h.runtime, text: doc, options: {}, seed: 3,
-      mslOverride: (m) => m.replace(`< ${W}; ++tile_w`, `< ${W - 1}; ++tile_w`) });
-    expect(r.passed).toBe(false);
+    const { P, T } = emitted.plan.mapping;
+    expect(32 % P).toBe(0);
+    const G = T / 32;
+    expect(msl).toContain(`< ${G}; ++tile_w`);
+    expect(msl).toContain("ushort(16))");
+    const mutate = (options: object, f: (m: string) => string) =>
+      runAndValidate({ engine: h.wasm, runtime: h.runtime, text: doc, options, seed: 3, mslOverride: f }).passed;
+    expect(mutate({}, (m) => m)).toBe(true);
+    expect(mutate({}, (m) => m.replace(`< ${G}; ++tile_w`, `< ${G - 1}; ++tile_w`))).toBe(false);
+    expect(mutate({}, (m) => m.replace(/^.*ushort\(16\)\);\n/m, ""))).toBe(false);
+    // P = 3 (does not divide 32): every worker's partial, W per program
+    const three = { layout: LANES, programsPerGroup: 3, threads: 96 };
+    const e3 = emitBoth(doc, three);
+    const W = e3.plan.mapping.W;
+    expect(e3.msl).not.toContain("simd_shuffle_xor");
+    expect(e3.msl).toContain(`< ${W}; ++tile_w`);
+    expect(mutate(three, (m) => m)).toBe(true);
+    expect(mutate(three, (m) => m.replace(`< ${W}; ++tile_w`, `< ${W - 1}; ++tile_w`))).toBe(false);
   });
 
   it("max and min over columns holding NaN, -0 and +0 give the oracle's values (NaN wins; -0 below +0)", () => {

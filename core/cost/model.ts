@@ -10,7 +10,7 @@
 // wait at one barrier) and the extra reads of replayed tail slots.
 
 import { Device } from "../device/device";
-import { Cost, Mapping, partialsPerGroup } from "../plan/plan";
+import { Cost, Mapping, lanesCombineInSimd, lanesPartialsRead, partialsPerGroup } from "../plan/plan";
 import { Stage, Work } from "./work";
 import { packWidth, packs } from "../analysis/vectors";
 import { ceilDiv, idiv } from "../util/text";
@@ -110,6 +110,13 @@ class Shape {
    *  core's threadgroup memory serves one SIMD-wide read per cycle, so the resident threads of a
    *  core take (threads / simdWidth) * reads cycles per wave, after the stripe's last load. */
   tgReadsPerThread: f64 = 0.0;
+  /** Loads one resident thread keeps in flight, as the concurrency term counts them (1: a loop of
+   *  loads, one after another). Programs on lanes with a cached stripe: the fill's loads are
+   *  independent of one another, so a thread has its whole stripe in flight at once, and a core
+   *  with few resident threads is still busy (run 57, the column softmax at 4096x4096, P = 8,
+   *  cached, one group per core: 63.3, 66.8 and 70.5 us at 512, 768 and 1024 threads, where
+   *  counting threads predicted 57.3, 52.8 and 52.1, the underfill falling from 10.5 to 3.5). */
+  loadsInFlight: f64 = 1.0;
   /** Of pathCycles, the cycles of stripe loops that only load (no store), whose loads overlap the
    *  memory time: only what they take beyond the memory term counts as latency (programs on
    *  lanes; runs 50 and 52). */
@@ -136,6 +143,7 @@ function freshShape(): Shape {
   s.chainedVectors = 0.0;
   s.uncoalescedBytes = 0.0;
   s.tgReadsPerThread = 0.0;
+  s.loadsInFlight = 1.0;
   s.overlapCycles = 0.0;
   return s;
 }
@@ -166,7 +174,7 @@ function finish(d: Device, s: Shape, cost: Cost): Cost {
   const setup: f64 = d.cost.setupNs * s.groups / slots;
   // threads that hold no element occupy their slot (groupsPerCore counts T) but do no work
   const active: f64 = s.activeT > 0.0 && s.activeT < <f64>s.T ? s.activeT : <f64>s.T;
-  const resident: f64 = (s.groups < slots ? s.groups : slots) * active;
+  const resident: f64 = (s.groups < slots ? s.groups : slots) * active * s.loadsInFlight;
   const capacity: f64 = <f64>d.gpuCores * <f64>d.maxThreadsPerCore;
   const fill: f64 = resident >= capacity ? 1.0 : resident / capacity;
   const concurrency: f64 = fill >= 1.0 ? 0.0 : d.cost.underfillWeight * memory * (1.0 / fill - 1.0);
@@ -349,10 +357,16 @@ export function costCooperativeInto(d: Device, w: Work, m: Mapping, cacheBuffers
     // programs on lanes: one barrier, then each worker reads its program's W partials (on its
     // path); the P programs of a group run the same steps side by side on lanes, so none waits
     // for another (no fence coupling)
-    s.pathCycles = path + <f64>w.reduces * <f64>m.W * d.cost.loadIssueCycles;
-    s.syncNsPerGroup = <f64>w.reduces * d.cost.barrierNs;
-    s.tgReadsPerThread = <f64>w.reduces * <f64>m.W;
+    // (where P divides 32, a SIMD group first combines its workers of each program across lanes,
+    // log2(32 / P) shuffles, and a worker then reads T / 32 partials: lanesPartialsRead)
+    const G: f64 = <f64>lanesPartialsRead(m.P, m.S);
+    let shuffles: f64 = 0.0;
+    if (lanesCombineInSimd(m.P)) for (let o: i32 = m.P; o < 32; o = o * 2) shuffles += 1.0;
+    s.pathCycles = path + <f64>w.reduces * G * d.cost.loadIssueCycles;
+    s.syncNsPerGroup = <f64>w.reduces * (d.cost.barrierNs + d.cost.simdNs * shuffles / 5.0);
+    s.tgReadsPerThread = <f64>w.reduces * G;
     s.overlapCycles = stripePath;
+    if (m.cached && m.cacheScalars > 0) s.loadsInFlight = <f64>m.cacheScalars;
     // fewer than simdWidth programs per SIMD row read a line in segments of P elements
     const partial: f64 = w.partialLineBytes(cacheBuffers, m.P, d.simdWidth);
     if (partial > 0.0) s.uncoalescedBytes += partial * slotsRun * d.cost.partialLineFraction;

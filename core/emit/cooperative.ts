@@ -19,6 +19,7 @@ import { zeroSignObservable } from "../analysis/zerosign";
 import { combineText, defersNan, emitList, emitStmt, freshName, identityText, nanFlagName, num, simdText, stripeCombine, zeroSignDecl, zeroSignFix } from "./stmt";
 import { formatF64Fixed } from "../util/num";
 import { findKept } from "./reuse";
+import { lanesCombineInSimd, lanesPartialsRead } from "../plan/plan";
 
 // ---------------------------------------------------------------------------------------------
 // Register caches (cached input)
@@ -515,10 +516,14 @@ function emitReduce(s: Stmt, cx: Ctx): void {
 }
 
 /**
- * Programs on lanes: a SIMD group holds 32 / P workers of P programs, so a SIMD collective would
- * mix programs. Every worker's partial goes to threadgroup memory at its thread's slot
- * (worker * P + program_in_group = tid); after the one barrier each worker combines its program's
- * W partials in worker order, so every worker of a program holds the same value.
+ * Programs on lanes: a SIMD group holds 32 / P workers of P programs, so a SIMD reduction would
+ * mix programs. Where P is a power of two below 32, lane l holds program l % P, and shuffles by
+ * xor of P, 2P, ..., 16 combine the group's workers of each program without mixing; lanes
+ * 0..P-1 write one partial per SIMD group and program (slot sg * P + program_in_group), and after
+ * the one barrier each worker combines its program's T / 32 partials in SIMD-group order. Other P
+ * (3, 5, ...): every worker's partial goes to its thread's slot (worker * P + program_in_group =
+ * tid) and each worker combines all W in worker order. Either way every worker of a program
+ * reads the same partials in the same order, so all hold the same value.
  */
 function emitLanesCombine(s: Stmt, acc: string, cx: Ctx): void {
   const m = cx.plan.mapping;
@@ -530,6 +535,27 @@ function emitLanesCombine(s: Stmt, acc: string, cx: Ctx): void {
   const tg = "tg" + num(K);
   const c = freshName("c", cx);
   const w = freshName("w", cx);
+  if (lanesCombineInSimd(m.P)) {
+    // lane l of a SIMD group holds program l % P: the xor of a multiple of P keeps the program
+    const p = freshName("p", cx);
+    cx.line("// stage 2: the " + num(idiv(32, m.P)) + " workers of each program in this SIMD group combined across lanes (xor of");
+    cx.line("// multiples of P keeps the program), then one partial per SIMD group and program to");
+    cx.line("// threadgroup memory (slot sg * P + program)");
+    cx.line(t + " " + p + " = " + acc + ";");
+    for (let off: i32 = m.P; off < 32; off = off * 2) {
+      const sh = "simd_shuffle_xor(" + p + ", ushort(" + num(off) + "))";
+      cx.line(p + " = " + combineText(s.combiner, ty, p, new Val(sh, sh), cx) + ";");
+    }
+    cx.line("if (lane < " + num(m.P) + "u) { " + tg + "[int(sg) * " + num(m.P) + " + program_in_group] = " + p + "; }");
+    cx.line("threadgroup_barrier(mem_flags::mem_threadgroup);");
+    const G = lanesPartialsRead(m.P, m.S);
+    cx.line("// stage 3: each worker combines its program's " + num(G) + " partials, in SIMD-group order");
+    cx.line(t + " " + c + " = " + tg + "[program_in_group];");
+    const next = tg + "[" + w + " * " + num(m.P) + " + program_in_group]";
+    if (G > 1) cx.line("for (int " + w + " = 1; " + w + " < " + num(G) + "; ++" + w + ") { " + c + " = " + combineText(s.combiner, ty, c, new Val(next, next), cx) + "; }");
+    cx.line("const " + t + " " + n + " = " + c + ";");
+    return;
+  }
   cx.line("// stage 2: every worker's partial to threadgroup memory (slot worker * P + program = tid)");
   cx.line(tg + "[tid] = " + acc + ";");
   cx.line("threadgroup_barrier(mem_flags::mem_threadgroup);");

@@ -107,6 +107,18 @@ export function partialsPerGroup(P: i32, S: i32, lanes: bool): i32 {
   return lanes ? 32 * S * P : P * S;
 }
 
+/** Programs on lanes: whether each SIMD group first combines the 32 / P workers it holds of each
+ *  program across its lanes (P a power of two below 32: lane l holds program l % P), so a worker
+ *  then reads one partial per SIMD group (T / 32) instead of one per worker (W). */
+export function lanesCombineInSimd(P: i32): bool {
+  return P > 0 && P < 32 && 32 % P == 0;
+}
+
+/** Partials a worker of the programs-on-lanes layout combines after the barrier. */
+export function lanesPartialsRead(P: i32, S: i32): i32 {
+  return lanesCombineInSimd(P) ? S * P : 32 * S;
+}
+
 /** The layout's name (LAYOUT_WORKERS or LAYOUT_PROGRAMS). */
 export function layoutName(lanes: bool): string {
   return lanes ? LAYOUT_PROGRAMS : LAYOUT_WORKERS;

@@ -307,7 +307,12 @@ describe("what each finding was", () => {
   });
 
   it("a reduce value computed in f32 from an i32 stripe is not kept in the int stripe", () => {
-    const e = h.wasm.call({ command: "emit", document: text("i32_cache_value_reuse"), options: {} });
+    // its two reduces are siblings (one pass, nothing cached: test/siblings.test.ts); with
+    // --no-fuse each has its own pass over the cached stripe, where the reuse applies
+    const one = h.wasm.call({ command: "emit", document: text("i32_cache_value_reuse"), options: {} });
+    expect(one.plan.mapping.cached).toBe(false);
+    expect(one.msl).toContain("reduces over the same range, in one pass");
+    const e = h.wasm.call({ command: "emit", document: text("i32_cache_value_reuse"), options: { fuse: false } });
     expect(e.plan.mapping.cached).toBe(true);
     expect(e.msl).toMatch(/int cache_A\[/);
     // the stripe keeps A's own values; no later stage stores an f32 value into it
@@ -317,7 +322,7 @@ describe("what each finding was", () => {
     f.params[0].dtype = "f32";
     f.body[0].body[0].value = ["mul", ["load", "A", ["r", "c"]], ["f32", 0.3]];
     f.body[0].body[1].value = ["mul", ["load", "A", ["r", "c"]], ["f32", 0.3]];
-    const g = h.wasm.call({ command: "emit", document: JSON.stringify(f), options: {} });
+    const g = h.wasm.call({ command: "emit", document: JSON.stringify(f), options: { fuse: false } });
     expect(g.msl).toMatch(/cache_A\[[^\]]*\] = tile_e/);
   });
 

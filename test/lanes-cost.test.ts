@@ -119,13 +119,15 @@ describe("programs on lanes: partial lines and the combine's threadgroup reads",
     expect(s2).toBeCloseTo(s1, 6);
   });
 
-  it("the H200 record's automatic plans against 15 measured sweeps: never the slowest, within 1.10 of the best at 14", () => {
-    // every programs-on-lanes P/T of the column softmax and max+min (run 57, cached and uncached)
-    // and of the column sum (run 60) at five shapes each, timed on an H200 with this emitter (the
-    // SIMD-group combine). Before loadsInFlight and partialLineFraction 0.2: within 1.10 at 11,
-    // 1.33 at worst.
+  it("the H200 record's automatic plans against 15 measured sweeps: never the slowest, within 1.10 of the best at 12, 1.15 at worst", () => {
+    // every programs-on-lanes P/T of the column softmax (run 57, cached and uncached), of the
+    // column max+min in one pass (run 62: its two reduces are siblings, so nothing is cached) and
+    // of the column sum (run 60) at five shapes each, timed on an H200. With run 57's two-pass
+    // max+min the same record was within 1.10 at 14 of 15 (1.22 at worst); the one-pass kernel's
+    // picks at 8192x1024, 2048x8192 and 16384x512 take 1.14, 1.13 and 1.10 of the fastest (the
+    // model charges no per-element work for the combiners' NaN and zero-sign tracking).
     const ratios: number[] = [];
-    const sweeps: Array<[string, string]> = [["colsoftmax", "run57"], ["colmax", "run57"], ["colsum", "run60"]];
+    const sweeps: Array<[string, string]> = [["colsoftmax", "run57"], ["colmax", "run62"], ["colsum", "run60"]];
     for (const [k, run] of sweeps) {
       const sweep = JSON.parse(fs.readFileSync(path.join(ROOT, "evidence", "h200", run, `sweep-${k}.json`), "utf8"));
       const doc = fs.readFileSync(path.join(ROOT, "test", "fixtures", "lanes", `${k}.json`), "utf8");
@@ -143,8 +145,8 @@ describe("programs on lanes: partial lines and the combine's threadgroup reads",
       }
     }
     expect(ratios.length).toBe(15);
-    expect(ratios.filter((r) => r <= 1.1).length).toBeGreaterThanOrEqual(14);
-    expect(Math.max(...ratios)).toBeLessThan(1.25);
+    expect(ratios.filter((r) => r <= 1.1).length).toBeGreaterThanOrEqual(12);
+    expect(Math.max(...ratios)).toBeLessThan(1.15);
   });
 
   it("a cached stripe keeps its fill's loads in flight: no underfill charge where one group fills a core's loads", () => {

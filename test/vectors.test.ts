@@ -153,7 +153,7 @@ describe("which accesses are packed (core/analysis/vectors.ts)", () => {
 
 describe("the cost model counts the memory instructions that are emitted", () => {
   const softmax = load(caseText("softmax"));
-  const w = reductionWork(softmax, programBody(softmax), "r");
+  const w = reductionWork(softmax, programBody(softmax), "r", true);
   const none: string[] = [];
 
   it("a packed access is one instruction per 4 elements; a scalar one per element", () => {
@@ -173,14 +173,14 @@ describe("the cost model counts the memory instructions that are emitted", () =>
   it("an access that cannot be packed costs V instructions per chunk", () => {
     // X[r, C-1-c] is consecutive in memory but walks backwards: not packed
     const rev = load(rowDoc([sumOver(["load", "X", ["r", ["sub", ["sub", "C", 1], "c"]]])]));
-    const st = reductionWork(rev, programBody(rev), "r").stages[0];
+    const st = reductionWork(rev, programBody(rev), "r", true).stages[0];
     expect([1, 4, 8].map((V) => chunkIssues(st, V, none, []))).toEqual([1, 4, 8]);
   });
 
   it("packed loads of one address share one instruction and one read, as emitted", () => {
     // layernorm: sum (X), q = sum (X - mean) * (X - mean) (X twice, one address), loop (X and Y)
     const ln = load(caseText("layernorm"));
-    const lw = reductionWork(ln, programBody(ln), "r");
+    const lw = reductionWork(ln, programBody(ln), "r", true);
     expect(lw.stages.filter((s) => s.kind !== "scalar").map((s) => chunkIssues(s, 4, none, []))).toEqual([1, 1, 2]);
     expect(lw.stages.filter((s) => s.kind !== "scalar").map((s) => chunkIssues(s, 8, none, []))).toEqual([2, 2, 4]);
     // the scalar form (V = 1) loads X twice in the source

@@ -5,6 +5,7 @@ import { Doc, Expr, Stmt, dtypeBytes } from "../ir/ast";
 import { Affine, AffineEnv, affineOf } from "../ir/affine";
 import { evalConstI32 } from "../analysis/consts";
 import { VectorAccesses, contiguousIn, mentionsAny, sameExpr, vectorAccessesOfGrid, vectorAccessesOfList, vectorAccessesOfReduce } from "../analysis/vectors";
+import { joinsPrevious, loadIn, loadsOf } from "../analysis/siblings";
 
 /** Arithmetic weight of one operation, in issue slots (transcendentals cost more). */
 export function opWeight(op: string): f64 {
@@ -321,12 +322,12 @@ function addPacked(doc: Doc, acc: VectorAccesses, st: Stage, times: f64): void {
 
 /** Stages of one logical program of the reduction family (the program loop's body, `v` its
  *  variable). */
-export function reductionWork(doc: Doc, body: Array<Stmt>, v: string): Work {
+export function reductionWork(doc: Doc, body: Array<Stmt>, v: string, fuse: bool): Work {
   const w = new Work();
-  addProgramStages(doc, body, w);
+  addProgramStages(doc, body, w, fuse);
   const deps = findBroadcast(doc, body, v, w.broadcast);
   w.broadcastBytes = w.sumBroadcastBytes();
-  addStrides(doc, body, v, deps, w);
+  addStrides(doc, body, v, deps, w, fuse);
   return w;
 }
 
@@ -359,6 +360,17 @@ function strideLoads(doc: Doc, e: Expr, st: Stage, times: f64, sv: string, inner
     st.bufferProgramStrided[b] = st.bufferProgramStrided[b] + times * strided(e.args, pv, deps);
   }
   for (let i: i32 = 0; i < e.args.length; i++) strideLoads(doc, e.args[i], st, times, sv, inner, pv, deps);
+}
+
+/** strideLoads of a sibling run's later member: a load at an address of `earlier` is skipped. */
+function strideLoadsAfter(doc: Doc, e: Expr, st: Stage, sv: string, pv: string, deps: Array<string>, earlier: Array<Expr>): void {
+  if (loadIn(e, earlier)) return;
+  if (e.op == "load") {
+    const b = st.slot(e.name, elementBytes(doc, e.name));
+    st.bufferStripeStrided[b] = st.bufferStripeStrided[b] + strided(e.args, sv, new Array<string>());
+    st.bufferProgramStrided[b] = st.bufferProgramStrided[b] + strided(e.args, pv, deps);
+  }
+  for (let i: i32 = 0; i < e.args.length; i++) strideLoadsAfter(doc, e.args[i], st, sv, pv, deps, earlier);
 }
 
 /** strideLoads over a statement list run `times` per element (loop extents multiply, as countBody). */
@@ -398,16 +410,21 @@ function namesBound(list: Array<Stmt>, out: Array<string>): void {
 }
 
 /** Fills the stride counts of the stages addProgramStages made from `body`, in the same order. */
-function addStrides(doc: Doc, body: Array<Stmt>, pv: string, deps: Array<string>, w: Work): void {
-  strideStages(doc, body, pv, deps, w, 0);
+function addStrides(doc: Doc, body: Array<Stmt>, pv: string, deps: Array<string>, w: Work, fuse: bool): void {
+  strideStages(doc, body, pv, deps, w, 0, fuse);
 }
 
-function strideStages(doc: Doc, body: Array<Stmt>, pv: string, deps: Array<string>, w: Work, at: i32): i32 {
+function strideStages(doc: Doc, body: Array<Stmt>, pv: string, deps: Array<string>, w: Work, at: i32, fuse: bool): i32 {
   let next: i32 = at;
   for (let i: i32 = 0; i < body.length; i++) {
     const s = body[i];
     if (s.kind == "for" && !s.parallel) {
-      next = strideStages(doc, s.body, pv, deps, w, next);
+      next = strideStages(doc, s.body, pv, deps, w, next, fuse);
+      continue;
+    }
+    if (fuse && s.kind == "reduce" && joinsPrevious(body, i)) {
+      // the previous member's stage (addProgramStages), its repeated loads not counted again
+      strideLoadsAfter(doc, s.value, w.stages[next - 1], s.axis, pv, deps, runLoadsBefore(body, i));
       continue;
     }
     const st = w.stages[next];
@@ -509,10 +526,44 @@ function findBroadcast(doc: Doc, body: Array<Stmt>, v: string, out: Array<string
   return deps;
 }
 
-function addProgramStages(doc: Doc, body: Array<Stmt>, w: Work): void {
+/** The loads of the values of body[i]'s sibling run members before it. */
+function runLoadsBefore(body: Array<Stmt>, i: i32): Array<Expr> {
+  const out = new Array<Expr>();
+  let h: i32 = i;
+  while (h > 0 && joinsPrevious(body, h)) h = h - 1;
+  for (let k: i32 = h; k < i; k++) loadsOf(body[k].value, out);
+  return out;
+}
+
+/** countExpr once per element, but a load at an address of `earlier` (and all it holds) is not
+ *  counted: the element block already holds it. */
+function countExprAfter(doc: Doc, e: Expr, st: Stage, earlier: Array<Expr>): void {
+  if (loadIn(e, earlier)) return;
+  st.ops += opWeight(e.op);
+  if (e.op == "load") {
+    st.loads += 1.0;
+    st.loadBytes += elementBytes(doc, e.name);
+    const b = st.slot(e.name, elementBytes(doc, e.name));
+    st.bufferLoads[b] = st.bufferLoads[b] + 1.0;
+  }
+  for (let i: i32 = 0; i < e.args.length; i++) countExprAfter(doc, e.args[i], st, earlier);
+}
+
+function addProgramStages(doc: Doc, body: Array<Stmt>, w: Work, fuse: bool): void {
   for (let i: i32 = 0; i < body.length; i++) {
     const s = body[i];
-    if (s.kind == "reduce") {
+    if (fuse && s.kind == "reduce" && joinsPrevious(body, i)) {
+      // a sibling run's later member (core/analysis/siblings.ts): the same stripe pass, so the
+      // previous member's stage; a load at an address an earlier member reads costs nothing
+      const st = w.stages[w.stages.length - 1];
+      const earlier = runLoadsBefore(body, i);
+      countExprAfter(doc, s.value, st, earlier);
+      const acc = vectorAccessesOfReduce(doc, s);
+      const fresh = new VectorAccesses();
+      for (let k: i32 = 0; k < acc.loads.length; k++) if (!loadIn(acc.loads[k], earlier)) fresh.loads.push(acc.loads[k]);
+      addPacked(doc, fresh, st, 1.0);
+      w.reduces++;
+    } else if (s.kind == "reduce") {
       const st = new Stage("reduce", extentOf(doc, s.extent, 1));
       st.extentKnown = constValue(doc, s.extent) >= 0;
       countExpr(doc, s.value, st, 1.0);
@@ -527,7 +578,7 @@ function addProgramStages(doc: Doc, body: Array<Stmt>, w: Work): void {
       w.stages.push(st);
     } else if (s.kind == "for") {
       // a serial wrapper: its body is more of the program (legality admits unit extents only)
-      addProgramStages(doc, s.body, w);
+      addProgramStages(doc, s.body, w, fuse);
     } else {
       const st = new Stage("scalar", 1);
       const one = new Array<Stmt>();

@@ -20,6 +20,7 @@ import { combineText, defersNan, emitList, emitStmt, freshName, identityText, na
 import { formatF64Fixed } from "../util/num";
 import { findKept } from "./reuse";
 import { lanesCombineInSimd, lanesPartialsRead } from "../plan/plan";
+import { siblingRunLength } from "../analysis/siblings";
 
 // ---------------------------------------------------------------------------------------------
 // Register caches (cached input)
@@ -281,7 +282,7 @@ function guardEnd(minV: Val, extV: Val): string {
  * Q elements are all in range reads and writes the packable accesses (core/analysis/vectors.ts)
  * Q-wide; a ragged last vector runs element by element.
  */
-function emitStripe(s: Stmt, isReduce: bool, accs: Array<string>, cx: Ctx): void {
+function emitStripe(s: Stmt, isReduce: bool, run: Array<Stmt>, accs: Array<Array<string>>, signs: Array<bool>, cx: Ctx): void {
   const m = cx.plan.mapping;
   const v = isReduce ? s.axis : s.name;
   const ident = cx.names.of(v);
@@ -307,7 +308,15 @@ function emitStripe(s: Stmt, isReduce: bool, accs: Array<string>, cx: Ctx): void
   const end = wide ? "long(" + minV.inner + ") + long(" + extV.inner + ")" : guardEnd(minV, extV);
   // packed accesses: not in a 64-bit stripe (its elements are computed in long)
   let acc: VectorAccesses = new VectorAccesses();
-  if (!wide && packs(m.V)) acc = isReduce ? vectorAccessesOfReduce(cx.doc, s) : vectorAccessesOfList(cx.doc, v, s.body);
+  if (!wide && packs(m.V) && isReduce) {
+    // a sibling run's members share one vector's packed loads (one per distinct address)
+    for (let r: i32 = 0; r < run.length; r++) {
+      const one = vectorAccessesOfReduce(cx.doc, run[r]);
+      for (let k: i32 = 0; k < one.loads.length; k++) acc.loads.push(one.loads[k]);
+    }
+  } else if (!wide && packs(m.V)) {
+    acc = vectorAccessesOfList(cx.doc, v, s.body);
+  }
   const saveVar = cx.stripeVar;
   const saveMin = cx.stripeMin;
   const saveExt = cx.stripeExt;
@@ -315,7 +324,7 @@ function emitStripe(s: Stmt, isReduce: bool, accs: Array<string>, cx: Ctx): void
   cx.stripeVar = v;
   cx.stripeMin = minV.text;
   cx.stripeExt = extV.text;
-  const st = new StripeText(s, isReduce, accs, v, minV, end, wide, acc, extV.known && extV.ival % Q == 0);
+  const st = new StripeText(s, isReduce, run, accs, signs, v, minV, end, wide, acc, extV.known && extV.ival % Q == 0);
   const step: string = m.U == 1 ? "++k" : "k += " + num(m.U);
   if (chunkCount > 0) {
     // whole chunks (every vector in range: no guard) in a loop, then the last U chunks, guarded
@@ -348,7 +357,11 @@ function emitStripe(s: Stmt, isReduce: bool, accs: Array<string>, cx: Ctx): void
 class StripeText {
   s: Stmt;
   isReduce: bool;
-  accs: Array<string>;
+  /** A reduce's sibling run (core/analysis/siblings.ts: s first), each member's U accumulators,
+   *  and whether each tracks the sign of a zero result; empty for a parallel loop. */
+  run: Array<Stmt>;
+  accs: Array<Array<string>>;
+  signs: Array<bool>;
   v: string;
   minV: Val;
   end: string;
@@ -357,10 +370,12 @@ class StripeText {
   /** Every vector is whole or entirely past the end (no ragged vector). */
   noRagged: bool;
 
-  constructor(s: Stmt, isReduce: bool, accs: Array<string>, v: string, minV: Val, end: string, wide: bool, acc: VectorAccesses, noRagged: bool) {
+  constructor(s: Stmt, isReduce: bool, run: Array<Stmt>, accs: Array<Array<string>>, signs: Array<bool>, v: string, minV: Val, end: string, wide: bool, acc: VectorAccesses, noRagged: bool) {
     this.s = s;
     this.isReduce = isReduce;
+    this.run = run;
     this.accs = accs;
+    this.signs = signs;
     this.v = v;
     this.minV = minV;
     this.end = end;
@@ -389,8 +404,8 @@ function emitChunks(t: StripeText, allWhole: bool, cx: Ctx): void {
     let slot: string = chunk;
     if (m.V > 1) slot = chunk + " * " + num(m.V) + (H > 1 ? " + tile_h * " + num(Q) : "") + " + j";
     cx.cacheIndex = slot;
-    const step = t.isReduce ? s : null;
-    const accName = t.isReduce ? t.accs[u] : "";
+    const accNames = new Array<string>();
+    for (let r: i32 = 0; r < t.run.length; r++) accNames.push(t.accs[r][u]);
     if (t.wide) {
       const e = freshName("e", cx);
       if (Q > 1) cx.open("for (int j = 0; j < " + num(Q) + "; ++j) {");
@@ -399,20 +414,20 @@ function emitChunks(t: StripeText, allWhole: bool, cx: Ctx): void {
       cx.line("const long " + e + " = long(" + minV.inner + ") + " + at + ";");
       cx.open("if (" + e + " < " + end + ") {");
       cx.line("const int " + ident + " = int(" + e + ");");
-      stripeElement(s, step, accName, cx);
+      stripeElement(s, t, accNames, cx);
       cx.close("}");
       if (Q > 1) cx.close("}");
     } else if (Q == 1) {
       cx.line("const int " + ident + " = " + vectorStartText(vec, minV, cx) + ";");
       if (!allWhole) cx.open("if (" + ident + " < " + end + ") {");
-      stripeElement(s, step, accName, cx);
+      stripeElement(s, t, accNames, cx);
       if (!allWhole) cx.close("}");
     } else {
       cx.line("const int tile_v0 = " + vectorStartText(vec, minV, cx) + ";");
       const p = packedIn(t.acc, cx);
       if (p.any()) {
         if (!allWhole) cx.open("if (tile_v0 + " + num(Q) + " <= " + end + ") {");
-        emitPackedVector(p, v, "tile_v0", Q, step, accName, s.body, cx);
+        emitPackedVector(p, v, "tile_v0", Q, t.run, accNames, t.signs, s.body, cx);
         if (!allWhole && noRagged) cx.close("}");
         if (!allWhole && !noRagged) {
           cx.ind = cx.ind - 1;
@@ -424,7 +439,7 @@ function emitChunks(t: StripeText, allWhole: bool, cx: Ctx): void {
         cx.open("for (int j = 0; j < " + num(Q) + "; ++j) {");
         cx.line("const int " + ident + " = tile_v0 + j;");
         if (!allWhole) cx.open("if (" + ident + " < " + end + ") {");
-        stripeElement(s, step, accName, cx);
+        stripeElement(s, t, accNames, cx);
         if (!allWhole) cx.close("}");
         cx.close("}");
         if (p.any()) cx.close("}");
@@ -435,26 +450,63 @@ function emitChunks(t: StripeText, allWhole: bool, cx: Ctx): void {
   }
 }
 
-/** One element of a stripe, scalar: the reduce's combine, or the loop body. */
-function stripeElement(s: Stmt, reduce: Stmt | null, accName: string, cx: Ctx): void {
-  if (reduce !== null) {
-    stripeCombine(s, accName, emitExpr(s.value, cx), cx);
+/** One element of a stripe, scalar: each reduce's combine (a sibling run's in order: a load
+ *  repeated at one address, with no store between, is one read for the compiler), or the loop
+ *  body. */
+function stripeElement(s: Stmt, t: StripeText, accNames: Array<string>, cx: Ctx): void {
+  if (t.isReduce) {
+    for (let r: i32 = 0; r < t.run.length; r++) {
+      cx.zeroSign = t.signs[r];
+      stripeCombine(t.run[r], accNames[r], emitExpr(t.run[r].value, cx), cx);
+    }
+    cx.zeroSign = false;
   } else {
     emitList(s.body, cx);
   }
 }
 
-function emitReduce(s: Stmt, cx: Ctx): void {
+/**
+ * A reduce, or a sibling run of reduces (core/analysis/siblings.ts: the same range and axis, none
+ * reading another's result): stage 1 is one pass of the stripe that combines each element into
+ * every member's accumulators; stages 2 to 4 follow for each member in program order, each with
+ * its one barrier, as for a reduce alone.
+ */
+function emitReduceRun(run: Array<Stmt>, cx: Ctx): void {
+  const m = cx.plan.mapping;
+  const s = run[0];
+  const accs = new Array<Array<string>>();
+  const signs = new Array<bool>();
+  if (run.length > 1) {
+    cx.line("// stage 1 of " + num(run.length) + " reduces over the same range, in one pass: each element is read once and");
+    cx.line("// combined into every accumulator, in program order");
+  }
+  for (let r: i32 = 0; r < run.length; r++) {
+    const one = new Array<string>();
+    const sign = reducePreamble(run[r], one, cx);
+    accs.push(one);
+    signs.push(sign);
+  }
+  // a run's members keep no value for later stages (reuse.ts declines them)
+  const kept = run.length == 1 ? cx.keepStmt.indexOf(s) : -1;
+  if (kept >= 0) {
+    cx.keepInto = "cache_" + cx.names.buf(cx.keepBuf[kept]);
+    cx.line("// each element's value goes into " + cx.keepInto + " (dead there): the stages below read it back");
+  }
+  emitStripe(s, true, run, accs, signs, cx);
+  cx.keepInto = "";
+  if (kept >= 0) cx.keepOn[kept] = true;
+  for (let r: i32 = 0; r < run.length; r++) reduceCombine(run[r], accs[r], signs[r], cx);
+}
+
+/** A reduce's stage-1 declarations (its U accumulators into `accs`, the NaN and zero-sign words);
+ *  returns whether it tracks the sign of a zero result. */
+function reducePreamble(s: Stmt, accs: Array<string>, cx: Ctx): bool {
   const m = cx.plan.mapping;
   const n = cx.names.of(s.name);
   const ty = s.value.ty;
   const t = mslType(ty);
   const id = identityText(s.combiner, ty);
-  let K: i32 = cx.plan.reduces.indexOf(s);
-  if (K < 0) K = 0;
-  const tg = "tg" + num(K);
   const acc = "acc_" + n;
-  const accs = new Array<string>();
   cx.line("// stage 1: per-worker partial over its stripe");
   if (m.U == 1) {
     accs.push(acc);
@@ -465,7 +517,6 @@ function emitReduce(s: Stmt, cx: Ctx): void {
   const defer = defersNan(s.combiner, ty);
   // the sign word only where an output can see the sign of a zero result
   const sign = defer && zeroSignObservable(cx.doc.body, s.name);
-  cx.zeroSign = sign;
   if (defer) {
     if (sign) {
       cx.line("// NaN noted on the bits per element (the largest |bits|), and the sign a zero partial takes");
@@ -479,15 +530,22 @@ function emitReduce(s: Stmt, cx: Ctx): void {
       if (sign) cx.line(zeroSignDecl(s.combiner, accs[u]));
     }
   }
-  const kept = cx.keepStmt.indexOf(s);
-  if (kept >= 0) {
-    cx.keepInto = "cache_" + cx.names.buf(cx.keepBuf[kept]);
-    cx.line("// each element's value goes into " + cx.keepInto + " (dead there): the stages below read it back");
-  }
-  emitStripe(s, true, accs, cx);
-  cx.keepInto = "";
-  cx.zeroSign = false;
-  if (kept >= 0) cx.keepOn[kept] = true;
+  return sign;
+}
+
+/** After the stripe: a reduce's NaN and zero-sign fixes, its U partials combined, then the
+ *  combine across workers (stages 2 to 4, or the programs-on-lanes combine). */
+function reduceCombine(s: Stmt, accs: Array<string>, sign: bool, cx: Ctx): void {
+  const m = cx.plan.mapping;
+  const n = cx.names.of(s.name);
+  const ty = s.value.ty;
+  const t = mslType(ty);
+  const id = identityText(s.combiner, ty);
+  let K: i32 = cx.plan.reduces.indexOf(s);
+  if (K < 0) K = 0;
+  const tg = "tg" + num(K);
+  const acc = "acc_" + n;
+  const defer = defersNan(s.combiner, ty);
   if (defer) {
     for (let u: i32 = 0; u < accs.length; u++) {
       if (sign) cx.line(zeroSignFix(accs[u]));
@@ -568,8 +626,7 @@ function emitLanesCombine(s: Stmt, acc: string, cx: Ctx): void {
 
 function emitDistributed(s: Stmt, cx: Ctx): void {
   cx.line("// parallel loop over " + cx.names.of(s.name) + ": distributed over the program's workers");
-  const none = new Array<string>();
-  emitStripe(s, false, none, cx);
+  emitStripe(s, false, new Array<Stmt>(), new Array<Array<string>>(), new Array<bool>(), cx);
 }
 
 /**
@@ -587,7 +644,18 @@ function emitProgramList(list: Array<Stmt>, top: bool, cx: Ctx): void {
     if (role == RUN_EVERY && s.kind == "let") {
       emitStmt(s, cx);
     } else if (role == RUN_DISTRIBUTED && s.kind == "reduce") {
-      emitReduce(s, cx);
+      // a sibling run (core/analysis/siblings.ts): its later members' caches are declared and
+      // filled before the one pass (their fills read nothing the run computes)
+      const run = new Array<Stmt>();
+      const len = cx.plan.fuseSiblings ? siblingRunLength(list, i) : 1;
+      for (let r: i32 = 0; r < len; r++) {
+        run.push(list[i + r]);
+        if (r == 0) continue;
+        if (top) declareCaches(list[i + r], cx);
+        fillCaches(list[i + r], cx);
+      }
+      emitReduceRun(run, cx);
+      i = i + len - 1;
     } else if (role == RUN_DISTRIBUTED) {
       emitDistributed(s, cx);
     } else if (role == RUN_EVERY) {

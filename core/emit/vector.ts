@@ -52,10 +52,11 @@ function dtypeOf(buffer: string, cx: Ctx): string {
 }
 
 /**
- * The Q values of `v` from `start` (an atom), with `p`'s accesses packed. For a reduce (`reduce`
- * not null) each value is combined into `accName`; otherwise `body` runs once per value.
+ * The Q values of `v` from `start` (an atom), with `p`'s accesses packed. For reduces (`reduces`
+ * not empty) each value is combined into each one's `accNames`; otherwise `body` runs once per
+ * value.
  */
-export function emitPackedVector(p: Packed, v: string, start: string, Q: i32, reduce: Stmt | null, accName: string, body: Array<Stmt>, cx: Ctx): void {
+export function emitPackedVector(p: Packed, v: string, start: string, Q: i32, reduces: Array<Stmt>, accNames: Array<string>, signs: Array<bool>, body: Array<Stmt>, cx: Ctx): void {
   const saveLoads = cx.packLoads;
   const saveLoadVars = cx.packLoadVars;
   const saveStores = cx.packStores;
@@ -96,9 +97,14 @@ export function emitPackedVector(p: Packed, v: string, start: string, Q: i32, re
   cx.packStoreVars = storeVars;
   cx.open("for (int j = 0; j < " + num(Q) + "; ++j) {");
   cx.line("const int " + cx.names.of(v) + " = " + start + " + j;");
-  if (reduce !== null) {
-    const r = changetype<Stmt>(reduce);
-    stripeCombine(r, accName, emitExpr(r.value, cx), cx);
+  if (reduces.length > 0) {
+    // each reduce of a sibling run in program order (core/analysis/siblings.ts), reading the
+    // packed values above
+    for (let r: i32 = 0; r < reduces.length; r++) {
+      cx.zeroSign = signs[r];
+      stripeCombine(reduces[r], accNames[r], emitExpr(reduces[r].value, cx), cx);
+    }
+    cx.zeroSign = false;
   } else {
     emitList(body, cx);
   }
@@ -132,7 +138,7 @@ export function emitGridVector(s: Stmt, first: string, cx: Ctx): void {
   const p = packs(Q) ? packedIn(vectorAccessesOfGrid(cx.doc, s.name, s.body), cx) : new Packed();
   if (p.any()) {
     if (cols > 0) cx.open("if (col <= " + num(cols - Q) + ") {");
-    emitPackedVector(p, s.name, start, Q, null, "", s.body, cx);
+    emitPackedVector(p, s.name, start, Q, new Array<Stmt>(), new Array<string>(), new Array<bool>(), s.body, cx);
     if (cols > 0) {
       cx.ind = cx.ind - 1;
       cx.open("} else {");

@@ -235,4 +235,7 @@ export class Plan {
   /** Reduction family: where each program-level statement runs; the legality facts read the
    *  same record (core/analysis/distribution.ts). */
   distribution: Distribution = new Distribution();
+  /** Reduction family: sibling reduces (core/analysis/siblings.ts) share one pass of the stripe;
+   *  false with --no-fuse (options.fuse = false): each reduce in its own pass. */
+  fuseSiblings: bool = true;
 }

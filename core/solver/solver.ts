@@ -4,6 +4,7 @@
 // depend on iteration order. The element family gets the fused 1x256 grid when the fusion
 // rules hold. Anything unproven falls back: packed -> unpacked P = 1 -> serial program.
 
+import { siblingRunLength } from "../analysis/siblings";
 import { Doc, Stmt } from "../ir/ast";
 import { Structure } from "../analysis/structure";
 import { Device } from "../device/device";
@@ -142,7 +143,7 @@ class Search {
     this.o = o;
     this.plan = plan;
     const loop = changetype<Stmt>(st.programLoop);
-    this.work = reductionWork(doc, loop.body, loop.name);
+    this.work = reductionWork(doc, loop.body, loop.name, o.fuse);
     this.programs = programExtent(doc, loop);
     this.programMin = programStart(doc, loop);
     this.cacheable = new Array<string>();
@@ -493,7 +494,14 @@ function validateOptions(o: Options, device: Device, plan: Plan): bool {
 
 function solveReduction(doc: Doc, st: Structure, device: Device, o: Options, plan: Plan, facts: Facts | null): void {
   if (!validateOptions(o, device, plan)) return;
-  if (!o.fuse) plan.diags.push(diag("TPL011", "/options/fuse", "--no-fuse has no effect: it applies to element graphs with several outputs; a reduction's outputs are computed by one cooperative program; omit the option."));
+  const loop = changetype<Stmt>(st.programLoop);
+  const runs = siblingRunsText(loop.body);
+  plan.fuseSiblings = o.fuse;
+  if (!o.fuse && runs.length == 0) plan.diags.push(diag("TPL011", "/options/fuse", "--no-fuse has no effect: it applies to element graphs with several outputs and to sibling reduces (neighbouring reduces over one range that read none of each other's results), and this reduction has none; omit the option."));
+  if (runs.length > 0) {
+    plan.notes.push(o.fuse ? "The reduces " + runs + " walk the same range and read none of each other's results: each run is computed in one pass of the stripe, every element read once."
+      : "The reduces " + runs + " could share one pass of the stripe; with --no-fuse each is computed in its own pass.");
+  }
   const s = new Search(doc, st, device, o, plan, facts);
   s.findCacheable();
   let limit: i32 = device.maxThreadsPerGroup;
@@ -568,6 +576,27 @@ function solveReduction(doc: Doc, st: Structure, device: Device, o: Options, pla
   const note = s.all[chosen].note;
   if (note.length > 0) plan.diags.push(diag("TPL004", "/options/cacheInput", "Cached input does not fit: " + note + "; the input is read uncached."));
   if (o.candidates) plan.candidates = s.all;
+}
+
+/** The sibling runs of a program body (and of its serial wrappers), as "m and n; a and b", or ""
+ *  when there is none. */
+function siblingRunsText(list: Array<Stmt>): string {
+  let out: string = "";
+  for (let i: i32 = 0; i < list.length; i++) {
+    const s = list[i];
+    if (s.kind == "for" && !s.parallel) {
+      const inner = siblingRunsText(s.body);
+      if (inner.length > 0) out = out.length > 0 ? out + "; " + inner : inner;
+      continue;
+    }
+    const n = siblingRunLength(list, i);
+    if (n < 2) continue;
+    let run: string = "";
+    for (let k: i32 = 0; k < n; k++) run = k == 0 ? list[i + k].name : run + (k == n - 1 ? " and " : ", ") + list[i + k].name;
+    out = out.length > 0 ? out + "; " + run : run;
+    i = i + n - 1;
+  }
+  return out;
 }
 
 /** The domain loops' extents as the legality facts have them (injective-compact-store holds only where

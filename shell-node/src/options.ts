@@ -24,7 +24,7 @@ export function addPlanOptions(cmd: Command): Command {
     .addOption(new Option("--layout <layout>", "cooperative layout: workers of a program on neighbouring threads, or neighbouring programs (default: the solver scores both)").choices(["workers-on-lanes", "programs-on-lanes"]))
     .option("--no-cache-input", "read inputs uncached (no register stripes)")
     .addOption(new Option("--max-threads <N>", "cap on threads per group below the device limit").argParser(nonNegative("--max-threads")))
-    .option("--no-fuse", "do not fuse multi-output element graphs")
+    .option("--no-fuse", "do not fuse multi-output element graphs, nor sibling reduces into one pass")
     .option("--no-serial", "fail (exit 1, TPL010) instead of falling back to the serial program")
     .option("--device <file|preset>", "device description JSON, or a preset name from devices/ (see tile device; default: Apple M1 Max)")
     .addOption(new Option("--engine <engine>", "core build to use").choices(["js", "wasm"]).default("wasm"));

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import fs from "node:fs";
 import path from "node:path";
 import { runAndValidate } from "../shell-node/src/validate-run";
-import { hostContext } from "./helpers/host";
+import { emitBothChecked, hostContext } from "./helpers/host";
 import { ROOT } from "./helpers/files";
 
 const h = hostContext();
@@ -16,14 +16,7 @@ const MINMAX = fs.readFileSync(path.join(ROOT, "cases", "minmax.json"), "utf8");
 const H200 = JSON.parse(fs.readFileSync(path.join(ROOT, "devices", "nvidia-h200-calibrated.json"), "utf8"));
 const ONE_PASS = "reduces over the same range, in one pass";
 
-function emitBoth(doc: string, options: object): any {
-  const a = h.wasm.call({ command: "emit", document: doc, options });
-  const b = h.js.call({ command: "emit", document: doc, options });
-  expect(JSON.stringify(a)).toBe(JSON.stringify(b));
-  expect(a.ok, JSON.stringify(a.diagnostics)).toBe(true);
-  expect(a.audit.ok, JSON.stringify(a.audit.findings)).toBe(true);
-  return a;
-}
+const emitBoth = (doc: string, options: object): any => emitBothChecked(h, doc, options);
 
 function passes(doc: string, options: object, mslOverride?: (m: string) => string, inputs?: Map<string, Float64Array>): boolean {
   const emitted = emitBoth(doc, options);

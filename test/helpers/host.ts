@@ -3,7 +3,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { spawnSync } from "node:child_process";
-import { beforeAll, afterAll } from "vitest";
+import { beforeAll, afterAll, expect } from "vitest";
 import { nativeLibraryPath, openRuntime, Runtime } from "../../shell-node/src/native";
 import { loadEngine, Engine } from "../../shell-node/src/engine";
 import { ROOT } from "./files";
@@ -32,4 +32,14 @@ export function hostContext(): HostContext {
   });
   afterAll(() => h.runtime?.close());
   return h;
+}
+
+/** `emit` through both engines: the same JSON from each, planned, and an audit without findings. */
+export function emitBothChecked(h: HostContext, doc: string, options: object): any {
+  const a = h.wasm.call({ command: "emit", document: doc, options });
+  const b = h.js.call({ command: "emit", document: doc, options });
+  expect(JSON.stringify(a)).toBe(JSON.stringify(b));
+  expect(a.ok, JSON.stringify(a.diagnostics)).toBe(true);
+  expect(a.audit.ok, JSON.stringify(a.audit.findings)).toBe(true);
+  return a;
 }

@@ -155,4 +155,20 @@ describe("sibling reduces in one pass", () => {
       expect(passes(three, options), JSON.stringify(options)).toBe(true);
     }
   });
+
+  it("a run of 300 siblings is one pass in both engines, and validates (the run is found in one pass over the list)", () => {
+    const n = 300;
+    const tree = (a: number, b: number): any => (b - a === 1 ? `m${a}` : ["add", tree(a, (a + b) >> 1), tree((a + b) >> 1, b)]);
+    const doc = JSON.stringify({
+      tile: 1, name: "many", attrs: { noalias: true }, sizes: { R: 4, C: 64 },
+      params: [{ name: "X", dtype: "f32", shape: ["R", "C"] }, { name: "Y", dtype: "f32", shape: ["R"] }],
+      body: [{ for: "r", in: [0, "R"], kind: "parallel", body: [
+        ...Array.from({ length: n }, (_, i) => ({ reduce: `m${i}`, combiner: i % 2 ? "min" : "max", over: ["c", 0, "C"], value: ["load", "X", ["r", "c"]] })),
+        { store: "Y", at: ["r"], value: tree(0, n) },
+      ] }],
+    });
+    const e = emitBoth(doc, {});
+    expect(e.msl).toContain(`stage 1 of ${n} ${ONE_PASS}`);
+    expect(passes(doc, {})).toBe(true);
+  });
 });

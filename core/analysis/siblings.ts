@@ -24,39 +24,40 @@ function mentionsOneOf(e: Expr, names: Array<string>): bool {
   return false;
 }
 
-/** True when list[i] is a reduce computed in the same stripe pass as list[i - 1] (a sibling
- *  run's member after the first). */
-export function joinsPrevious(list: Array<Stmt>, i: i32): bool {
-  if (i <= 0 || i >= list.length) return false;
-  const s = list[i];
-  const p = list[i - 1];
-  if (s.kind != "reduce" || p.kind != "reduce") return false;
-  if (s.axis != p.axis || !sameExpr(s.min, p.min) || !sameExpr(s.extent, p.extent)) return false;
-  // the results of the run so far (list[h..i-1]): none may be read by this member, and this
-  // member's result may not rebind one of them or the axis
-  const results = new Array<string>();
-  let h: i32 = i - 1;
-  while (true) {
-    results.push(list[h].name);
-    if (h == 0 || !joinsPrevious(list, h)) break;
-    h = h - 1;
+/** For each statement of `list`, whether it is a reduce computed in the same stripe pass as the
+ *  one before it (a sibling run's member after the first). One pass over the list: callers
+ *  compute it once per list and index it. */
+export function siblingJoins(list: Array<Stmt>): Array<bool> {
+  const out = new Array<bool>();
+  // the results of the run so far: none may be read by the next member, nor rebound by it
+  let results = new Array<string>();
+  for (let i: i32 = 0; i < list.length; i++) {
+    const s = list[i];
+    let joins: bool = false;
+    if (i > 0 && s.kind == "reduce" && list[i - 1].kind == "reduce") {
+      const p = list[i - 1];
+      joins = s.axis == p.axis && sameExpr(s.min, p.min) && sameExpr(s.extent, p.extent)
+        && results.indexOf(s.name) < 0 && s.name != s.axis
+        && !mentionsOneOf(s.value, results) && !mentionsOneOf(s.min, results) && !mentionsOneOf(s.extent, results);
+    }
+    if (!joins) results = new Array<string>();
+    results.push(s.name);
+    out.push(joins);
   }
-  if (results.indexOf(s.name) >= 0 || s.name == s.axis) return false;
-  if (mentionsOneOf(s.value, results) || mentionsOneOf(s.min, results) || mentionsOneOf(s.extent, results)) return false;
-  return true;
+  return out;
 }
 
-/** The number of statements from list[i] on in its sibling run (1 when list[i] is alone or not a
- *  reduce). */
-export function siblingRunLength(list: Array<Stmt>, i: i32): i32 {
+/** The number of statements from index i on in its sibling run, from `siblingJoins` of the list
+ *  (1 when the statement is alone or not a reduce). */
+export function siblingRunLength(joins: Array<bool>, i: i32): i32 {
   let n: i32 = 1;
-  while (i + n < list.length && joinsPrevious(list, i + n)) n = n + 1;
+  while (i + n < joins.length && joins[i + n]) n = n + 1;
   return n;
 }
 
-/** Loads in `e`, in evaluation order (a load's index loads after it), appended to `out`. */
+/** Loads in `e` at addresses not already in `out`, in evaluation order, appended to `out`. */
 export function loadsOf(e: Expr, out: Array<Expr>): void {
-  if (e.op == "load") out.push(e);
+  if (e.op == "load" && !loadIn(e, out)) out.push(e);
   for (let i: i32 = 0; i < e.args.length; i++) loadsOf(e.args[i], out);
 }
 

@@ -5,7 +5,7 @@ import { Doc, Expr, Stmt, dtypeBytes } from "../ir/ast";
 import { Affine, AffineEnv, affineOf } from "../ir/affine";
 import { evalConstI32 } from "../analysis/consts";
 import { VectorAccesses, contiguousIn, mentionsAny, sameExpr, vectorAccessesOfGrid, vectorAccessesOfList, vectorAccessesOfReduce } from "../analysis/vectors";
-import { joinsPrevious, loadIn, loadsOf } from "../analysis/siblings";
+import { loadIn, loadsOf, siblingJoins } from "../analysis/siblings";
 
 /** Arithmetic weight of one operation, in issue slots (transcendentals cost more). */
 export function opWeight(op: string): f64 {
@@ -415,6 +415,7 @@ function addStrides(doc: Doc, body: Array<Stmt>, pv: string, deps: Array<string>
 }
 
 function strideStages(doc: Doc, body: Array<Stmt>, pv: string, deps: Array<string>, w: Work, at: i32, fuse: bool): i32 {
+  const joins = siblingJoins(body);
   let next: i32 = at;
   for (let i: i32 = 0; i < body.length; i++) {
     const s = body[i];
@@ -422,9 +423,9 @@ function strideStages(doc: Doc, body: Array<Stmt>, pv: string, deps: Array<strin
       next = strideStages(doc, s.body, pv, deps, w, next, fuse);
       continue;
     }
-    if (fuse && s.kind == "reduce" && joinsPrevious(body, i)) {
+    if (fuse && joins[i]) {
       // the previous member's stage (addProgramStages), its repeated loads not counted again
-      strideLoadsAfter(doc, s.value, w.stages[next - 1], s.axis, pv, deps, runLoadsBefore(body, i));
+      strideLoadsAfter(doc, s.value, w.stages[next - 1], s.axis, pv, deps, runLoadsBefore(body, joins, i));
       continue;
     }
     const st = w.stages[next];
@@ -527,10 +528,10 @@ function findBroadcast(doc: Doc, body: Array<Stmt>, v: string, out: Array<string
 }
 
 /** The loads of the values of body[i]'s sibling run members before it. */
-function runLoadsBefore(body: Array<Stmt>, i: i32): Array<Expr> {
+function runLoadsBefore(body: Array<Stmt>, joins: Array<bool>, i: i32): Array<Expr> {
   const out = new Array<Expr>();
   let h: i32 = i;
-  while (h > 0 && joinsPrevious(body, h)) h = h - 1;
+  while (h > 0 && joins[h]) h = h - 1;
   for (let k: i32 = h; k < i; k++) loadsOf(body[k].value, out);
   return out;
 }
@@ -550,13 +551,14 @@ function countExprAfter(doc: Doc, e: Expr, st: Stage, earlier: Array<Expr>): voi
 }
 
 function addProgramStages(doc: Doc, body: Array<Stmt>, w: Work, fuse: bool): void {
+  const joins = siblingJoins(body);
   for (let i: i32 = 0; i < body.length; i++) {
     const s = body[i];
-    if (fuse && s.kind == "reduce" && joinsPrevious(body, i)) {
+    if (fuse && joins[i]) {
       // a sibling run's later member (core/analysis/siblings.ts): the same stripe pass, so the
       // previous member's stage; a load at an address an earlier member reads costs nothing
       const st = w.stages[w.stages.length - 1];
-      const earlier = runLoadsBefore(body, i);
+      const earlier = runLoadsBefore(body, joins, i);
       countExprAfter(doc, s.value, st, earlier);
       const acc = vectorAccessesOfReduce(doc, s);
       const fresh = new VectorAccesses();

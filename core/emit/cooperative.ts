@@ -20,7 +20,7 @@ import { combineText, defersNan, emitList, emitStmt, freshName, identityText, na
 import { formatF64Fixed } from "../util/num";
 import { findKept } from "./reuse";
 import { lanesCombineInSimd, lanesPartialsRead } from "../plan/plan";
-import { siblingRunLength } from "../analysis/siblings";
+import { siblingJoins, siblingRunLength } from "../analysis/siblings";
 
 // ---------------------------------------------------------------------------------------------
 // Register caches (cached input)
@@ -636,6 +636,7 @@ function emitDistributed(s: Stmt, cx: Ctx): void {
  */
 function emitProgramList(list: Array<Stmt>, top: bool, cx: Ctx): void {
   const d = cx.roles;
+  const joins = siblingJoins(list);
   for (let i: i32 = 0; i < list.length; i++) {
     const s = list[i];
     if (top) declareCaches(s, cx);
@@ -647,7 +648,7 @@ function emitProgramList(list: Array<Stmt>, top: bool, cx: Ctx): void {
       // a sibling run (core/analysis/siblings.ts): its later members' caches are declared and
       // filled before the one pass (their fills read nothing the run computes)
       const run = new Array<Stmt>();
-      const len = cx.plan.fuseSiblings ? siblingRunLength(list, i) : 1;
+      const len = cx.plan.fuseSiblings ? siblingRunLength(joins, i) : 1;
       for (let r: i32 = 0; r < len; r++) {
         run.push(list[i + r]);
         if (r == 0) continue;

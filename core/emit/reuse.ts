@@ -13,7 +13,7 @@ import { Expr, Stmt, valueType } from "../ir/ast";
 import { RUN_DISTRIBUTED } from "../analysis/distribution";
 import { Ctx } from "./context";
 import { emitExpr, stripeDim } from "./expr";
-import { joinsPrevious, siblingRunLength } from "../analysis/siblings";
+import { siblingJoins, siblingRunLength } from "../analysis/siblings";
 
 /** `a` (in a stage over variable `va`) and `b` (over `vb`) are the same computation. */
 export function sameExpr(a: Expr, va: string, b: Expr, vb: string): bool {
@@ -86,11 +86,12 @@ function cachedOnly(e: Expr, r: Stmt, minText: string, extText: string, cx: Ctx)
 
 /** Finds the reduces of the program body whose per-element value later stages reuse (ctx.keep*). */
 export function findKept(list: Array<Stmt>, cx: Ctx): void {
+  const joins = siblingJoins(list);
   for (let i: i32 = 0; i < list.length; i++) {
     const r = list[i];
     if (r.kind != "reduce" || cx.roles.roleOf(r) != RUN_DISTRIBUTED || r.value.ty != "f32") continue;
     // a sibling run's member shares its pass (and the cache slots it reads) with the others
-    if (cx.plan.fuseSiblings && (joinsPrevious(list, i) || siblingRunLength(list, i) > 1)) continue;
+    if (cx.plan.fuseSiblings && (joins[i] || siblingRunLength(joins, i) > 1)) continue;
     const op = r.value.op;
     if (op == "load" || op == "name" || op == "int" || op == "f32") continue;
     const minText = emitExpr(r.min, cx).text;

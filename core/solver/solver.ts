@@ -4,7 +4,7 @@
 // depend on iteration order. The element family gets the fused 1x256 grid when the fusion
 // rules hold. Anything unproven falls back: packed -> unpacked P = 1 -> serial program.
 
-import { siblingRunLength } from "../analysis/siblings";
+import { siblingJoins, siblingRunLength } from "../analysis/siblings";
 import { Doc, Stmt } from "../ir/ast";
 import { Structure } from "../analysis/structure";
 import { Device } from "../device/device";
@@ -582,6 +582,7 @@ function solveReduction(doc: Doc, st: Structure, device: Device, o: Options, pla
  *  when there is none. */
 function siblingRunsText(list: Array<Stmt>): string {
   let out: string = "";
+  const joins = siblingJoins(list);
   for (let i: i32 = 0; i < list.length; i++) {
     const s = list[i];
     if (s.kind == "for" && !s.parallel) {
@@ -589,7 +590,7 @@ function siblingRunsText(list: Array<Stmt>): string {
       if (inner.length > 0) out = out.length > 0 ? out + "; " + inner : inner;
       continue;
     }
-    const n = siblingRunLength(list, i);
+    const n = siblingRunLength(joins, i);
     if (n < 2) continue;
     let run: string = "";
     for (let k: i32 = 0; k < n; k++) run = k == 0 ? list[i + k].name : run + (k == n - 1 ? " and " : ", ") + list[i + k].name;

@@ -307,11 +307,14 @@ describe("what each finding was", () => {
   });
 
   it("a reduce value computed in f32 from an i32 stripe is not kept in the int stripe", () => {
-    // its two reduces are siblings (one pass, nothing cached: test/siblings.test.ts); with
-    // --no-fuse each has its own pass over the cached stripe, where the reuse applies
+    // its two reduces are siblings (one pass over the cached stripe: test/siblings.test.ts, and
+    // reuse.ts keeps no value of a run's member); with --no-fuse each has its own pass over the
+    // cached stripe, where the reuse applies
     const one = h.wasm.call({ command: "emit", document: text("i32_cache_value_reuse"), options: {} });
-    expect(one.plan.mapping.cached).toBe(false);
+    expect(one.plan.mapping.cached).toBe(true);
     expect(one.msl).toContain("reduces over the same range, in one pass");
+    expect(one.msl).toMatch(/int cache_A\[/);
+    expect(one.msl).not.toMatch(/cache_A\[[^\]]*\] = tile_e/);
     const e = h.wasm.call({ command: "emit", document: text("i32_cache_value_reuse"), options: { fuse: false } });
     expect(e.plan.mapping.cached).toBe(true);
     expect(e.msl).toMatch(/int cache_A\[/);

@@ -23,6 +23,8 @@ export class Stage {
   extent: i32;
   /** False when the extent is not a constant (it varies by program): `extent` is then 1. */
   extentKnown: bool = true;
+  /** Reduces of a sibling run computed in this stage's one pass (1 for any other stage). */
+  members: i32 = 1;
   /** Weighted operations, loads and stores per element of the stage. */
   ops: f64 = 0.0;
   loads: f64 = 0.0;
@@ -564,6 +566,7 @@ function addProgramStages(doc: Doc, body: Array<Stmt>, w: Work, fuse: bool): voi
       const fresh = new VectorAccesses();
       for (let k: i32 = 0; k < acc.loads.length; k++) if (!loadIn(acc.loads[k], earlier)) fresh.loads.push(acc.loads[k]);
       addPacked(doc, fresh, st, 1.0);
+      st.members++;
       w.reduces++;
     } else if (s.kind == "reduce") {
       const st = new Stage("reduce", extentOf(doc, s.extent, 1));

@@ -59,7 +59,10 @@ function joinIds(ids: Array<string>): string {
   return ids.join(", ");
 }
 
-/** Buffers worth caching: loaded in two or more stages of the program and never stored. */
+/** Buffers worth caching: loaded two or more times in the program and never stored, counting a
+ *  stage that computes a sibling run once per member (`Stage.members`): a cached stripe's fill
+ *  issues every load before the run's accumulators combine registers (run 64: the row max+min in
+ *  one pass, 5.57 us cached at 1024x4096 where the uncached pass took 5.80). */
 function cacheCandidates(w: Work, st: Structure): Array<string> {
   const out = new Array<string>();
   for (let i: i32 = 0; i < w.stages.length; i++) {
@@ -69,10 +72,24 @@ function cacheCandidates(w: Work, st: Structure): Array<string> {
       if (out.indexOf(name) >= 0 || st.outputs.indexOf(name) >= 0) continue;
       let stages: i32 = 0;
       for (let k: i32 = 0; k < w.stages.length; k++) {
-        if (!w.stages[k].scalar && w.stages[k].buffers.indexOf(name) >= 0) stages++;
+        if (!w.stages[k].scalar && w.stages[k].buffers.indexOf(name) >= 0) stages += w.stages[k].members;
       }
       if (stages >= 2) out.push(name);
     }
+  }
+  return out;
+}
+
+/** Of `buffers`, those loaded in two or more stages (read again after a combine, not only by the
+ *  members of one sibling run). */
+function reusedAcrossStages(w: Work, buffers: Array<string>): Array<string> {
+  const out = new Array<string>();
+  for (let b: i32 = 0; b < buffers.length; b++) {
+    let stages: i32 = 0;
+    for (let k: i32 = 0; k < w.stages.length; k++) {
+      if (!w.stages[k].scalar && w.stages[k].buffers.indexOf(buffers[b]) >= 0) stages++;
+    }
+    if (stages >= 2) out.push(buffers[b]);
   }
   return out;
 }
@@ -119,6 +136,11 @@ class Search {
   programs: i32;
   programMin: i32;
   cacheable: Array<string>;
+  /** What programs on lanes cache: the cacheable buffers read in two or more stages. A column
+   *  stripe read only by one sibling run is slower cached (run 65, column max+min: 4096x4096 P=8
+   *  T=512 38.00 us cached, 28.14 uncached; 2048x8192 P=16 T=512 31.28 and 24.23). `cacheable`
+   *  itself where the two are the same. */
+  cacheableLanes: Array<string>;
   plan: Plan;
   all: Array<Candidate> = new Array<Candidate>();
   /** A P whose groups * P slots pass the kernel's int slot index was left out (its value, or 0). */
@@ -146,7 +168,9 @@ class Search {
     this.work = reductionWork(doc, loop.body, loop.name, o.fuse);
     this.programs = programExtent(doc, loop);
     this.programMin = programStart(doc, loop);
-    this.cacheable = new Array<string>();
+    const none = new Array<string>();
+    this.cacheable = none;
+    this.cacheableLanes = none;
     this.ctx = new LegalityContext(doc, st, device);
     if (facts !== null) this.ctx.useFacts(changetype<Facts>(facts));
     this.ctx.maxThreads = o.maxThreads;
@@ -195,6 +219,8 @@ class Search {
     }
     // one cacheable buffer: share the list already checked, so its verdicts are reused
     if (this.cacheable.length == 1) this.cacheable = single;
+    const reused = reusedAcrossStages(this.work, this.cacheable);
+    this.cacheableLanes = reused.length == this.cacheable.length ? this.cacheable : reused;
   }
 
   add(P: i32, S: i32, V: i32, U: i32, lanes: bool = false): void {
@@ -216,11 +242,12 @@ class Search {
     }
     m.partialBytes = partialsPerGroup(P, S, lanes) * 4;
     let note = "";
-    if (this.cacheable.length > 0) {
-      if (this.widestOf !== this.cacheable) {
-        this.widest = widestExtents(this.work, this.cacheable);
-        this.widestExtra = this.device.registersPerCore > 0 ? extraStageLoads(this.work, this.cacheable) : 0;
-        this.widestOf = this.cacheable;
+    const cacheable = lanes ? this.cacheableLanes : this.cacheable;
+    if (cacheable.length > 0) {
+      if (this.widestOf !== cacheable) {
+        this.widest = widestExtents(this.work, cacheable);
+        this.widestExtra = this.device.registersPerCore > 0 ? extraStageLoads(this.work, cacheable) : 0;
+        this.widestOf = cacheable;
       }
       const need = stripeScalarsOf(this.widest, m.W, V);
       // where the device gives its register file: a thread of a T-thread group holds at most the
@@ -233,7 +260,7 @@ class Search {
         note = "uncached: with the stripe of " + need.toString() + " scalars a thread would hold about " + regs.toString() + " registers, over the " + room.toString() + " the register file gives each of " + m.T.toString() + " threads (the stripe would spill)";
       } else {
         m.cached = true;
-        m.cacheBuffers = this.cacheable;
+        m.cacheBuffers = cacheable;
         m.cacheScalars = need;
       }
     }

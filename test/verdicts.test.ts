@@ -42,6 +42,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { GUARD_ROWS, runAndValidate, sentinelBits, sentinelBits16 } from "../shell-node/src/validate-run";
 import { ROOT } from "./helpers/files";
+import { evaluate } from "../shell-node/src/oracle";
 import { hostContext } from "./helpers/host";
 
 const DIR = path.join(ROOT, "test", "fixtures", "verdicts");
@@ -240,5 +241,37 @@ describe("verdicts at the edges of f32 arithmetic", () => {
     const wrong = go((m) => m.replace(/(\n\s*)(Y\[[^\]]+\] = [^;]+;)/, "$1if (v_i >= 3) $2"));
     expect(wrong.passed).toBe(false);
     expect(wrong.outputs[0].mismatches).toBe(3);
+  });
+});
+
+describe("a value past the f32 range stored and read back (session 22's red team)", () => {
+  // Y = X * 3e38 leaves the f32 range for |X| > 1.13; the buffer holds binary32 values, so Y holds
+  // the infinity of its sign there, and Z = Y * 1e-30 read back from it is that infinity too, in
+  // the kernel and in the reference (the oracle stored the double before, and Z failed)
+  const doc = JSON.stringify({ tile: 1, name: "ovfread", attrs: { noalias: true }, sizes: { R: 4, C: 40 },
+    params: [{ name: "X", dtype: "f32", shape: ["R", "C"] }, { name: "Y", dtype: "f32", shape: ["R", "C"] }, { name: "Z", dtype: "f32", shape: ["R", "C"] }],
+    body: [{ for: "r", in: [0, "R"], kind: "parallel", body: [{ for: "c", in: [0, "C"], kind: "parallel", body: [
+      { store: "Y", at: ["r", "c"], value: ["mul", ["load", "X", ["r", "c"]], ["f32", 3e38]] },
+      { store: "Z", at: ["r", "c"], value: ["mul", ["load", "Y", ["r", "c"]], ["f32", 1e-30]] }] }] }] });
+
+  it("reads back the infinity the store made: the element kernel passes, Z's reference is infinite where Y's is", () => {
+    const r = runAndValidate({ engine: h.wasm, runtime: h.runtime, text: doc, options: {}, seed: 1 });
+    expect(r.passed, JSON.stringify(r.outputs.map((o) => o.examples))).toBe(true);
+    const z = r.outputs.find((o) => o.name === "Z")!;
+    expect(z.mismatches).toBe(0);
+  });
+
+  it("a value that stays in range keeps its double (no rounding at the store); a kernel that skips the stored infinity fails", () => {
+    // |X| < 1: Y stays finite and the reference Z is X * 3e38 * 1e-30 in double, Y not rounded
+    const x = Float64Array.from({ length: 160 }, (_, i) => Math.fround((i % 2 ? 1 : -1) * (0.01 + i / 200)));
+    const out = evaluate(JSON.parse(doc), new Map<string, Float64Array | Int32Array>([["X", x], ["Y", new Float64Array(160)], ["Z", new Float64Array(160)]])).buffers;
+    const a = Math.fround(3e38), b = Math.fround(1e-30);
+    for (let k = 0; k < 160; k++) expect(out.get("Z")![k]).toBe(x[k] * a * b);
+    // |X| up to 2: Y overflows at |X| > 1.13; a kernel computing Z from X directly (finite there) fails
+    const big = new Map<string, Float64Array>([["X", Float64Array.from({ length: 160 }, (_, i) => Math.fround((i % 2 ? 1 : -1) * (0.5 + i / 100)))]]);
+    expect(runAndValidate({ engine: h.wasm, runtime: h.runtime, text: doc, options: {}, seed: 1, inputs: big }).passed).toBe(true);
+    const bad = runAndValidate({ engine: h.wasm, runtime: h.runtime, text: doc, options: {}, seed: 1, inputs: big,
+      mslOverride: (m) => m.replace("Y[r * 40 + c] * 1.0e-30f", "X[r * 40 + c] * 3.0e+8f") });
+    expect(bad.passed).toBe(false);
   });
 });

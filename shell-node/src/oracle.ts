@@ -9,7 +9,8 @@
 //   - f32 values are held as doubles: an f32 literal is Math.fround(x) then exact; arithmetic,
 //     exp, log, tanh, sqrt and rsqrt (1 / Math.sqrt) run in double precision, erf with Cody's
 //     rational approximations (./erf64.ts); a stored f32 is not rounded back to f32 (validate-run.ts
-//     compares an f32 output with the reference rounded to f32). f16 and
+//     compares an f32 output with the reference rounded to f32), except a value past the f32
+//     range, which is stored as the infinity it rounds to (a later load reads that infinity). f16 and
 //     bf16 buffers hold f32 values: a load is exact, a store rounds the double to the buffer's
 //     dtype (nearest, ties to even; ./f16.ts), as the kernel rounds its f32 result.
 //   - i32 values have i32 semantics: add, sub, mul, neg and abs wrap ((a + b) | 0, Math.imul,
@@ -345,6 +346,18 @@ export class Compiler {
       return () => {
         const o = offset();
         data[o] = Math.fround(f());
+        written[o] = 1;
+      };
+    }
+    if (buf.dtype === "f32") {
+      // a value past the f32 range is stored as the infinity it rounds to: the buffer holds
+      // binary32 values, so a later load reads that infinity, as the kernel does (other values
+      // keep their double: validate-run.ts compares with the reference rounded to f32)
+      return () => {
+        const o = offset();
+        const v = f();
+        const r = Math.fround(v);
+        data[o] = r === Infinity || r === -Infinity ? r : v;
         written[o] = 1;
       };
     }

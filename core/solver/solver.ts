@@ -70,27 +70,27 @@ function cacheCandidates(w: Work, st: Structure): Array<string> {
     for (let b: i32 = 0; b < bs.length; b++) {
       const name = bs[b];
       if (out.indexOf(name) >= 0 || st.outputs.indexOf(name) >= 0) continue;
-      let stages: i32 = 0;
-      for (let k: i32 = 0; k < w.stages.length; k++) {
-        if (!w.stages[k].scalar && w.stages[k].buffers.indexOf(name) >= 0) stages += w.stages[k].members;
-      }
-      if (stages >= 2) out.push(name);
+      if (readsOf(w, name, true) >= 2) out.push(name);
     }
   }
   return out;
+}
+
+/** The non-scalar stages that load `name`, a sibling run's stage counted once per member where
+ *  `members` is set. */
+function readsOf(w: Work, name: string, members: bool): i32 {
+  let n: i32 = 0;
+  for (let k: i32 = 0; k < w.stages.length; k++) {
+    if (!w.stages[k].scalar && w.stages[k].buffers.indexOf(name) >= 0) n += members ? w.stages[k].members : 1;
+  }
+  return n;
 }
 
 /** Of `buffers`, those loaded in two or more stages (read again after a combine, not only by the
  *  members of one sibling run). */
 function reusedAcrossStages(w: Work, buffers: Array<string>): Array<string> {
   const out = new Array<string>();
-  for (let b: i32 = 0; b < buffers.length; b++) {
-    let stages: i32 = 0;
-    for (let k: i32 = 0; k < w.stages.length; k++) {
-      if (!w.stages[k].scalar && w.stages[k].buffers.indexOf(buffers[b]) >= 0) stages++;
-    }
-    if (stages >= 2) out.push(buffers[b]);
-  }
+  for (let b: i32 = 0; b < buffers.length; b++) if (readsOf(w, buffers[b], false) >= 2) out.push(buffers[b]);
   return out;
 }
 

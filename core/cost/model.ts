@@ -126,7 +126,10 @@ class Shape {
 /** A fresh record per score: module-level scratch would be data a request mutates, which the
  *  WebAssembly arena forbids (core/index-wasm.ts). */
 function freshShape(): Shape {
-  const s = new Shape();
+  return resetShape(new Shape());
+}
+
+function resetShape(s: Shape): Shape {
   s.groups = 0.0;
   s.T = 0;
   s.activeT = 0.0;
@@ -146,6 +149,14 @@ function freshShape(): Shape {
   s.loadsInFlight = 1.0;
   s.overlapCycles = 0.0;
   return s;
+}
+
+/** Records one search reuses for every candidate it only ranks (owned by the search, so by one
+ *  request: never module-level). */
+export class CostScratch {
+  shape: Shape = new Shape();
+  cost: Cost = new Cost();
+  filled: Array<string> = new Array<string>();
 }
 
 function finish(d: Device, s: Shape, cost: Cost): Cost {
@@ -312,9 +323,10 @@ export function costCooperative(d: Device, w: Work, m: Mapping, cacheBuffers: Ar
   return costCooperativeInto(d, w, m, cacheBuffers, new Cost());
 }
 
-/** costCooperative, written into `out` (a search reuses one record while it only ranks). */
-export function costCooperativeInto(d: Device, w: Work, m: Mapping, cacheBuffers: Array<string>, out: Cost): Cost {
-  const s = freshShape();
+/** costCooperative, written into `out`, with the working records of `scratch` where one is given
+ *  (a search reuses them while it only ranks). */
+export function costCooperativeInto(d: Device, w: Work, m: Mapping, cacheBuffers: Array<string>, out: Cost, scratch: CostScratch | null = null): Cost {
+  const s = scratch === null ? freshShape() : resetShape(changetype<CostScratch>(scratch).shape);
   s.groups = <f64>m.groups;
   s.T = m.T;
   s.tgBytes = w.reduces * partialsPerGroup(m.P, m.S, m.lanes) * 4;
@@ -328,7 +340,13 @@ export function costCooperativeInto(d: Device, w: Work, m: Mapping, cacheBuffers
   let stripePath: f64 = 0.0; // the part of path in distributed stages that only load
   let stageNs: f64 = 0.0;
   const clockGhz: f64 = <f64>d.clockMhz / 1000.0;
-  const filled = new Array<string>(); // cached buffers already filled by an earlier stage
+  // cached buffers already filled by an earlier stage
+  let filled: Array<string>;
+  if (scratch === null) filled = new Array<string>();
+  else {
+    filled = changetype<CostScratch>(scratch).filled;
+    filled.length = 0;
+  }
   for (let i: i32 = 0; i < w.stages.length; i++) {
     const st = w.stages[i];
     if (st.scalar) {

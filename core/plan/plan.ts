@@ -64,6 +64,8 @@ export class Rejection {
 
 /** The empty buffer list every uncached mapping shares (never mutated). */
 export const NO_BUFFERS: Array<string> = new Array<string>();
+/** The empty extent list every cooperative mapping shares (never pushed into). */
+export const NO_EXTENTS: Array<i32> = new Array<i32>();
 
 /** Widths and grid of one realization. Fields that do not apply are 0 / false. */
 export class Mapping {
@@ -93,7 +95,8 @@ export class Mapping {
   domainCols: i32 = 0;
   /** Element grid: the proven extent of each domain loop, outermost first (the emitter decodes a
    *  row into the outer coordinates with these, the grid is sized with them). */
-  domainExtents: Array<i32> = new Array<i32>();
+  /** Shared while empty: assign a new array rather than pushing into the default. */
+  domainExtents: Array<i32> = NO_EXTENTS;
   /** Threadgroup memory bytes per reduction allocation. */
   partialBytes: i32 = 0;
   /** Cooperative layout: false = workers on lanes (thread = program * W + worker), true =

@@ -18,7 +18,7 @@ import {
 } from "../plan/plan";
 import { Work, constValue, elementWork, reductionWork, serialWork } from "../cost/work";
 import { evalConstI32 } from "../analysis/consts";
-import { costCooperative, costCooperativeInto, costElement, costSerial, extraStageLoads, registerLimit, registersPerThread } from "../cost/model";
+import { CostScratch, costCooperative, costCooperativeInto, costElement, costSerial, extraStageLoads, registerLimit, registersPerThread } from "../cost/model";
 import { LegalityContext } from "../legality/context";
 import { Facts, LoopInfo } from "../legality/facts";
 import { FallbackCause, causeFromRules, causeText, fallbackDiagnostic, structureCause } from "./fallback";
@@ -157,6 +157,8 @@ class Search {
   widest: Array<i32> = new Array<i32>();
   /** Extra loads beside the cached stripes (cost/model.ts extraStageLoads) of `widestOf`. */
   widestExtra: i32 = 0;
+  /** The cost model's working records, reused for every candidate scored only to rank it. */
+  scratch: CostScratch = new CostScratch();
 
   constructor(doc: Doc, st: Structure, device: Device, o: Options, plan: Plan, facts: Facts | null) {
     this.doc = doc;
@@ -266,7 +268,7 @@ class Search {
     }
     // scored now; checked by the rules only when the search needs its verdict (ensureChecked)
     // ranked by total now; the full cost record is kept only for candidates that are reported
-    const total: f64 = costCooperativeInto(this.device, this.work, m, m.cacheBuffers, new Cost()).total;
+    const total: f64 = costCooperativeInto(this.device, this.work, m, m.cacheBuffers, this.scratch.cost, this.scratch).total;
     const cand = new Candidate(m, PENDING_COST, NO_BUFFERS, note);
     cand.total = total;
     this.all.push(cand);
@@ -660,7 +662,9 @@ function elementMapping(extents: Array<i32>, V: i32, block: i32, U: i32): Mappin
   m.block = block;
   m.T = block;
   m.domainCols = extents[n - 1];
-  for (let i: i32 = 0; i < n; i++) m.domainExtents.push(extents[i]);
+  const domain = new Array<i32>();
+  for (let i: i32 = 0; i < n; i++) domain.push(extents[i]);
+  m.domainExtents = domain;
   m.domainRows = 1;
   for (let i: i32 = 0; i + 1 < n; i++) m.domainRows = i32(Math.imul(m.domainRows, extents[i]));
   m.blocksPerRow = ceilDiv(m.domainCols, block * V * U);

@@ -326,6 +326,69 @@ describe("formatF32", () => {
   });
 });
 
+/** formatF32's documented choice, from BigInt alone: the fewest significant digits p whose
+ *  decimals next to x (below and above, exactly) include one that oracleF32 maps back to x; of
+ *  two, the closer to x, on an exact tie the even one; laid out as Number#toString lays it out. */
+function shortestF32Oracle(x: number): string {
+  if (x === 0) return Object.is(x, -0) ? "-0" : "0";
+  const neg = x < 0;
+  const bits = bitsOfF32(Math.abs(x));
+  const expBits = (bits >>> 23) & 0xff;
+  const mant = bits & 0x7fffff;
+  const m = BigInt(expBits === 0 ? mant : mant | 0x800000);
+  const e2 = expBits === 0 ? -149 : expBits - 150;
+  // x = num / den exactly
+  const num = e2 >= 0 ? m << BigInt(e2) : m;
+  const den = e2 >= 0 ? 1n : 1n << BigInt(-e2);
+  // k with 10^k <= x < 10^(k+1)
+  let k = Math.floor(Math.log10(Math.abs(x)));
+  const geq = (kk: number): boolean => (kk >= 0 ? num >= den * 10n ** BigInt(kk) : num * 10n ** BigInt(-kk) >= den);
+  while (!geq(k)) k--;
+  while (geq(k + 1)) k++;
+  for (let p = 1; p <= 9; p++) {
+    const e = k + 1 - p;
+    // fl = floor(x / 10^e), remainder rn / rd
+    const sn = e >= 0 ? num : num * 10n ** BigInt(-e);
+    const sd = e >= 0 ? den * 10n ** BigInt(e) : den;
+    const fl = sn / sd;
+    const rem = sn - fl * sd;
+    const text = (d: bigint): string => String(Number(d.toString() + "e" + e));
+    if (rem === 0n) return (neg ? "-" : "") + text(fl);
+    const okF = fl > 0n && Object.is(oracleF32(fl.toString() + "e" + e), Math.abs(x));
+    const okC = Object.is(oracleF32((fl + 1n).toString() + "e" + e), Math.abs(x));
+    let pick: bigint | null = null;
+    if (okF && okC) {
+      const c = 2n * rem - sd; // distance to fl against the distance to fl + 1
+      pick = c < 0n ? fl : c > 0n ? fl + 1n : fl % 2n === 0n ? fl : fl + 1n;
+    } else if (okF) pick = fl;
+    else if (okC) pick = fl + 1n;
+    if (pick !== null) return (neg ? "-" : "") + text(pick);
+  }
+  throw new Error("no nine-digit text maps back to " + x);
+}
+
+describe("formatF32 against a BigInt oracle", () => {
+  it("gives the oracle's text for random values, values next to powers of ten and two, every exponent's edges and short decimals", () => {
+    seed(20261204);
+    const values: number[] = [];
+    for (let i = 0; i < 12000; i++) values.push(randomFiniteF32());
+    for (let k = -45; k <= 38; k++) {
+      const b = bitsOfF32(Math.fround(Number("1e" + k)));
+      for (let d = -6; d <= 6; d++) values.push(f32FromBitsJS(b + d));
+      for (const mant of [5, 15, 25, 125, 3, 7, 99, 12345, 1000001]) values.push(Math.fround(mant * Number("1e" + k)));
+    }
+    for (let e = 0; e < 255; e++) for (const mt of [0, 1, 2, 3, 0x7fffff, 0x7ffffe, 0x400000, 0x3fffff]) values.push(f32FromBitsJS((e << 23) | mt));
+    const wrong: string[] = [];
+    for (const x of values) {
+      if (!Number.isFinite(x)) continue;
+      const want = shortestF32Oracle(x);
+      const got = formatF32(x);
+      if (got !== want && wrong.length < 10) wrong.push(`${x} (0x${bitsOfF32(x).toString(16)}): ${got}, want ${want}`);
+    }
+    expect(wrong).toEqual([]);
+  });
+});
+
 describe("formatF64Fixed", () => {
   it("formats examples", () => {
     expect(formatF64Fixed(1.0, 3)).toBe("1.000");

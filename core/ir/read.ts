@@ -25,6 +25,16 @@ export function isUnary(op: string): bool {
 const DTYPES: Array<string> = ["f32", "i32"];
 const PARAM_DTYPES: Array<string> = ["f32", "f16", "bf16", "i32"];
 const COMBINERS: Array<string> = ["sum", "max", "min"];
+// the keys each object of a document may have, and the statement kinds (read only, never mutated)
+const KEYS_DOCUMENT: Array<string> = ["tile", "name", "attrs", "sizes", "params", "body"];
+const KEYS_ATTRS: Array<string> = ["noalias"];
+const KEYS_PARAM: Array<string> = ["name", "dtype", "shape"];
+const STMT_KINDS: Array<string> = ["for", "reduce", "let", "store", "if"];
+const KEYS_FOR: Array<string> = ["for", "in", "kind", "step", "body"];
+const KEYS_REDUCE: Array<string> = ["reduce", "combiner", "over", "value"];
+const KEYS_LET: Array<string> = ["let", "value"];
+const KEYS_STORE: Array<string> = ["store", "at", "value"];
+const KEYS_IF: Array<string> = ["if", "then", "else"];
 
 /** Every expression operator of Tile IR v1 (for suggestions). */
 function allOperators(): Array<string> {
@@ -94,7 +104,7 @@ class IrReader {
       this.err("TIR006", "", "A Tile IR document must be a JSON object, not " + kindName(root) + ".");
       return d;
     }
-    this.onlyKeys(root, ["tile", "name", "attrs", "sizes", "params", "body"], "", "a document");
+    this.onlyKeys(root, KEYS_DOCUMENT, "", "a document");
     const ver = this.field(root, "tile", J_NUM, "", "the document");
     if (ver !== null) {
       const v = changetype<JsonValue>(ver);
@@ -109,7 +119,7 @@ class IrReader {
         this.err("TIR006", "/attrs", "The field \"attrs\" must be an object such as {\"noalias\": true}.");
       } else {
         d.noaliasPtr = "/attrs";
-        this.onlyKeys(attrs, ["noalias"], "/attrs", "attrs");
+        this.onlyKeys(attrs, KEYS_ATTRS, "/attrs", "attrs");
         const ni = attrs.find("noalias");
         if (ni >= 0) {
           const nv = attrs.items[ni];
@@ -158,7 +168,7 @@ class IrReader {
       this.err("TIR006", ptr, "A parameter must be an object with \"name\", \"dtype\" and \"shape\".");
       return new Param("", "", ptr);
     }
-    this.onlyKeys(v, ["name", "dtype", "shape"], ptr, "a parameter");
+    this.onlyKeys(v, KEYS_PARAM, ptr, "a parameter");
     const n = this.field(v, "name", J_STR, ptr, "the parameter");
     const t = this.field(v, "dtype", J_STR, ptr, "the parameter");
     const p = new Param(n === null ? "" : changetype<JsonValue>(n).text, t === null ? "" : changetype<JsonValue>(t).text, ptr);
@@ -209,7 +219,7 @@ class IrReader {
       this.err("TIR006", ptr, "A statement must be an object (for, reduce, let, store or if), not " + kindName(v) + ".");
       return null;
     }
-    const kinds: Array<string> = ["for", "reduce", "let", "store", "if"];
+    const kinds = STMT_KINDS;
     let kind = "";
     for (let k: i32 = 0; k < kinds.length; k++) {
       if (v.find(kinds[k]) >= 0) {
@@ -226,7 +236,7 @@ class IrReader {
     }
     const s = new Stmt(kind, ptr);
     if (kind == "for") {
-      this.onlyKeys(v, ["for", "in", "kind", "step", "body"], ptr, "a for loop");
+      this.onlyKeys(v, KEYS_FOR, ptr, "a for loop");
       const n = this.field(v, "for", J_STR, ptr, "the loop");
       if (n !== null) s.name = this.named(changetype<JsonValue>(n).text, ptr + "/for", "a loop variable");
       const k = this.field(v, "kind", J_STR, ptr, "the loop");
@@ -257,7 +267,7 @@ class IrReader {
       const b = this.field(v, "body", J_ARR, ptr, "the loop");
       if (b !== null) s.body = this.stmts(changetype<JsonValue>(b), ptr + "/body", depth + 1);
     } else if (kind == "reduce") {
-      this.onlyKeys(v, ["reduce", "combiner", "over", "value"], ptr, "a reduce");
+      this.onlyKeys(v, KEYS_REDUCE, ptr, "a reduce");
       const n = this.field(v, "reduce", J_STR, ptr, "the reduce");
       if (n !== null) s.name = this.named(changetype<JsonValue>(n).text, ptr + "/reduce", "a reduce's scalar");
       const c = this.field(v, "combiner", J_STR, ptr, "the reduce");
@@ -284,13 +294,13 @@ class IrReader {
       const val = this.field(v, "value", -1, ptr, "the reduce");
       if (val !== null) s.value = this.expr(changetype<JsonValue>(val), ptr + "/value", depth + 1);
     } else if (kind == "let") {
-      this.onlyKeys(v, ["let", "value"], ptr, "a let");
+      this.onlyKeys(v, KEYS_LET, ptr, "a let");
       const n = this.field(v, "let", J_STR, ptr, "the let");
       if (n !== null) s.name = this.named(changetype<JsonValue>(n).text, ptr + "/let", "a let's scalar");
       const val = this.field(v, "value", -1, ptr, "the let");
       if (val !== null) s.value = this.expr(changetype<JsonValue>(val), ptr + "/value", depth + 1);
     } else if (kind == "store") {
-      this.onlyKeys(v, ["store", "at", "value"], ptr, "a store");
+      this.onlyKeys(v, KEYS_STORE, ptr, "a store");
       const n = this.field(v, "store", J_STR, ptr, "the store");
       if (n !== null) s.name = changetype<JsonValue>(n).text;
       const at = this.field(v, "at", J_ARR, ptr, "the store");
@@ -298,7 +308,7 @@ class IrReader {
       const val = this.field(v, "value", -1, ptr, "the store");
       if (val !== null) s.value = this.expr(changetype<JsonValue>(val), ptr + "/value", depth + 1);
     } else {
-      this.onlyKeys(v, ["if", "then", "else"], ptr, "an if");
+      this.onlyKeys(v, KEYS_IF, ptr, "an if");
       const c = this.field(v, "if", -1, ptr, "the if");
       if (c !== null) s.cond = this.expr(changetype<JsonValue>(c), ptr + "/if", depth + 1);
       const t = this.field(v, "then", J_ARR, ptr, "the if");

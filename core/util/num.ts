@@ -495,6 +495,86 @@ function layoutValue(v: i32, e: i32): string {
   return layoutDecimal(digits, digits.length + ex);
 }
 
+/** 10^n for 0 <= n <= 22, exact in f64 (5^22 < 2^53). */
+function pow10Exact(n: i32): f64 {
+  let v: f64 = 1.0;
+  for (let i: i32 = 0; i < n; i++) v = v * 10.0;
+  return v;
+}
+
+/**
+ * Whether d * 10^e (d >= 1, at most ten digits) rounds to the f32 value ax, whose rounding
+ * interval runs from lo to hi (ends included only on ties to even, which the exact path decides):
+ * what decimalToF32Abs(d, e) == ax says.
+ * For |e| <= 22 the f64 value of d * 10^e is within 2^-53 of the exact one (10^|e| is exact, one
+ * multiply or divide rounds), so where it is farther than 2^-50 of itself from both ends the
+ * answer is decided in f64; otherwise, and for larger |e|, the exact big-number rounding decides.
+ * Only IEEE multiply, divide, subtract and compare: identical in both builds.
+ */
+function roundsTo(d: i32, e: i32, ax: f64, lo: f64, hi: f64): bool {
+  if (e >= -22 && e <= 22) {
+    const v: f64 = e >= 0 ? <f64>d * pow10Exact(e) : <f64>d / pow10Exact(-e);
+    const slack: f64 = v * 8.881784197001252e-16; // 2^-50
+    const below: f64 = v - lo;
+    const above: f64 = hi - v;
+    if (below > slack && above > slack) return true;
+    if (below < -slack || above < -slack) return false;
+  }
+  return decimalToF32Abs(bnFromInt(d), digitCount(d), e) == ax;
+}
+
+/** Margin on the fraction of ax / 10^(k-8) (below 10^9 < 2^30, so within 2^-23 of the exact
+ *  quotient in f64): a fraction this far from 0, 1/2 and 1 is decided. */
+const FRACTION_SLACK: f64 = 9.5367431640625e-7; // 2^-20
+
+class NineDigits {
+  ok: bool = false;
+  /** The quotient was computed exactly (frac is the exact fraction; 0: it divides). */
+  exact: bool = false;
+  k: i32 = 0;
+  q: i32 = 0;
+  frac: f64 = 0.0;
+}
+
+/**
+ * formatF32's decimal exponent k (10^k <= ax < 10^(k+1), given its estimate k0, which is k or
+ * k - 1) and q = floor(ax / 10^(k-8)) with the fraction beside it, computed in f64 where that
+ * decides them. ax * 10^n for 0 <= n <= 12 is exact (ax's 24-bit significand times 5^n < 2^28,
+ * times a power of two): then k and q and the fraction are exact. With another power of ten up to
+ * 10^22 (exact itself) the one multiply or divide rounds, and the result counts only where it is
+ * decided: ax against 10^(k0+1) not within 2^-50 of equal, the fraction of the quotient not within
+ * FRACTION_SLACK of 0 or 1 (so the quotient is not an integer). `ok` false: the big numbers decide.
+ */
+function nineDigitsFast(ax: f64, k0: i32): NineDigits {
+  const out = new NineDigits();
+  let k: i32 = k0;
+  const j1: i32 = k0 + 1;
+  if (j1 >= 0 && j1 <= 22) {
+    if (ax >= pow10Exact(j1)) k = k0 + 1;
+  } else if (j1 < 0 && j1 >= -12) {
+    if (ax * pow10Exact(-j1) >= 1.0) k = k0 + 1;
+  } else if (j1 < 0 && j1 >= -22) {
+    const scaled: f64 = ax * pow10Exact(-j1);
+    const slack: f64 = scaled * 8.881784197001252e-16; // 2^-50
+    if (scaled - 1.0 > slack) k = k0 + 1;
+    else if (1.0 - scaled <= slack) return out;
+  } else return out;
+  const j: i32 = k - 8;
+  if (j > 22 || j < -22) return out;
+  const exact: bool = j <= 0 && j >= -12;
+  const w: f64 = j >= 0 ? ax / pow10Exact(j) : ax * pow10Exact(-j);
+  const fq: f64 = Math.floor(w);
+  const frac: f64 = w - fq;
+  if (!exact && (frac <= FRACTION_SLACK || frac >= 1.0 - FRACTION_SLACK)) return out;
+  if (fq < 100000000.0 || fq >= 1000000000.0) return out;
+  out.ok = true;
+  out.exact = exact;
+  out.k = k;
+  out.q = <i32>fq;
+  out.frac = frac;
+  return out;
+}
+
 /**
  * The shortest decimal text that parseDecimalToF32 maps back to the f32 value x (if several have
  * that length, the one closest to x; on an exact tie, the even one), laid out like ECMAScript
@@ -525,14 +605,29 @@ export function formatF32(x: f64): string {
   // Decimal exponent k with 10^k <= ax < 10^(k+1).
   const log2: i32 = e2 + bitLen32(m) - 1;
   let k: i32 = (log2 * 78913) >> 18; // floor(log2 * log10(2)), k <= true exponent <= k + 1
-  const r: Ratio = new Ratio();
-  setRatio(r, m, e2, k + 1);
-  if (bnCmp(r.num, r.den) >= 0) k = k + 1;
-  // q = floor(ax / 10^(k-8)), nine digits
-  setRatio(r, m, e2, k - 8);
-  const q: i32 = bnDivQuot(r.num, r.den, 30);
-  const rem: Array<i32> = r.num;
-  const remZero: bool = rem.length == 0;
+  // the values that round to ax lie between the midpoints lo and hi to its neighbours (the gap
+  // below a power of two is half the gap above, except at the smallest normal)
+  const lo: f64 = mant == 0 && expBits > 1 ? (<f64>m * 4.0 - 1.0) * pow2(e2 - 2) : (<f64>m * 2.0 - 1.0) * pow2(e2 - 1);
+  const hi: f64 = (<f64>m * 2.0 + 1.0) * pow2(e2 - 1);
+  // k, and q = floor(ax / 10^(k-8)) (nine digits) with its fraction, in f64 where that decides
+  // them (nineDigitsFast); else, or where the fraction is needed exactly, from the big numbers
+  const fast = nineDigitsFast(ax, k);
+  let exact: Ratio | null = null;
+  let q: i32 = 0;
+  let remZero: bool = false;
+  if (fast.ok) {
+    k = fast.k;
+    q = fast.q;
+    remZero = fast.exact && fast.frac == 0.0;
+  } else {
+    const r: Ratio = new Ratio();
+    setRatio(r, m, e2, k + 1);
+    if (bnCmp(r.num, r.den) >= 0) k = k + 1;
+    setRatio(r, m, e2, k - 8);
+    q = bnDivQuot(r.num, r.den, 30);
+    remZero = r.num.length == 0;
+    exact = r;
+  }
   for (let p: i32 = 1; p <= 9; p++) {
     const t: i32 = pow10i(9 - p);
     const fl: i32 = idiv(q, t);
@@ -540,8 +635,8 @@ export function formatF32(x: f64): string {
     const e: i32 = k + 1 - p; // candidates are fl * 10^e and (fl + 1) * 10^e
     if (rp == 0 && remZero) return sign + layoutValue(fl, e);
     const ce: i32 = fl + 1;
-    const okF: bool = decimalToF32Abs(bnFromInt(fl), digitCount(fl), e) == ax;
-    const okC: bool = decimalToF32Abs(bnFromInt(ce), digitCount(ce), e) == ax;
+    const okF: bool = roundsTo(fl, e, ax, lo, hi);
+    const okC: bool = roundsTo(ce, e, ax, lo, hi);
     if (okF && okC) {
       // compare the distance: 2 * (rp + rem/den) against t
       let c: i32 = 0;
@@ -550,8 +645,19 @@ export function formatF32(x: f64): string {
         if (twice < t) c = -1;
         else if (twice > t) c = 1;
         else c = remZero ? 0 : 1;
+      } else if (fast.ok && fast.exact) {
+        c = fast.frac < 0.5 ? -1 : fast.frac > 0.5 ? 1 : 0;
+      } else if (fast.ok && (fast.frac < 0.5 - FRACTION_SLACK || fast.frac > 0.5 + FRACTION_SLACK)) {
+        c = fast.frac < 0.5 ? -1 : 1;
       } else {
-        c = bnCmp(bnShl(rem, 1), r.den);
+        if (exact === null) {
+          const r: Ratio = new Ratio();
+          setRatio(r, m, e2, k - 8);
+          bnDivQuot(r.num, r.den, 30);
+          exact = r;
+        }
+        const x = changetype<Ratio>(exact);
+        c = bnCmp(bnShl(x.num, 1), x.den);
       }
       if (c < 0) return sign + layoutValue(fl, e);
       if (c > 0) return sign + layoutValue(ce, e);

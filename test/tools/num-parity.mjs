@@ -161,7 +161,8 @@ async function swc(file, outName, replacements) {
   fs.writeFileSync(path.join(work, outName), code);
 }
 await swc(path.join(root, "core/glue/js.ts"), "glue-js.mjs", []);
-await swc(numTs, "num.mjs", [["../glue/wasm", "./glue-js.mjs"]]);
+await swc(path.join(root, "core/util/text.ts"), "text.mjs", []);
+await swc(numTs, "num.mjs", [["../glue/wasm", "./glue-js.mjs"], ["./text", "./text.mjs"]]);
 await swc(path.join(work, "batch.ts"), "batch.mjs", [
   [rel, "./num.mjs"],
   [path.relative(work, path.join(root, "core/glue/wasm")), "./glue-js.mjs"],

@@ -43,6 +43,7 @@ export const COEFFICIENTS: Array<Coefficient> = [
   new Coefficient("threadSetupCycles", 8.0, "per-thread index arithmetic and edge predicate of the element grid, shared by its V elements (estimate)"),
   new Coefficient("vectorChainFraction", 0.0, "share of the memory term added per packed vector beyond the first that one thread of the element grid takes in sequence (0: not measured on Apple GPUs)"),
   new Coefficient("partialLineFraction", 0.1, "programs on lanes: share of a byte's memory time added per 128-byte line segment a SIMD access leaves unread (P < 32 programs per SIMD row read P-element segments); measured on the H200, run 49: P = 8 and 16 took 1.28-1.35 and 1.01-1.12 times P = 32's time"),
+  new Coefficient("storeChainNs", 0.0, "programs on lanes: wait per iteration of a distributed loop that loads and stores, whose next load cannot move above its store (0: not measured on Apple GPUs; an iteration that computes its U chunks' values first waits once for the U)"),
   new Coefficient("memoryFactor", 1.0, "multiplier of the memory term: 1 / the share of the device bandwidth the kernels reach (1: the full bandwidth)"),
 ];
 
@@ -318,6 +319,31 @@ export function extraStageLoads(w: Work, cacheBuffers: Array<string>): i32 {
   return most;
 }
 
+/** Whether each iteration of a storing stage waits for a load from memory: a values-first loop
+ *  (core/analysis/hoist.ts) that loads, at an index moving with its variable, a buffer it does
+ *  not read from a cached stripe; any other storing loop that loads an uncached buffer. */
+function loadsMemory(st: Stage, cacheBuffers: Array<string>): bool {
+  if (st.valuesFirst) {
+    for (let b: i32 = 0; b < st.varying.length; b++) if (cacheBuffers.indexOf(st.varying[b]) < 0) return true;
+    return false;
+  }
+  const cached = st.cachedIn(cacheBuffers);
+  for (let b: i32 = 0; b < st.buffers.length; b++) if (!cached[b]) return true;
+  return false;
+}
+
+/** The loads a worker of a storing stage waits for in turn: one per chunk, or, where the emitter
+ *  computes the U chunks' values first (whole chunks of a known extent), one per U of them and one
+ *  per chunk of the guarded last U (core/emit/cooperative.ts emitStripe). */
+function storeWaits(st: Stage, m: Mapping): f64 {
+  const per: i32 = m.W * m.V;
+  const chunks: i32 = ceilDiv(st.extent, per);
+  if (!st.valuesFirst || m.U <= 1 || m.V != 1 || !st.extentKnown) return <f64>chunks;
+  const full: i32 = idiv(st.extent, per);
+  const mainEnd: i32 = full - full % m.U;
+  return <f64>(idiv(mainEnd, m.U) + chunks - mainEnd);
+}
+
 /** Cost of the cooperative reduction realization with mapping `m`. */
 export function costCooperative(d: Device, w: Work, m: Mapping, cacheBuffers: Array<string>): Cost {
   return costCooperativeInto(d, w, m, cacheBuffers, new Cost());
@@ -355,7 +381,13 @@ export function costCooperativeInto(d: Device, w: Work, m: Mapping, cacheBuffers
     }
     const chunks: f64 = <f64>ceilDiv(st.extent, m.W * m.V);
     const issues: f64 = chunkIssues(st, m.V, cacheBuffers, filled);
-    const cyc: f64 = chunks * (<f64>m.V * st.ops + issues * d.cost.loadIssueCycles + d.cost.loopOverheadCycles / <f64>m.U);
+    let cyc: f64 = chunks * (<f64>m.V * st.ops + issues * d.cost.loadIssueCycles + d.cost.loopOverheadCycles / <f64>m.U);
+    if (m.lanes && st.stores > 0.0 && d.cost.storeChainNs > 0.0 && loadsMemory(st, cacheBuffers)) {
+      // programs on lanes: each iteration waits for its load (the next one cannot move above the
+      // store), once per U chunks where their values come first (the emitter's whole chunks: the
+      // last, guarded ones go one by one); run 67
+      cyc += storeWaits(st, m) * d.cost.storeChainNs * clockGhz;
+    }
     path += cyc;
     // a loop that stores cannot move its next loads above its stores (nothing tells the compiler
     // the buffers do not alias), so only a loop of loads overlaps the memory time

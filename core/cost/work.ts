@@ -6,6 +6,7 @@ import { Affine, AffineEnv, affineOf } from "../ir/affine";
 import { evalConstI32 } from "../analysis/consts";
 import { VectorAccesses, contiguousIn, mentionsAny, sameExpr, vectorAccessesOfGrid, vectorAccessesOfList, vectorAccessesOfReduce } from "../analysis/vectors";
 import { loadIn, loadsOf, siblingJoins } from "../analysis/siblings";
+import { valuesBeforeStores, varyingLoads } from "../analysis/hoist";
 
 /** Arithmetic weight of one operation, in issue slots (transcendentals cost more). */
 export function opWeight(op: string): f64 {
@@ -25,6 +26,12 @@ export class Stage {
   extentKnown: bool = true;
   /** Reduces of a sibling run computed in this stage's one pass (1 for any other stage). */
   members: i32 = 1;
+  /** A distributed loop whose U chunks the emitter computes before storing any of them
+   *  (core/analysis/hoist.ts). */
+  valuesFirst: bool = false;
+  /** Of a values-first loop, the buffers it loads at an index that moves with the loop variable
+   *  (core/analysis/hoist.ts varyingLoads): the loads a storing iteration waits for. */
+  varying: Array<string> = new Array<string>();
   /** Weighted operations, loads and stores per element of the stage. */
   ops: f64 = 0.0;
   loads: f64 = 0.0;
@@ -200,6 +207,16 @@ export class Work {
       total += most;
     }
     return total;
+  }
+
+  /** Whether a distributed stage loads and stores with its U chunks' values computed first: what
+   *  an unroll buys beyond loop overhead where the device charges storeChainNs. */
+  hasValuesFirstStage(): bool {
+    for (let i: i32 = 0; i < this.stages.length; i++) {
+      const st = this.stages[i];
+      if (!st.scalar && !st.reduce && st.valuesFirst && st.stores > 0.0 && st.varying.length > 0) return true;
+    }
+    return false;
   }
 
   writeBytesPerProgram(): f64 {
@@ -578,6 +595,8 @@ function addProgramStages(doc: Doc, body: Array<Stmt>, w: Work, fuse: bool): voi
     } else if (s.kind == "for" && s.parallel) {
       const st = new Stage("loop", extentOf(doc, s.extent, 1));
       st.extentKnown = constValue(doc, s.extent) >= 0;
+      st.valuesFirst = valuesBeforeStores(s.body);
+      if (st.valuesFirst) st.varying = varyingLoads(s.body, s.name);
       countBody(doc, s.body, st, 1.0, false);
       addPacked(doc, vectorAccessesOfList(doc, s.name, s.body), st, 1.0);
       w.stages.push(st);

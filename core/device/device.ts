@@ -73,6 +73,11 @@ export class CostCoefficients {
   /** Programs on lanes: share of a byte's memory time added per 128-byte line segment a SIMD
    *  access leaves unread (a SIMD group of P < 32 programs reads 32 / P rows of P elements each). */
   partialLineFraction: f64 = 0.1;
+  /** Programs on lanes: nanoseconds a worker waits per iteration of a distributed loop that loads
+   *  from memory and stores, where a load cannot move above the store before it (0 by default:
+   *  not measured on Apple GPUs). An iteration that computes its U chunks' values first
+   *  (core/analysis/hoist.ts) waits once for the U. */
+  storeChainNs: f64 = 0.0;
   /** The calibrated model's relative error between candidates of one shape (0: not calibrated).
    *  When the cheapest candidate's predicted advantage over one with fewer programs per group is
    *  within it, the solver prefers the fewer programs and says so in a plan note. */
@@ -85,7 +90,7 @@ export class CostCoefficients {
 export const COST_FIELDS: Array<string> = [
   "setupNs", "barrierNs", "simdNs", "loadIssueCycles", "loopOverheadCycles", "couplingFraction",
   "underfillWeight", "uncoalescedFactor", "threadSetupCycles", "memoryFactor", "error", "vectorChainFraction",
-  "partialLineFraction",
+  "partialLineFraction", "storeChainNs",
 ];
 
 function getCost(c: CostCoefficients, key: string): f64 {
@@ -101,6 +106,7 @@ function getCost(c: CostCoefficients, key: string): f64 {
   if (key == "memoryFactor") return c.memoryFactor;
   if (key == "vectorChainFraction") return c.vectorChainFraction;
   if (key == "partialLineFraction") return c.partialLineFraction;
+  if (key == "storeChainNs") return c.storeChainNs;
   return c.error;
 }
 
@@ -117,6 +123,7 @@ function setCost(c: CostCoefficients, key: string, v: f64): void {
   else if (key == "memoryFactor") c.memoryFactor = v;
   else if (key == "vectorChainFraction") c.vectorChainFraction = v;
   else if (key == "partialLineFraction") c.partialLineFraction = v;
+  else if (key == "storeChainNs") c.storeChainNs = v;
   else c.error = v;
 }
 
@@ -263,7 +270,7 @@ export const DEVICE_FIELDS: Array<string> = [
   "registersPerThreadBase", "registers", "Optional. Registers a thread uses besides its cached stripe (an estimate from compiled kernels). Read with registersPerCore.",
   "registerGranule", "registers", "Optional. Registers are given to a thread in multiples of this (NVIDIA: 8). Read with registersPerCore.",
   "registersPerExtraLoad", "registers", "Optional. Registers a thread of a cached stripe holds for each buffer beyond the first that one of its stages loads from memory (a LayerNorm's weight and bias beside its output), added to registersPerThreadBase + the cached stripe. Read with registersPerCore.",
-  "costModel", "object of numbers", "The cost model's coefficients (setupNs, barrierNs, simdNs, loadIssueCycles, loopOverheadCycles, couplingFraction, underfillWeight, uncoalescedFactor, threadSetupCycles, memoryFactor, error, vectorChainFraction, partialLineFraction) and their source; omitted ones keep the built-in estimates. tile calibrate fits them to sweeps; error > 0 lets the solver prefer fewer programs per group when the best candidate's predicted advantage is within it.",
+  "costModel", "object of numbers", "The cost model's coefficients (setupNs, barrierNs, simdNs, loadIssueCycles, loopOverheadCycles, couplingFraction, underfillWeight, uncoalescedFactor, threadSetupCycles, memoryFactor, error, vectorChainFraction, partialLineFraction, storeChainNs) and their source; omitted ones keep the built-in estimates. tile calibrate fits them to sweeps; error > 0 lets the solver prefer fewer programs per group when the best candidate's predicted advantage is within it.",
 ];
 
 export const DEVICE_FIELD_STRIDE: i32 = 3;

@@ -21,6 +21,7 @@ import { formatF64Fixed } from "../util/num";
 import { findKept } from "./reuse";
 import { lanesCombineInSimd, lanesPartialsRead } from "../plan/plan";
 import { siblingJoins, siblingRunLength } from "../analysis/siblings";
+import { valuesBeforeStores } from "../analysis/hoist";
 
 // ---------------------------------------------------------------------------------------------
 // Register caches (cached input)
@@ -396,6 +397,10 @@ function emitChunks(t: StripeText, allWhole: bool, cx: Ctx): void {
   const Q = packWidth(m.V);
   const H: i32 = idiv(m.V, Q);
   const noRagged = t.noRagged;
+  if (!t.isReduce && m.U > 1 && Q == 1 && !t.wide && allWhole && valuesBeforeStores(s.body)) {
+    emitValuesFirst(t, cx);
+    return;
+  }
   for (let u: i32 = 0; u < m.U; u++) {
     const chunk = u == 0 ? "k" : "(k + " + num(u) + ")";
     const vec = vectorIndexText(chunk, H);
@@ -447,6 +452,46 @@ function emitChunks(t: StripeText, allWhole: bool, cx: Ctx): void {
     }
     if (H > 1) cx.close("}");
     if (m.U > 1) cx.close("}");
+  }
+}
+
+/**
+ * The U whole chunks of a distributed loop whose body is only stores that read nothing they store
+ * (core/analysis/hoist.ts): every chunk's values first, then the stores in program order. The
+ * compiler keeps a load below any store before it, so chunk by chunk each load would wait for the
+ * store before it; this way the U chunks' loads are in flight together (run 67).
+ */
+function emitValuesFirst(t: StripeText, cx: Ctx): void {
+  const s = t.s;
+  const ident = cx.names.of(t.v);
+  const m = cx.plan.mapping;
+  const held = new Array<string>();
+  cx.line("// the " + num(m.U) + " chunks' values first, then their stores: no store comes between two loads");
+  for (let u: i32 = 0; u < m.U; u++) {
+    for (let j: i32 = 0; j < s.body.length; j++) {
+      const h = freshName("hv", cx);
+      held.push(h);
+      cx.line(mslType(s.body[j].value.ty) + " " + h + ";");
+    }
+  }
+  for (let phase: i32 = 0; phase < 2; phase++) {
+    for (let u: i32 = 0; u < m.U; u++) {
+      const chunk = u == 0 ? "k" : "(k + " + num(u) + ")";
+      cx.open("{");
+      cx.cacheIndex = chunk;
+      cx.line("const int " + ident + " = " + vectorStartText(chunk, t.minV, cx) + ";");
+      for (let j: i32 = 0; j < s.body.length; j++) {
+        const st = s.body[j];
+        const h = held[u * s.body.length + j];
+        if (phase == 0) {
+          cx.line(h + " = " + emitExpr(st.value, cx).inner + ";");
+        } else {
+          const text = storeText(st.name, st.at, h, cx);
+          cx.line(cx.liveStores ? "if (live) { " + text + " }" : text);
+        }
+      }
+      cx.close("}");
+    }
   }
 }
 

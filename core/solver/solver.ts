@@ -157,6 +157,10 @@ class Search {
   widest: Array<i32> = new Array<i32>();
   /** Extra loads beside the cached stripes (cost/model.ts extraStageLoads) of `widestOf`. */
   widestExtra: i32 = 0;
+  /** The unroll the automatic search also scores with programs on lanes, uncached (0: none):
+   *  where the device charges storeChainNs and a storing stage computes its chunks' values
+   *  first (core/analysis/hoist.ts), U chunks wait for their loads once (run 67). */
+  laneUnroll: i32 = 0;
   /** The cost model's working records, reused for every candidate scored only to rank it. */
   scratch: CostScratch = new CostScratch();
 
@@ -225,7 +229,7 @@ class Search {
     this.cacheableLanes = reused.length == this.cacheable.length ? this.cacheable : reused;
   }
 
-  add(P: i32, S: i32, V: i32, U: i32, lanes: bool = false): void {
+  add(P: i32, S: i32, V: i32, U: i32, lanes: bool = false, uncached: bool = false): void {
     const m = new Mapping();
     m.lanes = lanes;
     m.P = P;
@@ -244,7 +248,7 @@ class Search {
     }
     m.partialBytes = partialsPerGroup(P, S, lanes) * 4;
     let note = "";
-    const cacheable = lanes ? this.cacheableLanes : this.cacheable;
+    const cacheable = uncached ? NO_BUFFERS : lanes ? this.cacheableLanes : this.cacheable;
     if (cacheable.length > 0) {
       if (this.widestOf !== cacheable) {
         this.widest = widestExtents(this.work, cacheable);
@@ -353,18 +357,24 @@ class Search {
     for (let i: i32 = 0; i < LANE_PROGRAMS.length; i++) {
       const p: i32 = P > 0 ? P : LANE_PROGRAMS[i];
       if (T > 0) {
-        if (T % (32 * p) == 0) this.add(p, idiv(T, 32 * p), 1, U, true);
+        if (T % (32 * p) == 0) this.addLanes(p, idiv(T, 32 * p), U);
       } else {
         // an explicit P is always considered, so an over-limit P is reported by thread-limit
-        if (P > 0 || 32 * p <= limit) this.add(p, 1, 1, U, true);
+        if (P > 0 || 32 * p <= limit) this.addLanes(p, 1, U);
         let S: i32 = 2;
         while (32 * S * p <= limit) {
-          this.add(p, S, 1, U, true);
+          this.addLanes(p, S, U);
           S++;
         }
       }
       if (P > 0) return;
     }
+  }
+
+  /** A programs-on-lanes candidate, and with the automatic unroll its uncached laneUnroll twin. */
+  addLanes(P: i32, S: i32, U: i32): void {
+    this.add(P, S, 1, U, true);
+    if (this.laneUnroll > 1 && U == 1) this.add(P, S, 1, this.laneUnroll, true, true);
   }
 
   /**
@@ -539,6 +549,7 @@ function solveReduction(doc: Doc, st: Structure, device: Device, o: Options, pla
   if (o.vector > 0) widths.push(o.vector);
   else widths = device.vectorWidths;
   const U: i32 = o.unroll > 0 ? o.unroll : 1;
+  if (o.unroll == 0 && device.cost.storeChainNs > 0.0 && s.work.hasValuesFirstStage()) s.laneUnroll = LANE_UNROLL;
   s.enumerate(o.programsPerGroup, o.threads, widths, U, limit);
   if (s.all.length == 0 && o.programsPerGroup > 1 && s.slotsTooMany > 0) {
     plan.diags.push(diag("TPL009", "/options/programsPerGroup", "Cannot honour --programs-per-group " + o.programsPerGroup.toString() + ": " +
@@ -602,6 +613,10 @@ function solveReduction(doc: Doc, st: Structure, device: Device, o: Options, pla
   plan.mapping = s.all[chosen].mapping;
   plan.cost = s.costOf(chosen);
   plan.rules = s.rules[chosen];
+  const cm = s.all[chosen].mapping;
+  if (s.laneUnroll > 1 && cm.lanes && cm.U == s.laneUnroll) {
+    plan.notes.push("U = " + cm.U.toString() + " (the automatic unroll): the loop that stores computes " + cm.U.toString() + " chunks' values before storing them, so their loads are in flight together; read uncached, as the loop's loads then are.");
+  }
   const note = s.all[chosen].note;
   if (note.length > 0) plan.diags.push(diag("TPL004", "/options/cacheInput", "Cached input does not fit: " + note + "; the input is read uncached."));
   if (o.candidates) plan.candidates = s.all;
@@ -760,6 +775,10 @@ export function solve(doc: Doc, st: Structure, device: Device, o: Options, plan:
 /** Documented limits of the plan options: every width product then stays far inside i32. */
 export const MAX_PROGRAMS_PER_GROUP: i32 = 65536;
 export const MAX_UNROLL: i32 = 64;
+/** The unroll the automatic search scores beside U = 1 for programs on lanes that store
+ *  (Search.laneUnroll): run 67, the column softmax and scaled mean at three shapes, U = 8 with
+ *  the values first 0.57-0.86 of U = 1's time, U = 4 0.59-0.96. */
+export const LANE_UNROLL: i32 = 8;
 export const MAX_THREADS_OPTION: i32 = 1048576;
 
 function optionsInLimits(o: Options, plan: Plan): bool {

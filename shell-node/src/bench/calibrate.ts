@@ -15,7 +15,7 @@
 // ((T - measured) / measured)² over every timed candidate of every sweep, with every coefficient
 // >= 0: non-negative least squares (Lawson-Hanson) on the linear block with couplingFraction
 // fixed, then couplingFraction alone, alternated until nothing moves. uncoalescedFactor,
-// threadSetupCycles, vectorChainFraction and partialLineFraction are not exercised by the
+// threadSetupCycles, vectorChainFraction, partialLineFraction and storeChainNs are not exercised by the
 // workers-on-lanes sweeps it fits and keep their values.
 //
 // Regularisation. The fit above (λ = 0) chases every candidate of the sweeps it sees and can
@@ -51,7 +51,7 @@ export const CALIBRATION_FORMAT = "tile-calibration/1";
 /** The coefficients the fit moves, and their built-in values (core/device/device.ts). */
 export const DEFAULTS = {
   setupNs: 1500, barrierNs: 40, simdNs: 8, loadIssueCycles: 4, loopOverheadCycles: 3, couplingFraction: 0.15,
-  underfillWeight: 1, uncoalescedFactor: 8, threadSetupCycles: 8, memoryFactor: 1, vectorChainFraction: 0, partialLineFraction: 0.1,
+  underfillWeight: 1, uncoalescedFactor: 8, threadSetupCycles: 8, memoryFactor: 1, vectorChainFraction: 0, partialLineFraction: 0.1, storeChainNs: 0,
 };
 export type Coefficients = typeof DEFAULTS;
 

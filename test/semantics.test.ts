@@ -330,3 +330,38 @@ describe("the core never traps and both engines agree byte for byte", () => {
     expect(small.diagnostics.map((d: any) => d.code)).toEqual(["TPL007"]);
   });
 });
+
+describe("an i32 has no negative zero (red team, session 23)", () => {
+  // a negative f32 above -1 truncates to the i32 0; cast back to f32 it is +0, so 1 / it is +inf.
+  // The JS build erased `<i32>` casts, so the folder kept a JS -0 (JS emitted "1.0f / (-0.0f)",
+  // WebAssembly "1.0f / 0.0f"), and the oracle's Math.trunc kept -0 too (-inf expected of a
+  // correct kernel, and the JS build's wrong kernel passed)
+  const doc = (v: unknown) => JSON.stringify({
+    tile: 1, name: "negz", attrs: { noalias: true }, sizes: { R: 2, C: 8 },
+    params: [{ name: "X", dtype: "f32", shape: ["R", "C"] }, { name: "Y", dtype: "f32", shape: ["R", "C"] }],
+    body: [{ for: "r", in: [0, "R"], kind: "parallel", body: [{ for: "c", in: [0, "C"], kind: "parallel", body: [
+      { store: "Y", at: ["r", "c"], value: ["div", ["f32", 1], ["cast", "f32", ["cast", "i32", v]]] }] }] }],
+  });
+  it("folded constants: both engines emit 1 / +0, and the kernel passes against the oracle", () => {
+    for (const v of [["f32", -0.0], ["f32", -0.25], ["neg", ["f32", 0.5]]]) {
+      const text = doc(v);
+      const a = h.wasm.call({ command: "emit", document: text, options: {} });
+      const b = h.js.call({ command: "emit", document: text, options: {} });
+      expect(b.msl).toBe(a.msl);
+      expect(a.msl).not.toContain("-0.0f");
+      const r = runAndValidate({ engine: h.js, runtime: h.runtime, text, options: {}, seed: 3 });
+      expect(r.passed, JSON.stringify(v)).toBe(true);
+    }
+  });
+  it("loaded values: 1 / f32(i32(x * 0.25)) is +inf where x * 0.25 lies in (-1, 0), in the oracle and on the host runtime", () => {
+    const text = doc(["mul", ["load", "X", ["r", "c"]], ["f32", 0.25]]);
+    for (const engine of [h.wasm, h.js]) {
+      const r = runAndValidate({ engine, runtime: h.runtime, text, options: {}, seed: 3 });
+      expect(r.passed).toBe(true);
+    }
+    // inputs on [-2, 2): some elements truncate from (-1, 0); the oracle gives +inf for them all
+    const e = h.wasm.call({ command: "emit", document: text, options: {} });
+    const r = runAndValidate({ engine: h.wasm, runtime: h.runtime, text, options: {}, seed: 3, emitted: e });
+    expect(JSON.stringify(r)).not.toContain("-Infinity");
+  });
+});

@@ -236,7 +236,7 @@ export function flattenProgramNest(doc: Doc): FlatNest {
   }
   // the program index and every merged dimension must stay exact in i32
   if (total > 2147483647.0) return r;
-  const programs = <i32>total;
+  const programs = i32(total);
   // merged buffers: every access indexes the k leading dimensions with the nest, in order (each
   // index the loop variable, or an affine form of the nest's variables and sizes equal to it)
   const env = new AffineEnv();

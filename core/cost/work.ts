@@ -278,7 +278,7 @@ export function constValue(doc: Doc, e: Expr): i32 {
     return k.ok && k.value >= 0 ? k.value : -1;
   }
   if (c.c < 0.0) return -1;
-  return <i32>c.c;
+  return i32(c.c);
 }
 
 /** An extent for counting: the constant extent, or `fallback` when it varies. */

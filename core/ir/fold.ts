@@ -13,7 +13,7 @@ const TWO31: f64 = 2147483648.0;
 export function wrapI32(x: f64): i32 {
   let r: f64 = x - Math.floor(x / TWO32) * TWO32;
   if (r >= TWO31) r = r - TWO32;
-  return <i32>r;
+  return i32(r); // i32(): in the JS build a cast is erased, and x | 0 turns a -0 into the integer 0
 }
 
 /** The i32 result of `op` ("add", "sub", "mul", "div", "mod", "min", "max") on a and b. */
@@ -48,5 +48,5 @@ export function castF32ToI32(x: f64): i32 {
   const t: f64 = Math.trunc(x);
   if (t <= -TWO31) return -2147483647 - 1;
   if (t >= TWO31 - 1.0) return 2147483647;
-  return <i32>t;
+  return i32(t); // a negative x above -1 truncates to -0: i32() gives the integer 0 in both builds
 }

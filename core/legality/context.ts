@@ -73,7 +73,7 @@ export function programCount(doc: Doc, structure: Structure): i32 {
   if (a === null) return 0;
   const x = changetype<Affine>(a);
   if (!x.isConst() || x.c < 0.0 || x.c > 2147483647.0) return 0;
-  return <i32>x.c;
+  return i32(x.c);
 }
 
 /** A packing context for P programs per group, S SIMD groups per program, T threads per group. */

@@ -39,6 +39,6 @@ export function quoted(name: string): string {
 
 /** Integer-valued f64 as text (values here are exact integers well inside the i32 range). */
 export function num(x: f64): string {
-  if (x >= -2147483648.0 && x <= 2147483647.0 && x == Math.floor(x)) return (<i32>x).toString();
+  if (x >= -2147483648.0 && x <= 2147483647.0 && x == Math.floor(x)) return i32(x).toString();
   return "a large value";
 }

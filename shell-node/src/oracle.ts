@@ -658,7 +658,7 @@ function truncToI32(v: number): number {
   const t = Math.trunc(v);
   if (t < I32_MIN) return I32_MIN;
   if (t > I32_MAX) return I32_MAX;
-  return t;
+  return t | 0; // an i32 has no -0: a negative value above -1 truncates to the integer 0
 }
 
 /** i32 division truncating toward zero; x / 0 = 0 and -2^31 / -1 = -2^31 (wraps). */

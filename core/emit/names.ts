@@ -133,6 +133,14 @@ function isTgName(s: string): bool {
   return true;
 }
 
+/** s without its last "_" and the digits after it, where s ends so ("acc_s_12" -> "acc_s"); ""
+ *  otherwise (also for "_12", whose stem would be empty). */
+function digitStem(s: string): string {
+  const p = s.lastIndexOf("_");
+  if (p <= 0 || p + 1 >= s.length || !isDigits(s, p + 1)) return "";
+  return s.substring(0, p);
+}
+
 /** RESERVED as a set, made once (a lookup per candidate instead of a scan of the list). */
 const RESERVED_SET: Set<string> = reservedSet();
 
@@ -167,6 +175,13 @@ export class Names {
   /** Per entry: the IR name and whether it is a buffer's (the lookup compares these, no key is built). */
   raw: Array<string> = new Array<string>();
   isBuf: Array<bool> = new Array<bool>();
+  /** Entry of each buffer name and of each other name; every identifier; and the stems of the
+   *  identifiers that end in "_" and digits (maps and sets: a document of 40,000 lets took 57 s
+   *  to emit with a scan of every entry per lookup). */
+  bufEntry: Map<string, i32> = new Map<string, i32>();
+  nameEntry: Map<string, i32> = new Map<string, i32>();
+  identSet: Set<string> = new Set<string>();
+  stems: Set<string> = new Set<string>();
 
   /** The identifier of a buffer (parameter) name. */
   buf(name: string): string {
@@ -179,9 +194,8 @@ export class Names {
   }
 
   lookup(isBuf: bool, name: string): string {
-    for (let i: i32 = 0; i < this.raw.length; i++) {
-      if (this.isBuf[i] == isBuf && this.raw[i] == name) return this.idents[i];
-    }
+    const m = isBuf ? this.bufEntry : this.nameEntry;
+    if (m.has(name)) return this.idents[m.get(name)];
     return this.assign(isBuf, name);
   }
 
@@ -191,19 +205,18 @@ export class Names {
    * twice), so without this a reduce named `s_0` would declare acc_s_0 too.
    */
   suffixClash(cand: string): bool {
-    for (let i: i32 = 0; i < this.idents.length; i++) {
-      const o = this.idents[i];
-      if (cand.length > o.length + 1 && cand.substring(0, o.length + 1) == o + "_" && isDigits(cand, o.length + 1)) return true;
-      if (o.length > cand.length + 1 && o.substring(0, cand.length + 1) == cand + "_" && isDigits(o, cand.length + 1)) return true;
-    }
-    return false;
+    // cand = o + "_" + digits: the "_" is cand's last (digits hold none), o an identifier
+    const st = digitStem(cand);
+    if (st.length > 0 && this.identSet.has(st)) return true;
+    // o = cand + "_" + digits: cand is the stem of an identifier
+    return this.stems.has(cand);
   }
 
   /** A new entry: the first candidate identifier that collides with nothing. */
   assign(isBuf: bool, name: string): string {
     let cand: string = sanitize(name);
     if (isReserved(cand)) cand = "v_" + cand;
-    while (this.idents.indexOf(cand) >= 0 || isReserved(cand) || this.suffixClash(cand)) {
+    while (this.identSet.has(cand) || isReserved(cand) || this.suffixClash(cand)) {
       // "_" + "_" would start a reserved "__" name forever (two names that both sanitize to "_",
       // such as "+" and "-" or two non-ASCII names): move such a candidate behind "v_"
       const next = cand + "_";
@@ -213,6 +226,10 @@ export class Names {
     this.idents.push(cand);
     this.raw.push(name);
     this.isBuf.push(isBuf);
+    (isBuf ? this.bufEntry : this.nameEntry).set(name, this.idents.length - 1);
+    this.identSet.add(cand);
+    const st = digitStem(cand);
+    if (st.length > 0) this.stems.add(st);
     return cand;
   }
 }

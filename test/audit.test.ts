@@ -113,3 +113,14 @@ describe("auditMsl: good kernels", () => {
     });
   });
 });
+
+describe("text that is not a kernel (red team, session 23)", () => {
+  it("a text without a kernel function is a no-kernel finding, not a pass", () => {
+    for (const text of ["garbage", "", '{"tile": 1, "name": "softmax"}']) {
+      const r = auditMsl(text, COOP, 0);
+      expect(r.ok).toBe(false);
+      expect(r.findings.map((f) => f.check)).toEqual(["no-kernel"]);
+    }
+    expect(auditMsl(read(readdirSync(DIR).filter((f) => f.startsWith("good"))[0]), COOP, -1).findings.map((f) => f.check)).not.toContain("no-kernel");
+  });
+});

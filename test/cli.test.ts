@@ -329,6 +329,8 @@ describe("--json on a usage error", () => {
       [["emit", sum, "--json", "--target", "nope"], "commander.invalidArgument"],
       [["plan", "--json"], "commander.missingArgument"],
       [["run", sum, "--json", "--seed", "-1"], "usage"],
+      [["audit-msl", "no/such/file.metal", "--json"], "TSH001"],
+      [["audit-msl", sum, "--json", "--realization", "foo"], "usage"],
     ];
     for (const [args, code] of cases) {
       const r = tile(...args);

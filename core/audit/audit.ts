@@ -46,6 +46,7 @@ export const CHECK_BARRIER_LOOP: string = "barrier-in-varying-loop";
 export const CHECK_COLLECTIVE: string = "collective-divergent";
 export const CHECK_REPLAY_STORE: string = "unpredicated-replay-store";
 export const CHECK_DOUBLE: string = "double";
+export const CHECK_NO_KERNEL: string = "no-kernel";
 
 export class Finding {
   check: string;
@@ -525,10 +526,16 @@ export function auditMsl(msl: string, realization: string, expectedBarriers: i32
   report.realization = realization;
   report.expectedBarriers = expectedBarriers;
   const toks = tokenize(msl);
+  let kernels: i32 = 0;
   for (let i: i32 = 0; i < toks.length; i++) {
+    if (toks.word(i) == W_KERNEL) kernels++;
     if (toks.word(i) == W_DOUBLE) {
       report.findings.push(new Finding(CHECK_DOUBLE, toks.line(i), "`double` appears; Metal has no double precision."));
     }
+  }
+  if (kernels == 0) {
+    // text with no kernel function (an IR document, an empty file) would otherwise pass every check
+    report.findings.push(new Finding(CHECK_NO_KERNEL, 0, "no `kernel` function: this is not the MSL of a Metal kernel (tile emit writes one)."));
   }
   const a = new Auditor(msl, toks, report, realization == REALIZATION_COOPERATIVE);
   a.run();

@@ -3,7 +3,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { Engine } from "../engine";
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatDiagnostic, printJson, readDocument, writeOutput } from "../io";
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, formatDiagnostic, printJson, readDocument, writeOutput } from "../io";
 import { PlanOptions } from "../options";
 import { planExit } from "./plan";
 import { withSource } from "./validate";
@@ -55,17 +55,19 @@ export function emitCommand(engine: Engine, file: string, options: PlanOptions, 
 }
 
 export function auditMslCommand(engine: Engine, file: string, realization: string | undefined, barriers: number | undefined, json: boolean): number {
-  let msl: string;
+  // usage errors (a missing file, a directory, an unknown realization) are thrown, so that with
+  // --json they are one JSON object on stdout like every other command's
+  let stat: fs.Stats;
   try {
-    msl = fs.readFileSync(file, "utf8");
+    stat = fs.statSync(file);
   } catch {
-    process.stderr.write(`tile: cannot read ${file}\n`);
-    return EXIT_USAGE;
+    throw new UsageError(`error TSH001 (unreadable-file): cannot read ${file}: no such file`);
   }
+  if (stat.isDirectory()) throw new UsageError(`error TSH001 (unreadable-file): ${file} is a directory; give an MSL file`);
+  const msl = fs.readFileSync(file, "utf8");
   const REALIZATIONS = ["cooperative-reduction", "fused-elementwise", "serial-program"];
   if (realization !== undefined && !REALIZATIONS.includes(realization)) {
-    process.stderr.write(`tile: --realization must be one of ${REALIZATIONS.join(", ")}, not ${JSON.stringify(realization)}\n`);
-    return EXIT_USAGE;
+    throw new UsageError(`--realization must be one of ${REALIZATIONS.join(", ")}, not ${JSON.stringify(realization)}`);
   }
   const a = engine.call({ command: "audit-msl", msl, realization: realization ?? "", barriers: barriers ?? -1 });
   if (json) printJson(a);

@@ -330,6 +330,8 @@ describe("--json on a usage error", () => {
       [["plan", "--json"], "commander.missingArgument"],
       [["run", sum, "--json", "--seed", "-1"], "usage"],
       [["audit-msl", "no/such/file.metal", "--json"], "TSH001"],
+      [["run", sum, "--json", "--input", "X=no/such/file.npy"], "usage"],
+      [["eval", sum, "--json", "--input", "X=no/such/file.npy"], "usage"],
       [["audit-msl", sum, "--json", "--realization", "foo"], "usage"],
     ];
     for (const [args, code] of cases) {

@@ -1,6 +1,6 @@
 // tile eval FILE : runs the FP64 oracle on deterministic inputs and summarises the outputs.
 import { Engine } from "../engine";
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatDiagnostic, printJson, readDocument, table } from "../io";
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, formatDiagnostic, printJson, readDocument, table } from "../io";
 import { OracleError, evaluate } from "../oracle";
 import { DEFAULT_INPUT_RANGE, InputRange, describeInputs, makeInputs } from "../inputs";
 import { writtenBuffers } from "../access";
@@ -64,11 +64,7 @@ export function evalCommand(engine: Engine, file: string, sizes: Record<string, 
   }
   // --input NAME=FILE.npy: a buffer's initial contents, as tile run takes them
   const user = inputSpecs.length ? loadUserInputs(doc, inputSpecs) : null;
-  if (typeof user === "string") {
-    if (json) printJson({ file, ok: false, error: user });
-    else process.stderr.write(`tile: ${user}\n`);
-    return EXIT_USAGE;
-  }
+  if (typeof user === "string") throw new UsageError(user);
   const inputsText = describeInputs(seed, range) + (user && user.inputs.size ? " (buffers given by --input: " + [...user.inputs.keys()].join(", ") + ")" : "");
   let outputs: OutputSummary[];
   try {

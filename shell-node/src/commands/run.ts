@@ -1,7 +1,7 @@
 // tile run FILE : plan, emit, compile, run three dispatches and validate against the FP64 oracle.
 import { Engine } from "../engine";
 import { openRuntime, RuntimeKind } from "../native";
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatDiagnostic, indent, openOrUsage, printJson, readDocument, table, ensureDir } from "../io";
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, formatDiagnostic, indent, openOrUsage, printJson, readDocument, table, ensureDir } from "../io";
 import { PlanOptions } from "../options";
 import { OutputCheck, nonFiniteWarnings, runAndValidate } from "../validate-run";
 import { InputRange } from "../inputs";
@@ -44,11 +44,8 @@ export function runCommand(engine: Engine, file: string, options: PlanOptions, r
   if (inputSpecs.length) {
     const canonical = engine.call({ command: "canonical", document: src.text, options: { sizes: options.sizes } });
     const loaded = loadUserInputs(JSON.parse(canonical.text), inputSpecs);
-    if (typeof loaded === "string") {
-      if (json) printJson({ file, passed: false, error: loaded });
-      else process.stderr.write(`tile: ${loaded}\n`);
-      return EXIT_USAGE;
-    }
+    // a usage error, in the CLI's one shape (with --json: {ok, exit, error: {code, message}})
+    if (typeof loaded === "string") throw new UsageError(loaded);
     user = loaded;
   }
   // a --dump folder that cannot be made is a usage error (exit 2), found before any kernel runs

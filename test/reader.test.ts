@@ -166,7 +166,12 @@ describe("malformed JSON: kind, line and column", () => {
     expect(a.diagnostics[0].message).toContain("(line 4, column 1)");
     const b = validate('{"tile": 1, "tile": 1}');
     expect(b.diagnostics).toHaveLength(1);
-    expect(b.diagnostics[0]).toMatchObject({ code: "TIR008", pointer: "", line: 1, column: 13 });
+    expect(b.diagnostics[0]).toMatchObject({ code: "TIR008", pointer: "/tile", line: 1, column: 13 });
+    // the pointer of the second member, through arrays and escaped keys (RFC 6901)
+    const c = validate('{"body": [1, {"a/b~": 0, "x": [{"k": 1, "k": 2}]}]}');
+    expect(c.diagnostics[0]).toMatchObject({ code: "TIR008", pointer: "/body/1/x/0/k" });
+    const d = validate('{"body": [{"a/b~": 0, "a/b~": 1}]}');
+    expect(d.diagnostics[0]).toMatchObject({ code: "TIR008", pointer: "/body/0/a~1b~0" });
   });
 });
 

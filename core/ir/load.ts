@@ -33,7 +33,7 @@ export function loadDocument(text: string, sizeNames: Array<string>, sizeValues:
     if (json.failure == "too-large") code = "TIR002";
     else if (json.failure == "too-deep") code = "TIR003";
     else if (json.failure == "duplicate-key") code = "TIR008";
-    diags.push(diagAt(code, "", json.message + " (line " + json.line.toString() + ", column " + json.col.toString() + ")", json.line, json.col));
+    diags.push(diagAt(code, json.pointer, json.message + " (line " + json.line.toString() + ", column " + json.col.toString() + ")", json.line, json.col));
     return new Loaded(new Doc(), diags, new JsonValue(J_NULL, 0, 0));
   }
   const read = readIr(json.value);

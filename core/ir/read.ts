@@ -66,6 +66,22 @@ function kindName(v: JsonValue): string {
   return "null";
 }
 
+/** Statements enclosing the node at JSON pointer `ptr` (its "/body/", "/then/" and "/else/"
+ *  segments). */
+function statementLevels(ptr: string): i32 {
+  let n: i32 = 0;
+  let at: i32 = 0;
+  while (true) {
+    const i = ptr.indexOf("/", at);
+    if (i < 0) break;
+    const j = ptr.indexOf("/", i + 1);
+    const seg = j < 0 ? ptr.substring(i + 1) : ptr.substring(i + 1, j);
+    if (j >= 0 && (seg == "body" || seg == "then" || seg == "else")) n++;
+    at = i + 1;
+  }
+  return n;
+}
+
 class IrReader {
   diags: Array<Diagnostic> = new Array<Diagnostic>();
 
@@ -333,7 +349,14 @@ class IrReader {
 
   expr(v: JsonValue, ptr: string, depth: i32): Expr {
     if (depth > MAX_IR_DEPTH) {
-      this.err("TIR003", ptr, "Expressions nest deeper than the limit of " + MAX_IR_DEPTH.toString() + " levels; bind parts with let.");
+      // the limit counts statements and expressions together: where statements take most of it,
+      // binding parts with let cannot help
+      const levels = statementLevels(ptr);
+      if (levels * 2 > MAX_IR_DEPTH) {
+        this.err("TIR003", ptr, "This expression lies inside " + levels.toString() + " nested statements: statements and their expressions together nest deeper than the limit of " + MAX_IR_DEPTH.toString() + " levels; flatten the program.");
+      } else {
+        this.err("TIR003", ptr, "Expressions nest deeper than the limit of " + MAX_IR_DEPTH.toString() + " levels; bind parts with let.");
+      }
       return new Expr("none", ptr);
     }
     if (v.kind == J_NUM) {

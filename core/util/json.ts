@@ -68,6 +68,8 @@ export class JsonResult {
   message: string;
   line: i32;
   col: i32;
+  /** A duplicate key: the JSON pointer of its second member ("" for other failures). */
+  pointer: string = "";
 
   constructor(value: JsonValue, ok: bool, failure: string, message: string, line: i32, col: i32) {
     this.value = value;
@@ -124,6 +126,9 @@ class Reader {
   message: string = "";
   errLine: i32 = 0;
   errCol: i32 = 0;
+  /** After a duplicate key: its member's pointer, built segment by segment as the failure
+   *  unwinds through the containers (nothing is tracked while reading succeeds). */
+  failPath: string = "";
   maxDepth: i32;
 
   constructor(src: string, maxDepth: i32) {
@@ -325,7 +330,10 @@ class Reader {
     }
     while (true) {
       const item = this.value(depth + 1);
-      if (this.failed) return item;
+      if (this.failed) {
+        if (this.failure == "duplicate-key") this.failPath = "/" + v.items.length.toString() + this.failPath;
+        return item;
+      }
       v.items.push(item);
       this.skipSpace();
       const c: i32 = this.peek();
@@ -365,13 +373,17 @@ class Reader {
         this.message = "The key \"" + key.text + "\" appears twice in one object.";
         this.errLine = keyLine;
         this.errCol = keyCol;
+        this.failPath = "/" + pointerSegment(key.text);
         return v;
       }
       this.skipSpace();
       if (this.peek() != 58) return this.fail("syntax", "Expected ':' after a key but found " + this.describe(this.peek()) + ".");
       this.pos++;
       const item = this.value(depth + 1);
-      if (this.failed) return item;
+      if (this.failed) {
+        if (this.failure == "duplicate-key") this.failPath = "/" + pointerSegment(key.text) + this.failPath;
+        return item;
+      }
       v.keys.push(key.text);
       v.items.push(item);
       this.skipSpace();
@@ -387,6 +399,12 @@ class Reader {
       return this.fail("syntax", "Expected ',' or '}' in an object but found " + this.describe(c) + ".");
     }
   }
+}
+
+/** A JSON pointer segment: "~" as "~0", "/" as "~1" (RFC 6901). */
+function pointerSegment(key: string): string {
+  if (key.indexOf("~") < 0 && key.indexOf("/") < 0) return key;
+  return key.replaceAll("~", "~0").replaceAll("/", "~1");
 }
 
 function hexDigit(c: i32): i32 {
@@ -417,7 +435,11 @@ export function readJsonWithin(src: string, maxDepth: i32, maxChars: i32): JsonR
     r.skipSpace();
     if (r.pos < src.length) r.fail("syntax", "Unexpected " + r.describe(r.peek()) + " after the end of the JSON value.");
   }
-  if (r.failed) return new JsonResult(v, false, r.failure, r.message, r.errLine, r.errCol);
+  if (r.failed) {
+    const failed = new JsonResult(v, false, r.failure, r.message, r.errLine, r.errCol);
+    failed.pointer = r.failPath;
+    return failed;
+  }
   return new JsonResult(v, true, "", "", 0, 0);
 }
 

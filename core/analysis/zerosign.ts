@@ -31,7 +31,7 @@ class Taint {
   levels: Map<string, i32> = new Map<string, i32>();
 
   of(name: string): i32 {
-    return this.levels.has(name) ? this.levels.get(name) : CLEAN;
+    return this.levels.has(name) ? <i32>this.levels.get(name) : CLEAN;
   }
 
   set(name: string, level: i32): void {

@@ -195,7 +195,7 @@ export class Names {
 
   lookup(isBuf: bool, name: string): string {
     const m = isBuf ? this.bufEntry : this.nameEntry;
-    if (m.has(name)) return this.idents[m.get(name)];
+    if (m.has(name)) return this.idents[<i32>m.get(name)];
     return this.assign(isBuf, name);
   }
 

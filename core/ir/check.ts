@@ -103,12 +103,12 @@ class Checker {
 
   lookup(name: string): Binding | null {
     if (!this.innermost.has(name)) return null;
-    return this.scope[this.innermost.get(name)];
+    return this.scope[<i32>this.innermost.get(name)];
   }
 
   /** Pushes a binding onto the scope. */
   enter(b: Binding): void {
-    b.prev = this.innermost.has(b.name) ? this.innermost.get(b.name) : -1;
+    b.prev = this.innermost.has(b.name) ? <i32>this.innermost.get(b.name) : -1;
     this.innermost.set(b.name, this.scope.length);
     this.scope.push(b);
   }
@@ -171,7 +171,7 @@ class Checker {
       const p = changetype<Binding>(prev);
       this.diags.push(diagRelated("TIR016", b.ptr, "Rename \"" + b.name + "\": it would shadow the " + p.kind + " of that name in scope.", p.ptr));
     } else if (b.kind == "scalar") {
-      const si = this.scalarAt.has(b.name) ? this.scalarAt.get(b.name) : -1;
+      const si: i32 = this.scalarAt.has(b.name) ? <i32>this.scalarAt.get(b.name) : -1;
       if (si >= 0) {
         this.diags.push(diagRelated("TIR016", b.ptr, "Rename \"" + b.name + "\": scalar names bound by reduce and let must be unique in the document.", this.scalarPtrs[si]));
       }

@@ -320,6 +320,20 @@ describe("the shell's UTF-8 check (TIR027)", () => {
   });
 });
 
+describe("an invalid device description is an input error (red team, session 23)", () => {
+  it("plan, emit and run exit 2 with TPL005, as for an invalid document", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tile-dev-"));
+    const dev = path.join(dir, "bad.json");
+    fs.writeFileSync(dev, JSON.stringify({ foo: 1 }));
+    for (const cmd of ["plan", "emit", "run"]) {
+      const r = tile(cmd, sum, "--device", dev);
+      expect(r.code, cmd).toBe(2);
+      expect(r.stdout + r.stderr, cmd).toContain("TPL005");
+    }
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+});
+
 describe("--json on a usage error", () => {
   it("prints one JSON object on stdout with the exit code and the error (the message stays on stderr)", () => {
     const cases: [string[], string][] = [

@@ -20,7 +20,9 @@ function fixed3(x: number | null | undefined): string {
 
 export function planExit(p: any): number {
   if (p.ok) return EXIT_OK;
-  const docError = (p.diagnostics ?? []).some((d: any) => d.severity === "error" && String(d.code).startsWith("TIR"));
+  // an invalid document (TIR*) or an invalid device description (TPL005) is an input error (2),
+  // as the README's exit codes say; a plan that fails on valid inputs is 1
+  const docError = (p.diagnostics ?? []).some((d: any) => d.severity === "error" && (String(d.code).startsWith("TIR") || d.code === "TPL005"));
   return docError ? EXIT_USAGE : EXIT_FAILED;
 }
 

@@ -119,6 +119,8 @@ export function runCommand(engine: Engine, file: string, options: PlanOptions, r
       }
       process.stdout.write(`  guards: ${r.guards}\n  verdict: ${r.passed ? "pass" : "FAIL"}\n`);
     }
+    // an invalid device description is an input error, as an invalid document is (exit 2)
+    if (!r.passed && /^not planned: .*\bTPL005\b/.test(r.error ?? "")) return EXIT_USAGE;
     return r.passed ? EXIT_OK : EXIT_FAILED;
   } finally {
     runtime.close();

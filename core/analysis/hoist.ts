@@ -11,6 +11,7 @@
 
 import { Expr, Stmt } from "../ir/ast";
 import { mentionsAny } from "./vectors";
+import { idiv } from "../util/text";
 
 const NO_NAMES: Array<string> = new Array<string>();
 
@@ -59,4 +60,13 @@ export function varyingLoads(body: Array<Stmt>, v: string): Array<string> {
     for (let k: i32 = 0; k < s.at.length; k++) collectVaryingLoads(s.at[k], v, out);
   }
   return out;
+}
+
+/** Of a stripe of `extent` elements in chunks of `per` (W * V) run U at a time: the chunks the
+ *  unguarded loop takes (whole U-chunk iterations of whole chunks); the rest are the guarded
+ *  last chunks, one at a time. The emitter lays the stripe out by it, the cost model counts its
+ *  waits by it. */
+export function wholeChunkEnd(extent: i32, per: i32, U: i32): i32 {
+  const full: i32 = per > 0 ? idiv(extent, per) : 0;
+  return U > 1 ? full - full % U : full;
 }

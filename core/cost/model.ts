@@ -14,6 +14,7 @@ import { Cost, Mapping, lanesCombineInSimd, lanesPartialsRead, partialsPerGroup 
 import { Stage, Work } from "./work";
 import { packWidth, packs } from "../analysis/vectors";
 import { ceilDiv, idiv } from "../util/text";
+import { wholeChunkEnd } from "../analysis/hoist";
 
 /** One named coefficient of the cost model, with where its value comes from. */
 export class Coefficient {
@@ -339,8 +340,7 @@ function storeWaits(st: Stage, m: Mapping): f64 {
   const per: i32 = m.W * m.V;
   const chunks: i32 = ceilDiv(st.extent, per);
   if (!st.valuesFirst || m.U <= 1 || m.V != 1 || !st.extentKnown) return <f64>chunks;
-  const full: i32 = idiv(st.extent, per);
-  const mainEnd: i32 = full - full % m.U;
+  const mainEnd: i32 = wholeChunkEnd(st.extent, per, m.U);
   return <f64>(idiv(mainEnd, m.U) + chunks - mainEnd);
 }
 

@@ -21,7 +21,7 @@ import { formatF64Fixed } from "../util/num";
 import { findKept } from "./reuse";
 import { lanesCombineInSimd, lanesPartialsRead } from "../plan/plan";
 import { siblingJoins, siblingRunLength } from "../analysis/siblings";
-import { valuesBeforeStores } from "../analysis/hoist";
+import { valuesBeforeStores, wholeChunkEnd } from "../analysis/hoist";
 
 // ---------------------------------------------------------------------------------------------
 // Register caches (cached input)
@@ -329,8 +329,7 @@ function emitStripe(s: Stmt, isReduce: bool, run: Array<Stmt>, accs: Array<Array
   const step: string = m.U == 1 ? "++k" : "k += " + num(m.U);
   if (chunkCount > 0) {
     // whole chunks (every vector in range: no guard) in a loop, then the last U chunks, guarded
-    const full: i32 = idiv(extV.ival, per);
-    const mainEnd: i32 = full - full % m.U;
+    const mainEnd: i32 = wholeChunkEnd(extV.ival, per, m.U);
     if (mainEnd > 0) {
       cx.open("for (int k = 0; k < " + num(mainEnd) + "; " + step + ") {");
       emitChunks(st, true, cx);

@@ -3,6 +3,7 @@
 // duplicate keys, and enforces the documented size and depth limits.
 
 import { hexDigits, Text } from "./text";
+import { seg } from "../diag/diagnostic";
 
 export const J_NULL: i32 = 0;
 export const J_BOOL: i32 = 1;
@@ -373,7 +374,7 @@ class Reader {
         this.message = "The key \"" + key.text + "\" appears twice in one object.";
         this.errLine = keyLine;
         this.errCol = keyCol;
-        this.failPath = "/" + pointerSegment(key.text);
+        this.failPath = seg(key.text);
         return v;
       }
       this.skipSpace();
@@ -381,7 +382,7 @@ class Reader {
       this.pos++;
       const item = this.value(depth + 1);
       if (this.failed) {
-        if (this.failure == "duplicate-key") this.failPath = "/" + pointerSegment(key.text) + this.failPath;
+        if (this.failure == "duplicate-key") this.failPath = seg(key.text) + this.failPath;
         return item;
       }
       v.keys.push(key.text);
@@ -399,12 +400,6 @@ class Reader {
       return this.fail("syntax", "Expected ',' or '}' in an object but found " + this.describe(c) + ".");
     }
   }
-}
-
-/** A JSON pointer segment: "~" as "~0", "/" as "~1" (RFC 6901). */
-function pointerSegment(key: string): string {
-  if (key.indexOf("~") < 0 && key.indexOf("/") < 0) return key;
-  return key.replaceAll("~", "~0").replaceAll("/", "~1");
 }
 
 function hexDigit(c: i32): i32 {

@@ -141,6 +141,37 @@ export function contiguousIn(at: Array<Expr>, v: string, bound: Array<string>): 
   return false;
 }
 
+/**
+ * Whether the index list addresses consecutive elements as the program variable `v` of a
+ * flattened nest (nest.ts) steps by 1, except where a run of `minRun` or more programs ends: the
+ * last index is `v % K` (plus a constant offset; K a literal of at least `minRun`, the innermost
+ * loop's decoding) and every other index uses `v` only as `v / M` with M a literal multiple of K
+ * (an outer loop's decoding), so programs aK .. aK + K - 1 read K neighbouring elements. Names in
+ * `bound` (varying with v) may appear in no index. For the cost model only: nothing here is a proof.
+ */
+export function contiguousDecoded(at: Array<Expr>, v: string, bound: Array<string>, minRun: i32): bool {
+  if (at.length == 0) return false;
+  let last = at[at.length - 1];
+  if ((last.op == "add" || last.op == "sub") && last.args.length == 2 && constantOffset(last.args[1])) last = last.args[0];
+  else if (last.op == "add" && last.args.length == 2 && constantOffset(last.args[0])) last = last.args[1];
+  if (last.op != "mod" || last.args.length != 2 || !isVar(last.args[0], v) || last.args[1].op != "int") return false;
+  const K: i32 = last.args[1].ival;
+  if (K < minRun) return false;
+  for (let d: i32 = 0; d + 1 < at.length; d++) if (!onlyQuotientOf(at[d], v, bound, K)) return false;
+  return true;
+}
+
+/** `e` uses `v` only inside `v / M` with M a literal multiple of K, and names none of `bound`. */
+function onlyQuotientOf(e: Expr, v: string, bound: Array<string>, K: i32): bool {
+  if (e.op == "div" && e.args.length == 2 && isVar(e.args[0], v) && e.args[1].op == "int") {
+    const M: i32 = e.args[1].ival;
+    return M > 0 && M % K == 0;
+  }
+  if (e.op == "name" && (isVar(e, v) || bound.indexOf(e.name) >= 0)) return false;
+  for (let i: i32 = 0; i < e.args.length; i++) if (!onlyQuotientOf(e.args[i], v, bound, K)) return false;
+  return true;
+}
+
 /** Element types with a packed vector type (packed_float4, packed_int4, packed_half4,
  *  packed_bfloat4; a 16-bit lane converts to float when read and rounds when written). */
 function packable(dtype: string): bool {

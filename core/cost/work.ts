@@ -4,7 +4,7 @@
 import { Doc, Expr, Stmt, dtypeBytes } from "../ir/ast";
 import { Affine, AffineEnv, affineOf } from "../ir/affine";
 import { evalConstI32 } from "../analysis/consts";
-import { VectorAccesses, contiguousIn, mentionsAny, sameExpr, vectorAccessesOfGrid, vectorAccessesOfList, vectorAccessesOfReduce } from "../analysis/vectors";
+import { VectorAccesses, contiguousDecoded, contiguousIn, mentionsAny, sameExpr, vectorAccessesOfGrid, vectorAccessesOfList, vectorAccessesOfReduce } from "../analysis/vectors";
 import { loadIn, loadsOf, siblingJoins } from "../analysis/siblings";
 import { valuesBeforeStores, varyingLoads } from "../analysis/hoist";
 
@@ -357,9 +357,15 @@ export function reductionWork(doc: Doc, body: Array<Stmt>, v: string, fuse: bool
 // varies with it (every thread the same element); anything else (a stride, a gather, a name bound
 // from x) is strided, and the cost model charges its bytes at the uncoalesced factor.
 
+/** A flattened nest's decoded index (vectors.ts contiguousDecoded) counts as contiguous when its
+ *  runs of neighbouring programs are at least this long: programs on lanes put at most 32
+ *  neighbouring programs on a SIMD row (the solver's LANE_PROGRAMS), so such a row meets at most
+ *  one end of a run. */
+const DECODED_RUN: i32 = 32;
+
 /** 1 when the access `at` is strided in `x` (names in `bound` vary with x), else 0. */
 function strided(at: Array<Expr>, x: string, bound: Array<string>): f64 {
-  if (contiguousIn(at, x, bound)) return 0.0;
+  if (contiguousIn(at, x, bound) || contiguousDecoded(at, x, bound, DECODED_RUN)) return 0.0;
   for (let d: i32 = 0; d < at.length; d++) if (mentionsAny(at[d], x, bound) || holdsLoad(at[d])) return 1.0;
   return 0.0;
 }

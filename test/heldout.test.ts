@@ -25,7 +25,9 @@
 //                                held to the f32 tolerance of a value one f16 ulp apart
 //   nest_partial_extent          parallel loops over fewer rows than the buffers hold: flattened,
 //                                their div/mod indices were not proven and one thread ran all 30
-//                                programs in order; the document as written runs one per row
+//                                programs in order; then the document as written ran one per row;
+//                                since session 24 the decoded indices (b = p / 15, i = p % 15)
+//                                are proven to separate programs, and the flattened nest cooperates
 //   rename_prefix_raw, _waw, _store_side, _nest
 //                                a program variable named "l:c" or "s:c" (or a flattened one that
 //                                came out so) equalled the prover's renamed-apart axis: a worker-0
@@ -116,7 +118,7 @@ const CASES: Record<string, Expect> = {
   bf16_reread_sum: { realization: "cooperative-reduction", variants: [{}, { vector: 8 }] },
   write_then_reduce_f16: { realization: "cooperative-reduction", variants: [{}, { vector: 4 }, { cacheInput: false }] },
   f16_store_edge: { realization: "cooperative-reduction", variants: [{}] },
-  nest_partial_extent: { realization: "serial-program", variants: [{}] },
+  nest_partial_extent: { realization: "cooperative-reduction", variants: [{}, { programsPerGroup: 2 }, { vector: 4 }, { layout: "programs-on-lanes" }] },
   rename_prefix_raw: { realization: "serial-program", variants: [{}, { programsPerGroup: 1, threads: 64 }] },
   rename_prefix_waw: { realization: "serial-program", variants: [{}] },
   rename_prefix_store_side: { realization: "serial-program", variants: [{}] },
@@ -234,11 +236,20 @@ describe("what each finding was", () => {
   });
 
   it("an unproven flattened nest falls back to the document as written when that serial program is cheaper", () => {
-    const p = h.wasm.call({ command: "plan", document: text("nest_partial_extent"), options: {} });
+    // nest_partial_extent with its rows stored in reverse (Y[b, S - 2 - i]): the decoded index
+    // S - 2 - p % 15 is not the program variable's div and mod alone, so the flattened programs
+    // are not proven apart (the stores are in fact disjoint: the fallback is conservative)
+    const doc = JSON.parse(text("nest_partial_extent"));
+    doc.body[0].body[0].body[1].at = ["b", ["sub", ["sub", "S", 2], "i"]];
+    const p = h.wasm.call({ command: "plan", document: JSON.stringify(doc), options: {} });
     expect(p.realization).toBe("serial-program");
     expect(p.mapping.T).toBeGreaterThan(1); // one thread per program b, not one thread for all
     expect(p.notes.join(" ")).toMatch(/not flattened into one program loop/);
     expect(p.kernel).toBe("nested_partial_extent_serial_program");
+    // as written the flattened nest is proven: one program per (b, i), cooperative
+    const q = h.wasm.call({ command: "plan", document: text("nest_partial_extent"), options: {} });
+    expect(q.realization).toBe("cooperative-reduction");
+    expect(q.mapping.programs).toBe(30);
   });
 
   it("a bool casts to 0 or 1 in the kernel: int(...) and float(...)", () => {

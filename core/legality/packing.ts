@@ -9,7 +9,11 @@
 // worker. Program-level lets run redundantly on every worker; program-level stores (outside a
 // distributed loop) are done by worker 0.
 
-import { Stmt } from "../ir/ast";
+import { Expr, Stmt } from "../ir/ast";
+import { sameExpr } from "../analysis/vectors";
+import { idiv } from "../util/text";
+
+const I32_MAX: i32 = 2147483647;
 import { Affine } from "../ir/affine";
 import { RuleResult } from "../plan/plan";
 import { LegalityContext } from "./context";
@@ -263,6 +267,62 @@ function separatesPrograms(a: Site, b: Site, pv: string): bool {
 }
 
 /**
+ * Programs p1 != p2 never touch one element through accesses `a` and `b` because the dimensions
+ * where both index with the same expression of the program variable alone (literals, div and mod)
+ * together determine it: the decoding of a flattened nest (analysis/nest.ts: b = p / (H*S),
+ * h = (p / S) % H, i = p % S, each plus its loop's min), or the same written by hand. The program
+ * variable must be exactly non-negative over its range, where truncating div and floor mod agree
+ * with floor division: then p = K * (p / K) + p % K and (p / M) / K = p / (M * K) for positive
+ * literals K and M, so equal indices in those dimensions would need p1 = p2.
+ */
+function decodedApart(a: Site, b: Site, pv: string): bool {
+  const loop = a.loopOf(pv);
+  if (loop === null || !changetype<LoopInfo>(loop).exact || changetype<LoopInfo>(loop).lo < 0.0) return false;
+  const same = new Array<Expr>();
+  for (let d: i32 = 0; d < a.index.length && d < b.index.length; d++) {
+    const e = withoutOffset(a.index[d]);
+    if (sameExpr(a.index[d], b.index[d]) && ofProgramOnly(e, pv)) same.push(e);
+  }
+  return same.length > 0 && determines(same, pv, 1);
+}
+
+/** `e` without an added (or subtracted) int literal, the min a nest's decoding adds. */
+function withoutOffset(e: Expr): Expr {
+  if ((e.op == "add" || e.op == "sub") && e.args.length == 2 && e.args[1].op == "int") return e.args[0];
+  if (e.op == "add" && e.args.length == 2 && e.args[0].op == "int") return e.args[1];
+  return e;
+}
+
+/** Built of `pv`, int literals, div and mod only. */
+function ofProgramOnly(e: Expr, pv: string): bool {
+  if (e.op == "name") return e.name == pv && e.ref == "loop";
+  if (e.op == "int") return true;
+  if (e.op != "div" && e.op != "mod") return false;
+  return ofProgramOnly(e.args[0], pv) && ofProgramOnly(e.args[1], pv);
+}
+
+/** `e` is pv / M (pv itself for M = 1), M a positive int. */
+function isQuotient(e: Expr, pv: string, M: i32): bool {
+  if (M == 1 && e.op == "name") return e.name == pv;
+  return e.op == "div" && e.args[0].op == "name" && e.args[0].name == pv && e.args[1].op == "int" && e.args[1].ival == M;
+}
+
+/** Whether the expressions in `es` (each of pv alone) determine pv / M for pv >= 0: one of them
+ *  is pv / M, or one is (pv / M) % K with K > 0 and they determine pv / (M * K). */
+function determines(es: Array<Expr>, pv: string, M: i32): bool {
+  for (let i: i32 = 0; i < es.length; i++) if (isQuotient(es[i], pv, M)) return true;
+  for (let i: i32 = 0; i < es.length; i++) {
+    const e = es[i];
+    if (e.op != "mod" || e.args[1].op != "int" || !isQuotient(e.args[0], pv, M)) continue;
+    const K: i32 = e.args[1].ival;
+    if (K <= 0 || K > idiv(I32_MAX, M)) continue;
+    if (K == 1) continue; // p % 1 is 0: it determines nothing
+    if (determines(es, pv, M * K)) return true;
+  }
+  return false;
+}
+
+/**
  * Accesses `a` and `b` never touch one element, in any two programs (the program variable renamed
  * apart too): in some dimension the exact range of a - b excludes 0. Stores to O[r] and O[r + R]
  * with r in [0, R) are disjoint this way.
@@ -436,7 +496,7 @@ export function checkAcrossPrograms(f: Facts, pv: string, v: Verdict): void {
         break;
       }
       if (j < i && !dependsOn(b, pv) && b.allAffine() && !b.guarded && allExact(b)) continue; // reported for b itself
-      if (separatesPrograms(a, b, pv) || disjointEverywhere(a, b)) continue;
+      if (separatesPrograms(a, b, pv) || decodedApart(a, b, pv) || disjointEverywhere(a, b)) continue;
       const what = i == j ? "the store to " + quoted(a.buffer) : "this store and the store at " + b.ptr;
       if (!a.allAffine() || !b.allAffine()) {
         v.unknown("For " + what + ", an index is not affine in the loop variables (a div, mod, min or max of them, an address loaded from memory, or a product that may wrap in i32), so it cannot be shown that different programs write different elements.", a.ptr);
@@ -460,7 +520,7 @@ export function checkAcrossPrograms(f: Facts, pv: string, v: Verdict): void {
         v.unknown(tooManyPairs("loads and stores of one buffer"), l.ptr);
         break;
       }
-      if (separatesPrograms(l, s, pv) || disjointEverywhere(l, s)) continue;
+      if (separatesPrograms(l, s, pv) || decodedApart(l, s, pv) || disjointEverywhere(l, s)) continue;
       v.unknown("This load of " + quoted(l.buffer) + " may read an element that another program writes by the store at " + s.ptr + " (no index is k*" + pv + " + g in both with g differing by less than |k|, and no index range keeps them apart); programs run concurrently, so the value read would depend on timing.", l.ptr);
     }
   }
@@ -501,7 +561,7 @@ export function checkIndependentStore(ctx: LegalityContext): RuleResult {
   }
   const across = ctx.programs == 1
     ? "There is one logical program, so no two programs can write one element"
-    : "For every pair of stores to one buffer (a store with itself included), and every load of a stored buffer with each of its stores, some index is k*" + pv + " + g in both with g differing by less than |k|, or the index ranges never meet, so distinct programs touch distinct elements of what is written";
+    : "For every pair of stores to one buffer (a store with itself included), and every load of a stored buffer with each of its stores, some index is k*" + pv + " + g in both with g differing by less than |k|, or the indices that are the same div and mod of " + pv + " in both determine it, or the index ranges never meet, so distinct programs touch distinct elements of what is written";
   return v.result(across + "; within a program each element is written by one worker only (its stripe owner, or worker 0 in program order).");
 }
 

@@ -1,0 +1,107 @@
+// Programs of a flattened nest told apart by their decoded indices (core/legality/packing.ts
+// decodedApart). A softmax over the middle axis of [B, R, C] (test/fixtures/lanes/midsoftmax.json)
+// stores Y[b, r, c]: flattened (core/analysis/nest.ts), the store index is [p / C, r, p % C],
+// which the affine proofs cannot separate, so the document fell back to the serial program (one
+// thread per b: 3 threads for the whole kernel). The dimensions that hold the same div and mod of
+// the program variable in both accesses now separate programs when together they determine it,
+// for a program variable that is never negative. These tests hold both halves: what is now
+// proven validates at every mapping on the host runtime (race and bounds detector on), and what
+// does not determine the program, or could be negative, is still not admitted.
+import { describe, expect, it } from "vitest";
+import fs from "node:fs";
+import path from "node:path";
+import { runAndValidate } from "../shell-node/src/validate-run";
+import { emitBothChecked, hostContext } from "./helpers/host";
+import { ROOT } from "./helpers/files";
+
+const h = hostContext();
+const MIDSOFTMAX = fs.readFileSync(path.join(ROOT, "test", "fixtures", "lanes", "midsoftmax.json"), "utf8");
+
+type J = unknown;
+function doc(sizes: Record<string, number>, params: [string, (string | number)[]][], body: J[]): string {
+  return JSON.stringify({ tile: 1, name: "d", attrs: { noalias: true }, sizes, params: params.map(([name, shape]) => ({ name, dtype: "f32", shape })), body });
+}
+
+function rule(p: any, id: string): string {
+  return p.rules.find((r: any) => r.id === id)?.verdict ?? "absent";
+}
+
+function validate(text: string, options: object): any {
+  const emitted = emitBothChecked(h, text, options);
+  const r = runAndValidate({ engine: h.wasm, runtime: h.runtime, text, options, seed: 7, emitted });
+  expect(r.passed && r.guards === "intact", `${JSON.stringify(options)} ${r.error ?? ""} ${JSON.stringify(r.outputs.map((o: any) => o.firstMismatch ?? ""))}`).toBe(true);
+  return emitted;
+}
+
+describe("programs told apart by decoded indices", () => {
+  it("a softmax over the middle axis is one cooperative program per (b, c), and validates at every mapping", () => {
+    const p = h.wasm.call({ command: "plan", document: MIDSOFTMAX, options: {} });
+    expect(p.realization).toBe("cooperative-reduction");
+    expect(p.mapping.programs).toBe(3 * 70);
+    expect(rule(p, "independent-store")).toBe("holds");
+    expect(p.notes.join(" ")).toMatch(/one program per index tuple/);
+    for (const options of [
+      {},
+      { layout: "programs-on-lanes", programsPerGroup: 3, threads: 96 },
+      { layout: "programs-on-lanes", programsPerGroup: 8, threads: 256, unroll: 3, cacheInput: false },
+      { layout: "workers-on-lanes", vector: 4, sizes: { R: 41 } },
+      { programsPerGroup: 4, sizes: { B: 5, C: 9 } },
+    ]) {
+      const e = validate(MIDSOFTMAX, options);
+      expect(e.plan.realization).toBe("cooperative-reduction");
+    }
+  });
+
+  it("a three-level nest ([B, H, S, D], a reduction over S stored back per element) is proven and validates", () => {
+    const x = (...i: J[]): J => ["load", "X", i];
+    const text = doc({ B: 2, H: 3, S: 19, D: 40 }, [["X", ["B", "S", "H", "D"]], ["Y", ["B", "H", "S", "D"]]], [
+      { for: "b", in: [0, "B"], kind: "parallel", body: [{ for: "h", in: [0, "H"], kind: "parallel", body: [{ for: "d", in: [0, "D"], kind: "parallel", body: [
+        { reduce: "m", combiner: "sum", over: ["s", 0, "S"], value: x("b", "s", "h", "d") },
+        { for: "s", in: [0, "S"], kind: "parallel", body: [{ store: "Y", at: ["b", "h", "s", "d"], value: ["sub", x("b", "s", "h", "d"), "m"] }] },
+      ] }] }] },
+    ]);
+    const p = h.wasm.call({ command: "plan", document: text, options: {} });
+    expect(p.realization).toBe("cooperative-reduction");
+    expect(p.mapping.programs).toBe(2 * 3 * 40);
+    validate(text, {});
+    validate(text, { layout: "programs-on-lanes", programsPerGroup: 16, threads: 512 });
+  });
+
+  it("a decoded index that is not the program variable's div and mod alone is not proven: Y[b, r, C - 1 - c]", () => {
+    // the stores are disjoint in fact (c reversed); the proof is conservative, the plan serial
+    const d = JSON.parse(MIDSOFTMAX);
+    d.body[0].body[0].body[2].body[0].at = ["b", "r", ["sub", ["sub", "C", 1], "c"]];
+    const text = JSON.stringify(d);
+    const p = h.wasm.call({ command: "plan", document: text, options: {} });
+    expect(p.realization).toBe("serial-program");
+    // the serial program runs the programs in the oracle's order: still the oracle's values
+    validate(text, {});
+  });
+
+  it("a program variable that can be negative is not decoded (truncating div, floor mod): r in [-4, 4) writes Y[r / 4 + 1, r % 4] twice", () => {
+    // r = -3 and r = 1 both write Y[1, 1]: -3 / 4 + 1 = 1 and -3 mod 4 = 1
+    const text = doc({ C: 33 }, [["X", [8, "C"]], ["Y", [2, 4]]], [
+      { for: "r", in: [-4, 8], kind: "parallel", body: [
+        { reduce: "s", combiner: "sum", over: ["c", 0, "C"], value: ["load", "X", [["add", "r", 4], "c"]] },
+        { store: "Y", at: [["add", ["div", "r", 4], 1], ["mod", "r", 4]], value: "s" },
+      ] },
+    ]);
+    const p = h.wasm.call({ command: "plan", document: text, options: {} });
+    expect(p.realization).not.toBe("cooperative-reduction");
+    const forced = h.wasm.call({ command: "plan", document: text, options: { programsPerGroup: 2, serial: false } });
+    expect(forced.realization).not.toBe("cooperative-reduction");
+    validate(text, {});
+    // the same indices over r in [0, 8) determine r: admitted, and right
+    const ok = doc({ C: 33 }, [["X", [8, "C"]], ["Y", [2, 4]]], [
+      { for: "r", in: [0, 8], kind: "parallel", body: [
+        { reduce: "s", combiner: "sum", over: ["c", 0, "C"], value: ["load", "X", ["r", "c"]] },
+        { store: "Y", at: [["div", "r", 4], ["mod", "r", 4]], value: "s" },
+      ] },
+    ]);
+    const q = h.wasm.call({ command: "plan", document: ok, options: {} });
+    expect(q.realization).toBe("cooperative-reduction");
+    expect(rule(q, "independent-store")).toBe("holds");
+    validate(ok, {});
+    validate(ok, { programsPerGroup: 3 });
+  });
+});

@@ -429,13 +429,28 @@ describe("several parallel loops above a reduction: one program per index tuple"
     expect((await runs(doc)).passed).toBe(true);
   });
 
-  it("what cannot be proven stays serial with a reason: an output indexed through a decoded variable", async () => {
+  it("an output indexed through decoded variables is proven when they determine the program", async () => {
     // h starts at 1, so Y cannot be viewed with merged leading dimensions; the flattened store
-    // index is a decoding of the program index, which independent-store cannot prove injective,
-    // so the document as written is planned: its serial program runs one thread per b
+    // index [p / 24, (p / 8) % 3 + 1, p % 8, j] holds every level's decoding of the program index,
+    // which tells programs apart (since session 24; it was the serial program, one thread per b)
     const doc = attention();
     doc.sizes = { B: 2, H: 4, S: 8 };
     doc.body[0].body[0].in = [1, 3];
+    const p = plan(doc);
+    expect(p.realization).toBe("cooperative-reduction");
+    expect(p.mapping.programs).toBe(2 * 3 * 8);
+    expect(p.diagnostics).toEqual([]);
+    expect((await runs(doc)).passed).toBe(true);
+  });
+
+  it("what cannot be proven stays serial with a reason: an output indexed through a decoded variable", async () => {
+    // as above, with the rows stored in reverse (Y[b, h, S - 1 - i, j]): S - 1 - p % 8 is not the
+    // program index's div and mod alone, which independent-store cannot prove injective, so the
+    // document as written is planned: its serial program runs one thread per b
+    const doc = attention();
+    doc.sizes = { B: 2, H: 4, S: 8 };
+    doc.body[0].body[0].in = [1, 3];
+    doc.body[0].body[0].body[0].body[2].body[0].at = ["b", "h", ["sub", ["sub", "S", 1], "i"], "j"];
     const p = plan(doc);
     expect(p.realization).toBe("serial-program");
     expect(p.notes.join(" ")).toMatch(/not flattened into one program loop: the flattened programs are not proven either \(an index that decodes the loop variables from the program with div and mod/);

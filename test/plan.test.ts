@@ -93,6 +93,27 @@ describe("rejections and fallbacks", () => {
     expect(rule.pointer).toMatch(/^\/body\/0\/body\/\d+/);
   });
 
+  it("a range that names a once-run wrapper's variable is costed at its value (over [k, C - k) with k in [0, 1): C wide)", () => {
+    // red team, session 24: the reduce was counted one element wide (the extent C - k was not a
+    // constant), so the solver took 64 threads for rows of 65,536 elements
+    const row = (over: unknown[], wrap: boolean): string => {
+      const reduce = { reduce: "s", combiner: "sum", over, value: ["load", "X", ["r", "c"]] };
+      const store = { store: "Y", at: ["r"], value: "s" };
+      const inner = wrap ? [{ for: "k", in: [0, 1], kind: "serial", body: [reduce, store] }] : [reduce, store];
+      return JSON.stringify({ tile: 1, name: "w", attrs: { noalias: true }, sizes: { R: 6, C: 4096 },
+        params: [{ name: "X", dtype: "f32", shape: ["R", "C"] }, { name: "Y", dtype: "f32", shape: ["R"] }],
+        body: [{ for: "r", in: [0, "R"], kind: "parallel", body: inner }] });
+    };
+    for (const C of [4096, 65536]) {
+      const wrapped = plan(row(["c", "k", ["sub", "C", "k"]], true), { sizes: { C } });
+      const plain = plan(row(["c", 0, "C"], false), { sizes: { C } });
+      expect(wrapped.realization).toBe("cooperative-reduction");
+      expect(wrapped.cost.terms.bytesRead).toBe(6 * C * 4);
+      expect(wrapped.mapping).toMatchObject({ P: plain.mapping.P, T: plain.mapping.T, V: plain.mapping.V });
+      expect(wrapped.cost.total).toBe(plain.cost.total);
+    }
+  });
+
   it("a row-varying wrapper and a missing noalias reject packing", () => {
     expect(plan(fixture("pk_row_varying_wrapper")).rejections[0].failed).toContain("reduction-loop-shape");
     const p = plan(fixture("pk_no_noalias"));

@@ -258,10 +258,23 @@ function countExpr(doc: Doc, e: Expr, st: Stage, times: f64): void {
 
 /** The constant value of an integer expression of sizes, or -1 when it is not constant. */
 export function constValue(doc: Doc, e: Expr): i32 {
+  return constValueWith(doc, e, NO_NAMES, NO_VALUES);
+}
+
+const NO_NAMES: Array<string> = new Array<string>();
+const NO_VALUES: Array<i32> = new Array<i32>();
+
+/** constValue with the variables `names` bound to `values` besides the sizes: the variables of
+ *  serial wrapper loops that run once (constant min, extent 1), whose one value is their min. */
+function constValueWith(doc: Doc, e: Expr, names: Array<string>, values: Array<i32>): i32 {
   const env = new AffineEnv();
   for (let i: i32 = 0; i < doc.sizeNames.length; i++) {
     env.constNames.push(doc.sizeNames[i]);
     env.constValues.push(doc.sizeValues[i]);
+  }
+  for (let i: i32 = 0; i < names.length; i++) {
+    env.constNames.push(names[i]);
+    env.constValues.push(values[i]);
   }
   const a = affineOf(e, env, 0);
   if (a === null) {
@@ -343,7 +356,7 @@ function addPacked(doc: Doc, acc: VectorAccesses, st: Stage, times: f64): void {
  *  variable). */
 export function reductionWork(doc: Doc, body: Array<Stmt>, v: string, fuse: bool): Work {
   const w = new Work();
-  addProgramStages(doc, body, w, fuse);
+  addProgramStages(doc, body, w, fuse, NO_NAMES, NO_VALUES);
   const deps = findBroadcast(doc, body, v, w.broadcast);
   w.broadcastBytes = w.sumBroadcastBytes();
   addStrides(doc, body, v, deps, w, fuse);
@@ -575,7 +588,7 @@ function countExprAfter(doc: Doc, e: Expr, st: Stage, earlier: Array<Expr>): voi
   for (let i: i32 = 0; i < e.args.length; i++) countExprAfter(doc, e.args[i], st, earlier);
 }
 
-function addProgramStages(doc: Doc, body: Array<Stmt>, w: Work, fuse: bool): void {
+function addProgramStages(doc: Doc, body: Array<Stmt>, w: Work, fuse: bool, wrapNames: Array<string>, wrapValues: Array<i32>): void {
   const joins = siblingJoins(body);
   for (let i: i32 = 0; i < body.length; i++) {
     const s = body[i];
@@ -592,23 +605,33 @@ function addProgramStages(doc: Doc, body: Array<Stmt>, w: Work, fuse: bool): voi
       st.members++;
       w.reduces++;
     } else if (s.kind == "reduce") {
-      const st = new Stage("reduce", extentOf(doc, s.extent, 1));
-      st.extentKnown = constValue(doc, s.extent) >= 0;
+      const n: i32 = constValueWith(doc, s.extent, wrapNames, wrapValues);
+      const st = new Stage("reduce", n < 0 ? 1 : n);
+      st.extentKnown = n >= 0;
       countExpr(doc, s.value, st, 1.0);
       addPacked(doc, vectorAccessesOfReduce(doc, s), st, 1.0);
       w.stages.push(st);
       w.reduces++;
     } else if (s.kind == "for" && s.parallel) {
-      const st = new Stage("loop", extentOf(doc, s.extent, 1));
-      st.extentKnown = constValue(doc, s.extent) >= 0;
+      const n: i32 = constValueWith(doc, s.extent, wrapNames, wrapValues);
+      const st = new Stage("loop", n < 0 ? 1 : n);
+      st.extentKnown = n >= 0;
       st.valuesFirst = valuesBeforeStores(s.body);
       if (st.valuesFirst) st.varying = varyingLoads(s.body, s.name);
       countBody(doc, s.body, st, 1.0, false);
       addPacked(doc, vectorAccessesOfList(doc, s.name, s.body), st, 1.0);
       w.stages.push(st);
     } else if (s.kind == "for") {
-      // a serial wrapper: its body is more of the program (legality admits unit extents only)
-      addProgramStages(doc, s.body, w, fuse);
+      // a serial wrapper: its body is more of the program (legality admits unit extents only);
+      // run once, its variable is its min wherever a range inside uses it
+      const names = wrapNames.slice(0);
+      const values = wrapValues.slice(0);
+      const min: i32 = constValueWith(doc, s.min, wrapNames, wrapValues);
+      if (min >= 0 && constValue(doc, s.extent) == 1) {
+        names.push(s.name);
+        values.push(min);
+      }
+      addProgramStages(doc, s.body, w, fuse, names, values);
     } else {
       const st = new Stage("scalar", 1);
       const one = new Array<Stmt>();

@@ -12,14 +12,14 @@
 import { Expr, Stmt } from "../ir/ast";
 import { sameExpr } from "../analysis/vectors";
 import { idiv } from "../util/text";
-
-const I32_MAX: i32 = 2147483647;
 import { Affine } from "../ir/affine";
 import { RuleResult } from "../plan/plan";
 import { LegalityContext } from "./context";
 import { Facts, LOOP_PROGRAM, LoopInfo, Site, addRanges, affineEqual, affineRange, affineSub, renameApart } from "./facts";
 import { Verdict, num, quoted } from "./verdict";
 import { RUN_EVERY, RUN_ONE } from "../analysis/distribution";
+
+const I32_MAX: i32 = 2147483647;
 
 /** The widest vector width of the device: a worker's consecutive iterations in a stripe. */
 function widestVector(ctx: LegalityContext): f64 {

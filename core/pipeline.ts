@@ -128,13 +128,22 @@ function stages(r: Compiled, loaded: Loaded, o: Options, emit: bool, version: st
   const written = r.doc;
   const writtenSt = st;
   let flattened = false;
+  let flatForwarded = new Array<string>();
   if (st.family == "serial") {
     const nest = flattenProgramNest(r.doc);
     const flat = nest.doc;
     if (flat !== null) {
-      const fst = recognize(changetype<Doc>(flat));
+      const flatDoc = changetype<Doc>(flat);
+      let fst = recognize(flatDoc);
       if (fst.family == "reduction") {
-        r.doc = changetype<Doc>(flat);
+        // 3b again on the flattened document: a stored scalar M[b, c] read back in the same
+        // program is a program-level store there (the nest's inner loops are gone)
+        const fpl = fst.programLoop;
+        if (fpl !== null) flatForwarded = forwardProgramStores(flatDoc, changetype<Stmt>(fpl));
+        if (flatForwarded.length > 0) fst = recognize(flatDoc);
+      }
+      if (fst.family == "reduction") {
+        r.doc = flatDoc;
         st = fst;
         r.plan.notes.push(nestNote(nest));
         flattened = true;
@@ -155,9 +164,11 @@ function stages(r: Compiled, loaded: Loaded, o: Options, emit: bool, version: st
       st = writtenSt;
       r.plan = asWritten;
       plan = asWritten;
+      flattened = false;
     }
   }
   for (let i: i32 = 0; i < forwarded.length; i++) plan.notes.push(forwarded[i]);
+  if (flattened) for (let i: i32 = 0; i < flatForwarded.length; i++) plan.notes.push(flatForwarded[i]);
   append(r.diags, plan.diags);
   if (hasErrors(plan.diags)) {
     r.failedAt = "plan";

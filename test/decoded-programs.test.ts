@@ -67,6 +67,27 @@ describe("programs told apart by decoded indices", () => {
     validate(text, { layout: "programs-on-lanes", programsPerGroup: 16, threads: 512 });
   });
 
+  it("a nest that stores its scalar and reads it back (M[b, c], or M[c, b] decoded) forwards the value, as a single program loop does", () => {
+    // red team, session 24: the forwarding (core/analysis/forward.ts) ran before the nest was
+    // flattened only, where M's store sits in the inner loop, so the read-back was a cross-worker
+    // hand-off and the document fell back to the serial program
+    const x = (...i: J[]): J => ["load", "X", i];
+    for (const at of [["b", "c"], ["c", "b"]]) {
+      const text = doc({ B: 3, R: 40, C: 5 }, [["X", ["B", "R", "C"]], ["M", at[0] === "b" ? ["B", "C"] : ["C", "B"]], ["Y", ["B", "R", "C"]]], [
+        { for: "b", in: [0, "B"], kind: "parallel", body: [{ for: "c", in: [0, "C"], kind: "parallel", body: [
+          { reduce: "m", combiner: "max", over: ["r", 0, "R"], value: x("b", "r", "c") },
+          { store: "M", at, value: "m" },
+          { for: "r", in: [0, "R"], kind: "parallel", body: [{ store: "Y", at: ["b", "r", "c"], value: ["sub", x("b", "r", "c"), ["load", "M", at]] }] },
+        ] }] },
+      ]);
+      const p = h.wasm.call({ command: "plan", document: text, options: {} });
+      expect(p.realization, JSON.stringify(at)).toBe("cooperative-reduction");
+      expect(p.notes.join(" ")).toMatch(/reads that element back 1 time later in the same program/);
+      validate(text, {});
+      validate(text, { layout: "programs-on-lanes", programsPerGroup: 8, threads: 256 });
+    }
+  });
+
   it("a decoded index that is not the program variable's div and mod alone is not proven: Y[b, r, C - 1 - c]", () => {
     // the stores are disjoint in fact (c reversed); the proof is conservative, the plan serial
     const d = JSON.parse(MIDSOFTMAX);

@@ -23,6 +23,15 @@
 //                                the kernel rounds its f32 result (ties, 65519.99 -> 65504 vs inf),
 //                                and an f32 output reading back a stored 16-bit intermediate was
 //                                held to the f32 tolerance of a value one f16 ulp apart
+//   affine_rounded_race, _nest, _conflict
+//                                index arithmetic whose exact coefficients pass 2^52: the affine
+//                                forms multiplied in f64 unchecked for a new variable, so
+//                                r * 1073741825 * 1073741825 - r * 1073741824 * 1073741826 (-r in
+//                                i32) came out as 0: a store at r + that (every program writes
+//                                Y[0]) was proven independent and admitted (the host detector
+//                                reported the race); the same index in a nest decided that X's
+//                                leading index was b and merged X (wrong values); as a store index
+//                                alone it was a false TPL001 (session 24, red team)
 //   nest_partial_extent          parallel loops over fewer rows than the buffers hold: flattened,
 //                                their div/mod indices were not proven and one thread ran all 30
 //                                programs in order; then the document as written ran one per row;
@@ -118,6 +127,9 @@ const CASES: Record<string, Expect> = {
   bf16_reread_sum: { realization: "cooperative-reduction", variants: [{}, { vector: 8 }] },
   write_then_reduce_f16: { realization: "cooperative-reduction", variants: [{}, { vector: 4 }, { cacheInput: false }] },
   f16_store_edge: { realization: "cooperative-reduction", variants: [{}] },
+  affine_rounded_race: { realization: "serial-program", variants: [{}, { programsPerGroup: 1, threads: 64 }] },
+  affine_rounded_nest: { realization: "cooperative-reduction", variants: [{}, { programsPerGroup: 2 }] },
+  affine_rounded_conflict: { realization: "serial-program", variants: [{}] },
   nest_partial_extent: { realization: "cooperative-reduction", variants: [{}, { programsPerGroup: 2 }, { vector: 4 }, { layout: "programs-on-lanes" }] },
   rename_prefix_raw: { realization: "serial-program", variants: [{}, { programsPerGroup: 1, threads: 64 }] },
   rename_prefix_waw: { realization: "serial-program", variants: [{}] },

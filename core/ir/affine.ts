@@ -39,11 +39,17 @@ export function addScaled(a: Affine, b: Affine, k: f64): Affine | null {
     r.vars.push(a.vars[i]);
     r.coefs.push(a.coefs[i]);
   }
-  r.c = a.c + k * b.c;
+  // every product is checked before it is added: an f64 product past 2^52 may have been rounded
+  // (1073741825^2 comes out as 1073741824 * 1073741826), and a sum of rounded terms can land back
+  // in range with the wrong value
+  const kc: f64 = k * b.c;
+  if (!inRange(kc)) return null;
+  r.c = a.c + kc;
   if (!inRange(r.c)) return null;
   for (let i: i32 = 0; i < b.vars.length; i++) {
     const j = r.vars.indexOf(b.vars[i]);
     const add: f64 = k * b.coefs[i];
+    if (!inRange(add)) return null;
     if (j < 0) {
       r.vars.push(b.vars[i]);
       r.coefs.push(add);

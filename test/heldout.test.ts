@@ -32,6 +32,14 @@
 //                                reported the race); the same index in a nest decided that X's
 //                                leading index was b and merged X (wrong values); as a store index
 //                                alone it was a false TPL001 (session 24, red team)
+//   range_rounded_race, _wrap, _loop_end, _false_oob
+//                                ranges of affine forms summed term by term in f64: loops of
+//                                extent 1 at mins near 2^30 (a * 1073741825 - b * 1073741824 is 1)
+//                                or 18 loops at -2^31 with coefficient 2^51 made products past
+//                                2^52 that rounded: two stores proven apart wrote one element
+//                                (race), an index proven not to wrap wrapped (race), a loop end
+//                                2^31 was taken to fit an int (the kernel never ended), and an
+//                                index exactly r was a false TIR023 (session 24, red team)
 //   nest_partial_extent          parallel loops over fewer rows than the buffers hold: flattened,
 //                                their div/mod indices were not proven and one thread ran all 30
 //                                programs in order; then the document as written ran one per row;
@@ -127,6 +135,10 @@ const CASES: Record<string, Expect> = {
   bf16_reread_sum: { realization: "cooperative-reduction", variants: [{}, { vector: 8 }] },
   write_then_reduce_f16: { realization: "cooperative-reduction", variants: [{}, { vector: 4 }, { cacheInput: false }] },
   f16_store_edge: { realization: "cooperative-reduction", variants: [{}] },
+  range_rounded_race: { realization: "serial-program", variants: [{}] },
+  range_rounded_wrap: { realization: "serial-program", variants: [{}] },
+  range_rounded_loop_end: { realization: "serial-program", variants: [{}] },
+  range_rounded_false_oob: { realization: "fused-elementwise", variants: [{}, { vector: 4 }] },
   affine_rounded_race: { realization: "serial-program", variants: [{}, { programsPerGroup: 1, threads: 64 }] },
   affine_rounded_nest: { realization: "cooperative-reduction", variants: [{}, { programsPerGroup: 2 }] },
   affine_rounded_conflict: { realization: "serial-program", variants: [{}] },
@@ -189,6 +201,19 @@ describe("held-out documents: both engines agree, and every variant validates on
 });
 
 describe("what each finding was", () => {
+  it("an index whose range the checker cannot bound exactly is checked when the document runs: the run fails naming the access", () => {
+    // X[r + a * 1073741825 - b * 1073741824] with a = 1073741825, b = 1073741826 is X[r + 1]:
+    // rounded in f64 its range was [0, 7] and TIR023 passed it; now the range is unknown (as for
+    // a gathered index), the oracle finds X[8] and the run fails, never a silent wrong value
+    const doc = JSON.stringify({ tile: 1, name: "oob", attrs: { noalias: true }, sizes: { R: 8 },
+      params: [{ name: "X", dtype: "f32", shape: ["R"] }, { name: "Y", dtype: "f32", shape: ["R"] }],
+      body: [{ for: "r", in: [0, "R"], kind: "parallel", body: [{ for: "a", in: [1073741825, 1], kind: "parallel", body: [{ for: "b", in: [1073741826, 1], kind: "parallel", body: [
+        { store: "Y", at: ["r"], value: ["load", "X", [["sub", ["add", "r", ["mul", "a", 1073741825]], ["mul", "b", 1073741824]]]] }] }] }] }] });
+    const r = runAndValidate({ engine: h.wasm, runtime: h.runtime, text: doc, options: {}, seed: 1 });
+    expect(r.passed).toBe(false);
+    expect(r.error ?? "").toMatch(/load X: index 0 is 8, outside \[0, 8\)/);
+  });
+
   it("a perfect nest blocked by a store index: TPL008 names the leading indices, not the nesting", () => {
     const p = h.wasm.call({ command: "plan", document: text("nest_scaled_store"), options: {} });
     const w = p.diagnostics.find((d: any) => d.code === "TPL008");

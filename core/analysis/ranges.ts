@@ -5,7 +5,7 @@
 // i32); the legality facts read them to know that an i32 index expression cannot wrap.
 
 import { Doc, Expr, Stmt } from "../ir/ast";
-import { Affine, AffineEnv, affineOf } from "../ir/affine";
+import { Affine, AffineEnv, affineOf, exactTerms } from "../ir/affine";
 import { evalConstI32 } from "./consts";
 
 export const I32_LO: f64 = -2147483648.0;
@@ -45,13 +45,11 @@ export class VarBounds {
       if (k == 0.0) continue;
       const j = this.names.lastIndexOf(a.vars[i]);
       if (j < 0 || !this.known[j]) return false;
-      if (k > 0.0) {
-        lo += k * this.los[j];
-        hi += k * this.his[j];
-      } else {
-        lo += k * this.his[j];
-        hi += k * this.los[j];
-      }
+      const tl: f64 = k > 0.0 ? k * this.los[j] : k * this.his[j];
+      const th: f64 = k > 0.0 ? k * this.his[j] : k * this.los[j];
+      lo += tl;
+      hi += th;
+      if (!exactTerms(tl, th, lo, hi)) return false;
     }
     out.push(lo);
     out.push(hi);

@@ -32,6 +32,14 @@ function inRange(x: f64): bool {
   return x < LIMIT && x > -LIMIT;
 }
 
+/** Whether four values (a range's two new terms and its two running bounds) are all integers f64
+ *  holds exactly with room for one more sum: a range [lo, hi] of c + sum k * [lo_v, hi_v] built
+ *  term by term must give up (unknown) where a product or a partial sum passes 2^52, as
+ *  addScaled does, or a rounded term can bring a wrong bound back into range. */
+export function exactTerms(a: f64, b: f64, lo: f64, hi: f64): bool {
+  return inRange(a) && inRange(b) && inRange(lo) && inRange(hi);
+}
+
 /** a + k * b, or null where a coefficient or the constant leaves the exact range. */
 export function addScaled(a: Affine, b: Affine, k: f64): Affine | null {
   const r = new Affine();

@@ -6,7 +6,7 @@ import { didYouMean } from "../util/suggest";
 import { Diagnostic, diag, diagRelated } from "../diag/diagnostic";
 import { Doc, Expr, Stmt, valueType } from "./ast";
 import { isBinary } from "./read";
-import { Affine, AffineEnv, addScaled, affineOf } from "./affine";
+import { Affine, AffineEnv, addScaled, affineOf, exactTerms } from "./affine";
 import { formatF64Fixed } from "../util/num";
 import { evalConstI32 } from "../analysis/consts";
 import { I32_HI, I32_LO, fitsI32 } from "../analysis/ranges";
@@ -221,13 +221,11 @@ class Checker {
       if (bb === null) return false;
       const b = changetype<Binding>(bb);
       if (!b.exact) return false;
-      if (k > 0.0) {
-        lo += k * b.lo;
-        hi += k * b.hi;
-      } else {
-        lo += k * b.hi;
-        hi += k * b.lo;
-      }
+      const tl: f64 = k > 0.0 ? k * b.lo : k * b.hi;
+      const th: f64 = k > 0.0 ? k * b.hi : k * b.lo;
+      lo += tl;
+      hi += th;
+      if (!exactTerms(tl, th, lo, hi)) return false;
     }
     out.push(lo);
     out.push(hi);

@@ -4,7 +4,7 @@
 // One walk, no names consulted for decisions (names are identities of loops and buffers only).
 
 import { Doc, Expr, Stmt } from "../ir/ast";
-import { Affine, AffineEnv, affineOf } from "../ir/affine";
+import { Affine, AffineEnv, affineOf, exactTerms } from "../ir/affine";
 import { Distribution, RUN_DISTRIBUTED } from "../analysis/distribution";
 import { VarBounds, boundAffine, loopBounds } from "../analysis/ranges";
 
@@ -398,13 +398,11 @@ export function affineRange(a: Affine, names: Array<string>, los: Array<f64>, hi
     if (k == 0.0) continue;
     const j = names.indexOf(a.vars[i]);
     if (j < 0) return false;
-    if (k > 0.0) {
-      lo += k * los[j];
-      hi += k * his[j];
-    } else {
-      lo += k * his[j];
-      hi += k * los[j];
-    }
+    const tl: f64 = k > 0.0 ? k * los[j] : k * his[j];
+    const th: f64 = k > 0.0 ? k * his[j] : k * los[j];
+    lo += tl;
+    hi += th;
+    if (!exactTerms(tl, th, lo, hi)) return false;
   }
   out.push(lo);
   out.push(hi);

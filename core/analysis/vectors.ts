@@ -142,34 +142,99 @@ export function contiguousIn(at: Array<Expr>, v: string, bound: Array<string>): 
 }
 
 /**
- * Whether the index list addresses consecutive elements as the program variable `v` of a
- * flattened nest (nest.ts) steps by 1, except where a run of `minRun` or more programs ends: the
- * last index is `v % K` (plus a constant offset; K a literal of at least `minRun`, the innermost
- * loop's decoding) and every other index uses `v` only as `v / M` with M a literal multiple of K
- * (an outer loop's decoding), so programs aK .. aK + K - 1 read K neighbouring elements. Names in
- * `bound` (varying with v) may appear in no index. For the cost model only: nothing here is a proof.
+ * For the cost model only (nothing here is a proof): whether the index list addresses
+ * consecutive elements as `v` steps by 1, except where a run of `minRun` or more values of v
+ * ends. The last index is `v % K` (K a literal or a size of at least `minRun`) plus terms that
+ * mention neither v nor a name of `bound` and hold no load, and every other index uses `v` only as `v / M` with M a multiple of K: a flattened
+ * nest's decoding of its program index (nest.ts: b = p / C, c = p % C), or a stripe written so
+ * (X[n, c, k / W, k % W]), reads K neighbouring elements for v = aK .. aK + K - 1. Names in
+ * `bound` (varying with v) may appear in no index.
  */
-export function contiguousDecoded(at: Array<Expr>, v: string, bound: Array<string>, minRun: i32): bool {
+export function contiguousDecoded(doc: Doc, at: Array<Expr>, v: string, bound: Array<string>, minRun: i32): bool {
   if (at.length == 0) return false;
-  let last = at[at.length - 1];
-  if ((last.op == "add" || last.op == "sub") && last.args.length == 2 && constantOffset(last.args[1])) last = last.args[0];
-  else if (last.op == "add" && last.args.length == 2 && constantOffset(last.args[0])) last = last.args[1];
-  if (last.op != "mod" || last.args.length != 2 || !isVar(last.args[0], v) || last.args[1].op != "int") return false;
-  const K: i32 = last.args[1].ival;
+  const K: i32 = modTermOf(doc, at[at.length - 1], v, bound, true);
   if (K < minRun) return false;
-  for (let d: i32 = 0; d + 1 < at.length; d++) if (!onlyQuotientOf(at[d], v, bound, K)) return false;
+  for (let d: i32 = 0; d + 1 < at.length; d++) if (!onlyQuotientOf(doc, at[d], v, bound, K)) return false;
   return true;
 }
 
-/** `e` uses `v` only inside `v / M` with M a literal multiple of K, and names none of `bound`. */
-function onlyQuotientOf(e: Expr, v: string, bound: Array<string>, K: i32): bool {
-  if (e.op == "div" && e.args.length == 2 && isVar(e.args[0], v) && e.args[1].op == "int") {
-    const M: i32 = e.args[1].ival;
+/**
+ * For the cost model only: whether every index uses `v` only as `v / M` with M at least
+ * `minRun` (a literal or a size), and names none of `bound`: every v of a run of M reads the same
+ * element (a flattened nest's I[p / D, k] for the D programs of one b), so neighbouring lanes
+ * read one address.
+ */
+export function uniformDecoded(doc: Doc, at: Array<Expr>, v: string, bound: Array<string>, minRun: i32): bool {
+  for (let d: i32 = 0; d < at.length; d++) if (!onlyQuotientOf(doc, at[d], v, bound, minRun)) return false;
+  return true;
+}
+
+/** In the sum `e` (add and sub), the divisor K of its one added term `v % K`: 0 where there is
+ *  none, -1 where there are several, it is subtracted, or another term mentions v or a name of
+ *  `bound` or holds a load. */
+function modTermOf(doc: Doc, e: Expr, v: string, bound: Array<string>, plus: bool): i32 {
+  if (e.op == "add" || e.op == "sub") {
+    const a: i32 = modTermOf(doc, e.args[0], v, bound, plus);
+    const b: i32 = modTermOf(doc, e.args[1], v, bound, e.op == "add" ? plus : !plus);
+    if (a < 0 || b < 0 || (a > 0 && b > 0)) return -1;
+    return a > 0 ? a : b;
+  }
+  if (e.op == "mod" && e.args.length == 2 && isVar(e.args[0], v)) {
+    const K: i32 = divisorOf(doc, e.args[1]);
+    return plus && K > 0 ? K : -1;
+  }
+  return mentionsAny(e, v, bound) || holdsLoadExpr(e) ? -1 : 0;
+}
+
+/** A positive divisor's value: an int literal or a size (0 otherwise). */
+function divisorOf(doc: Doc, e: Expr): i32 {
+  if (e.op == "int") return e.ival > 0 ? e.ival : 0;
+  if (e.op == "name" && e.ref == "size") {
+    const k: i32 = doc.size(e.name);
+    return k > 0 ? k : 0;
+  }
+  return 0;
+}
+
+/** `e` uses `v` only inside `v / M` with M a positive multiple of K, and names none of `bound`. */
+function onlyQuotientOf(doc: Doc, e: Expr, v: string, bound: Array<string>, K: i32): bool {
+  if (e.op == "div" && e.args.length == 2 && isVar(e.args[0], v)) {
+    const M: i32 = divisorOf(doc, e.args[1]);
     return M > 0 && M % K == 0;
   }
   if (e.op == "name" && (isVar(e, v) || bound.indexOf(e.name) >= 0)) return false;
-  for (let i: i32 = 0; i < e.args.length; i++) if (!onlyQuotientOf(e.args[i], v, bound, K)) return false;
+  for (let i: i32 = 0; i < e.args.length; i++) if (!onlyQuotientOf(doc, e.args[i], v, bound, K)) return false;
   return true;
+}
+
+/**
+ * For the cost model only: a flat index written by hand, X[r * C + c]: the last index is a sum
+ * (add and sub) with the term `v` once, added, and other terms that mention neither `v` nor a
+ * name of `bound` and hold no load; no other index mentions them. Neighbouring values of v then
+ * read neighbouring elements (the other terms are the same for the lanes that differ in v).
+ */
+export function contiguousSum(at: Array<Expr>, v: string, bound: Array<string>): bool {
+  if (at.length == 0) return false;
+  for (let d: i32 = 0; d + 1 < at.length; d++) if (mentionsAny(at[d], v, bound)) return false;
+  return sumTermsOf(at[at.length - 1], v, bound, true) == 1;
+}
+
+/** How many times `v` is a whole added term of the sum `e` (sign `plus`), or -1 where a term
+ *  mentions v or a bound name otherwise, or holds a load. */
+function sumTermsOf(e: Expr, v: string, bound: Array<string>, plus: bool): i32 {
+  if (e.op == "add" || e.op == "sub") {
+    const a: i32 = sumTermsOf(e.args[0], v, bound, plus);
+    const b: i32 = sumTermsOf(e.args[1], v, bound, e.op == "add" ? plus : !plus);
+    return a < 0 || b < 0 ? -1 : a + b;
+  }
+  if (isVar(e, v)) return plus ? 1 : -1;
+  return mentionsAny(e, v, bound) || holdsLoadExpr(e) ? -1 : 0;
+}
+
+function holdsLoadExpr(e: Expr): bool {
+  if (e.op == "load") return true;
+  for (let i: i32 = 0; i < e.args.length; i++) if (holdsLoadExpr(e.args[i])) return true;
+  return false;
 }
 
 /** Element types with a packed vector type (packed_float4, packed_int4, packed_half4,

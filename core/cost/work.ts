@@ -4,7 +4,7 @@
 import { Doc, Expr, Stmt, dtypeBytes } from "../ir/ast";
 import { Affine, AffineEnv, affineOf } from "../ir/affine";
 import { evalConstI32 } from "../analysis/consts";
-import { VectorAccesses, contiguousDecoded, contiguousIn, mentionsAny, sameExpr, vectorAccessesOfGrid, vectorAccessesOfList, vectorAccessesOfReduce } from "../analysis/vectors";
+import { VectorAccesses, contiguousDecoded, contiguousIn, contiguousSum, mentionsAny, uniformDecoded, sameExpr, vectorAccessesOfGrid, vectorAccessesOfList, vectorAccessesOfReduce } from "../analysis/vectors";
 import { loadIn, loadsOf, siblingJoins } from "../analysis/siblings";
 import { valuesBeforeStores, varyingLoads } from "../analysis/hoist";
 
@@ -376,9 +376,12 @@ export function reductionWork(doc: Doc, body: Array<Stmt>, v: string, fuse: bool
  *  one end of a run. */
 const DECODED_RUN: i32 = 32;
 
-/** 1 when the access `at` is strided in `x` (names in `bound` vary with x), else 0. */
-function strided(at: Array<Expr>, x: string, bound: Array<string>): f64 {
-  if (contiguousIn(at, x, bound) || contiguousDecoded(at, x, bound, DECODED_RUN)) return 0.0;
+/** 1 when the access `at` is strided in `x` (names in `bound` vary with x), else 0: not when it
+ *  is contiguous in x (also as a flat sum r * C + x, or as a decoding x / K, x % K with runs of
+ *  K >= DECODED_RUN), or the same element for runs of DECODED_RUN values of x (x / M alone). */
+function strided(doc: Doc, at: Array<Expr>, x: string, bound: Array<string>): f64 {
+  if (contiguousIn(at, x, bound) || contiguousSum(at, x, bound)) return 0.0;
+  if (contiguousDecoded(doc, at, x, bound, DECODED_RUN) || uniformDecoded(doc, at, x, bound, DECODED_RUN)) return 0.0;
   for (let d: i32 = 0; d < at.length; d++) if (mentionsAny(at[d], x, bound) || holdsLoad(at[d])) return 1.0;
   return 0.0;
 }
@@ -394,8 +397,8 @@ function holdsLoad(e: Expr): bool {
 function strideLoads(doc: Doc, e: Expr, st: Stage, times: f64, sv: string, inner: Array<string>, pv: string, deps: Array<string>): void {
   if (e.op == "load") {
     const b = st.slot(e.name, elementBytes(doc, e.name));
-    if (sv.length > 0) st.bufferStripeStrided[b] = st.bufferStripeStrided[b] + times * strided(e.args, sv, inner);
-    st.bufferProgramStrided[b] = st.bufferProgramStrided[b] + times * strided(e.args, pv, deps);
+    if (sv.length > 0) st.bufferStripeStrided[b] = st.bufferStripeStrided[b] + times * strided(doc, e.args, sv, inner);
+    st.bufferProgramStrided[b] = st.bufferProgramStrided[b] + times * strided(doc, e.args, pv, deps);
   }
   for (let i: i32 = 0; i < e.args.length; i++) strideLoads(doc, e.args[i], st, times, sv, inner, pv, deps);
 }
@@ -405,8 +408,8 @@ function strideLoadsAfter(doc: Doc, e: Expr, st: Stage, sv: string, pv: string, 
   if (loadIn(e, earlier)) return;
   if (e.op == "load") {
     const b = st.slot(e.name, elementBytes(doc, e.name));
-    st.bufferStripeStrided[b] = st.bufferStripeStrided[b] + strided(e.args, sv, new Array<string>());
-    st.bufferProgramStrided[b] = st.bufferProgramStrided[b] + strided(e.args, pv, deps);
+    st.bufferStripeStrided[b] = st.bufferStripeStrided[b] + strided(doc, e.args, sv, new Array<string>());
+    st.bufferProgramStrided[b] = st.bufferProgramStrided[b] + strided(doc, e.args, pv, deps);
   }
   for (let i: i32 = 0; i < e.args.length; i++) strideLoadsAfter(doc, e.args[i], st, sv, pv, deps, earlier);
 }
@@ -419,8 +422,8 @@ function strideList(doc: Doc, list: Array<Stmt>, st: Stage, times: f64, sv: stri
     if (s.kind == "store") {
       for (let k: i32 = 0; k < s.at.length; k++) strideLoads(doc, s.at[k], st, times, sv, inner, pv, deps);
       const bytes: f64 = times * elementBytes(doc, s.name);
-      if (sv.length > 0) st.stripeStridedStoreBytes += bytes * strided(s.at, sv, inner);
-      st.programStridedStoreBytes += bytes * strided(s.at, pv, deps);
+      if (sv.length > 0) st.stripeStridedStoreBytes += bytes * strided(doc, s.at, sv, inner);
+      st.programStridedStoreBytes += bytes * strided(doc, s.at, pv, deps);
     } else if (s.kind == "if") {
       strideLoads(doc, s.cond, st, times, sv, inner, pv, deps);
       strideList(doc, s.body, st, times, sv, inner, pv, deps);

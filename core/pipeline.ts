@@ -61,6 +61,7 @@ function argumentLimits(plan: Plan, device: Device): Array<Diagnostic> {
 
 function nestNote(n: FlatNest): string {
   let s = "The parallel loops " + n.vars.join(", ") + " above the reductions are one program per index tuple: " + n.programs.toString() + " programs in one program loop";
+  if (n.reordered) s += " (in this order, not as written: the last one indexes the largest buffer's innermost dimension, so neighbouring programs read neighbouring elements)";
   if (n.merged.length > 0) s += "; " + n.merged.join(", ") + " viewed with " + n.vars.length.toString() + " leading dimensions merged into one of " + n.programs.toString() + " (same memory)";
   return s + ".";
 }

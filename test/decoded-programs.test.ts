@@ -88,6 +88,23 @@ describe("programs told apart by decoded indices", () => {
     }
   });
 
+  it("the nest's loop order does not decide which programs are neighbours: for c: for b: over X[b, r, c] plans as for b: for c:", () => {
+    const sum = (outer: string, inner: string): string => doc({ B: 8, R: 1024, C: 4096 }, [["X", ["B", "R", "C"]], ["Y", ["B", "C"]]], [
+      { for: outer, in: [0, outer === "b" ? "B" : "C"], kind: "parallel", body: [{ for: inner, in: [0, inner === "b" ? "B" : "C"], kind: "parallel", body: [
+        { reduce: "s", combiner: "sum", over: ["r", 0, "R"], value: ["load", "X", ["b", "r", "c"]] },
+        { store: "Y", at: ["b", "c"], value: "s" }] }] }]);
+    const cb = h.wasm.call({ command: "plan", document: sum("c", "b"), options: {} });
+    const bc = h.wasm.call({ command: "plan", document: sum("b", "c"), options: {} });
+    expect(cb.mapping).toEqual(bc.mapping);
+    expect(cb.cost.total).toBe(bc.cost.total);
+    expect(cb.notes.join(" ")).toMatch(/parallel loops b, c above the reductions .*in this order, not as written/);
+    expect(bc.notes.join(" ")).not.toMatch(/not as written/);
+    // the reordered programs compute the oracle's values (a ragged last group of programs)
+    for (const options of [{ sizes: { B: 3, R: 37, C: 70 } }, { sizes: { B: 3, R: 37, C: 70 }, layout: "programs-on-lanes", programsPerGroup: 16, threads: 512 }]) {
+      validate(sum("c", "b"), options);
+    }
+  });
+
   it("a decoded index that is not the program variable's div and mod alone is not proven: Y[b, r, C - 1 - c]", () => {
     // the stores are disjoint in fact (c reversed); the proof is conservative, the plan serial
     const d = JSON.parse(MIDSOFTMAX);

@@ -32,6 +32,8 @@ export class FlatNest {
   programs: i32 = 0;
   /** Buffers whose leading dimensions were merged. */
   merged: Array<string> = new Array<string>();
+  /** The loops are not in written order (innermostLast). */
+  reordered: bool = false;
 }
 
 class Rewrite {
@@ -223,6 +225,9 @@ export function flattenProgramNest(doc: Doc): FlatNest {
     s = inner;
   }
   if (loops.length < 2 || !containsReduce(loops[loops.length - 1].body)) return r;
+  const body = loops[loops.length - 1].body;
+  const written = loops.slice(0);
+  innermostLast(doc, body, loops);
   const mins = new Array<i32>();
   const extents = new Array<i32>();
   let total: f64 = 1.0;
@@ -246,7 +251,6 @@ export function flattenProgramNest(doc: Doc): FlatNest {
     env.constValues.push(doc.sizeValues[i]);
   }
   const merged = new Array<string>();
-  const body = loops[loops.length - 1].body;
   for (let p: i32 = 0; p < doc.params.length; p++) {
     const prm = doc.params[p];
     if (prm.shape.length < loops.length) continue;
@@ -284,17 +288,111 @@ export function flattenProgramNest(doc: Doc): FlatNest {
     for (let d: i32 = loops.length; d < prm.shape.length; d++) q.shape.push(prm.shape[d]);
     out.params.push(q);
   }
-  const top = new Stmt("for", loops[0].ptr);
+  const top = new Stmt("for", written[0].ptr);
   top.name = pv;
   top.parallel = true;
-  top.min = intLit(0, loops[0].ptr + "/in/0");
-  top.extent = intLit(programs, loops[0].ptr + "/in/1");
-  top.step = loops[0].step;
+  top.min = intLit(0, written[0].ptr + "/in/0");
+  top.extent = intLit(programs, written[0].ptr + "/in/1");
+  top.step = written[0].step;
   top.body = rw.stmts(body);
   out.body.push(top);
   r.doc = out;
   r.programs = programs;
   r.merged = merged;
-  for (let d: i32 = 0; d < loops.length; d++) r.vars.push(loops[d].name);
+  for (let d: i32 = 0; d < loops.length; d++) {
+    r.vars.push(loops[d].name);
+    if (loops[d] !== written[d]) r.reordered = true;
+  }
   return r;
+}
+
+/**
+ * Orders the nest's loops (in place) so that neighbouring programs are neighbouring elements of
+ * the largest buffer the body accesses: by the dimension in which each loop's variable indexes it
+ * alone, the last dimension innermost (for c: for b: over X[b, r, c] becomes b, c, as written the
+ * programs c*B + b and c*B + b + 1 would be a plane of X apart). Loops whose variable indexes no
+ * dimension of it alone stay outermost, in written order, and so do all loops where that buffer
+ * says nothing. The loops are parallel with constant bounds, their programs proven independent on
+ * the flattened document whatever the order, so the order only decides which programs are
+ * neighbours (and which buffers are viewed merged).
+ */
+function innermostLast(doc: Doc, body: Array<Stmt>, loops: Array<Stmt>): void {
+  let best: i32 = -1;
+  let most: f64 = 0.0;
+  for (let p: i32 = 0; p < doc.params.length; p++) {
+    const n = doc.elementCount(p);
+    if (n > most && accessed(body, doc.params[p].name)) {
+      most = n;
+      best = p;
+    }
+  }
+  if (best < 0) return;
+  const name = doc.params[best].name;
+  const keys = new Array<i32>();
+  for (let d: i32 = 0; d < loops.length; d++) keys.push(dimensionOf(body, name, loops[d].name));
+  // a stable insertion sort by key (-1 first), written order among equal keys
+  for (let i: i32 = 1; i < loops.length; i++) {
+    const l = loops[i];
+    const k = keys[i];
+    let j: i32 = i - 1;
+    while (j >= 0 && keys[j] > k) {
+      loops[j + 1] = loops[j];
+      keys[j + 1] = keys[j];
+      j--;
+    }
+    loops[j + 1] = l;
+    keys[j + 1] = k;
+  }
+}
+
+/** Whether the statements load or store `buffer`. */
+function accessed(list: Array<Stmt>, buffer: string): bool {
+  for (let i: i32 = 0; i < list.length; i++) {
+    const s = list[i];
+    if (s.kind == "store" && s.name == buffer) return true;
+    if (loads(s.value, buffer) || loads(s.cond, buffer)) return true;
+    for (let k: i32 = 0; k < s.at.length; k++) if (loads(s.at[k], buffer)) return true;
+    if (accessed(s.body, buffer) || accessed(s.orelse, buffer)) return true;
+  }
+  return false;
+}
+
+function loads(e: Expr, buffer: string): bool {
+  if (e.op == "load" && e.name == buffer) return true;
+  for (let i: i32 = 0; i < e.args.length; i++) if (loads(e.args[i], buffer)) return true;
+  return false;
+}
+
+/** The dimension of `buffer` that the first access indexing it with `v` alone uses, or -1. */
+function dimensionOf(list: Array<Stmt>, buffer: string, v: string): i32 {
+  for (let i: i32 = 0; i < list.length; i++) {
+    const s = list[i];
+    if (s.kind == "store" && s.name == buffer) {
+      const d = dimIn(s.at, v);
+      if (d >= 0) return d;
+    }
+    let d = dimInExpr(s.value, buffer, v);
+    if (d < 0) d = dimInExpr(s.cond, buffer, v);
+    if (d < 0) d = dimensionOf(s.body, buffer, v);
+    if (d < 0) d = dimensionOf(s.orelse, buffer, v);
+    if (d >= 0) return d;
+  }
+  return -1;
+}
+
+function dimInExpr(e: Expr, buffer: string, v: string): i32 {
+  if (e.op == "load" && e.name == buffer) {
+    const d = dimIn(e.args, v);
+    if (d >= 0) return d;
+  }
+  for (let i: i32 = 0; i < e.args.length; i++) {
+    const d = dimInExpr(e.args[i], buffer, v);
+    if (d >= 0) return d;
+  }
+  return -1;
+}
+
+function dimIn(at: Array<Expr>, v: string): i32 {
+  for (let d: i32 = 0; d < at.length; d++) if (at[d].op == "name" && at[d].ref == "loop" && at[d].name == v) return d;
+  return -1;
 }

@@ -103,6 +103,23 @@ describe("programs told apart by decoded indices", () => {
     for (const options of [{ sizes: { B: 3, R: 37, C: 70 } }, { sizes: { B: 3, R: 37, C: 70 }, layout: "programs-on-lanes", programsPerGroup: 16, threads: 512 }]) {
       validate(sum("c", "b"), options);
     }
+    // kept as written where moving the loop would merge fewer written buffers (red team: Y[cc, b]
+    // with cc = c is merged under for c: for b:, and was lost to the reorder, falling back to the
+    // serial program), or where the moved loop would not index the innermost dimension
+    const alias = doc({ B: 3, R: 37, C: 70 }, [["X", ["B", "R", "C"]], ["Y", ["C", "B"]]], [
+      { for: "c", in: [0, "C"], kind: "parallel", body: [{ for: "b", in: [0, "B"], kind: "parallel", body: [
+        { let: "cc", value: "c" },
+        { reduce: "s", combiner: "sum", over: ["r", 0, "R"], value: ["load", "X", ["b", "r", "c"]] },
+        { store: "Y", at: ["cc", "b"], value: "s" }] }] }]);
+    const a = h.wasm.call({ command: "plan", document: alias, options: {} });
+    expect(a.realization).toBe("cooperative-reduction");
+    expect(a.notes.join(" ")).toMatch(/parallel loops c, b .*Y viewed with 2 leading dimensions merged/);
+    validate(alias, {});
+    const rows = doc({ B: 3, R: 37, C: 70 }, [["X", ["B", "C", "R"]], ["Y", ["C", "B"]]], [
+      { for: "c", in: [0, "C"], kind: "parallel", body: [{ for: "b", in: [0, "B"], kind: "parallel", body: [
+        { reduce: "s", combiner: "sum", over: ["r", 0, "R"], value: ["load", "X", ["b", "c", "r"]] },
+        { store: "Y", at: ["c", "b"], value: "s" }] }] }]);
+    expect(h.wasm.call({ command: "plan", document: rows, options: {} }).notes.join(" ")).not.toMatch(/not as written/);
   });
 
   it("a decoded index that is not the program variable's div and mod alone is not proven: Y[b, r, C - 1 - c]", () => {

@@ -226,8 +226,6 @@ export function flattenProgramNest(doc: Doc): FlatNest {
   }
   if (loops.length < 2 || !containsReduce(loops[loops.length - 1].body)) return r;
   const body = loops[loops.length - 1].body;
-  const written = loops.slice(0);
-  innermostLast(doc, body, loops);
   const mins = new Array<i32>();
   const extents = new Array<i32>();
   let total: f64 = 1.0;
@@ -250,15 +248,32 @@ export function flattenProgramNest(doc: Doc): FlatNest {
     env.constNames.push(doc.sizeNames[i]);
     env.constValues.push(doc.sizeValues[i]);
   }
-  const merged = new Array<string>();
-  for (let p: i32 = 0; p < doc.params.length; p++) {
-    const prm = doc.params[p];
-    if (prm.shape.length < loops.length) continue;
-    let fits = true;
-    for (let d: i32 = 0; d < loops.length; d++) {
-      if (mins[d] != 0 || doc.dim(p, d) != extents[d]) fits = false;
+  let merged = mergedBuffers(doc, body, loops, mins, extents, env);
+  // the loop that indexes the largest buffer's innermost dimension goes last, where that merges
+  // as many written buffers (innermostLast)
+  const written = loops.slice(0);
+  const last = innermostLast(doc, body, loops);
+  if (last >= 0) {
+    const order = new Array<i32>();
+    for (let d: i32 = 0; d < loops.length; d++) if (d != last) order.push(d);
+    order.push(last);
+    const l2 = new Array<Stmt>();
+    const m2 = new Array<i32>();
+    const e2 = new Array<i32>();
+    for (let d: i32 = 0; d < order.length; d++) {
+      l2.push(loops[order[d]]);
+      m2.push(mins[order[d]]);
+      e2.push(extents[order[d]]);
     }
-    if (fits && leadingInStmts(body, prm.name, loops, env)) merged.push(prm.name);
+    const merged2 = mergedBuffers(doc, body, l2, m2, e2, env);
+    if (storedCount(body, merged2) >= storedCount(body, merged)) {
+      for (let d: i32 = 0; d < order.length; d++) {
+        loops[d] = l2[d];
+        mins[d] = m2[d];
+        extents[d] = e2[d];
+      }
+      merged = merged2;
+    }
   }
   // a fresh name for the program variable
   const used = new Array<string>();
@@ -307,16 +322,15 @@ export function flattenProgramNest(doc: Doc): FlatNest {
 }
 
 /**
- * Orders the nest's loops (in place) so that neighbouring programs are neighbouring elements of
- * the largest buffer the body accesses: by the dimension in which each loop's variable indexes it
- * alone, the last dimension innermost (for c: for b: over X[b, r, c] becomes b, c, as written the
- * programs c*B + b and c*B + b + 1 would be a plane of X apart). Loops whose variable indexes no
- * dimension of it alone stay outermost, in written order, and so do all loops where that buffer
- * says nothing. The loops are parallel with constant bounds, their programs proven independent on
- * the flattened document whatever the order, so the order only decides which programs are
- * neighbours (and which buffers are viewed merged).
+ * Which loop should be the nest's last so that neighbouring programs are neighbouring elements:
+ * the one whose variable alone indexes the last dimension of the largest buffer the body
+ * accesses (for c: for b: over X[b, r, c], c), or -1 where that is already the last loop or no
+ * loop does (X[b, c, r]: r is innermost, the order changes nothing). flattenProgramNest moves it
+ * last only where that merges as many written buffers as the written order. The loops are
+ * parallel with constant bounds and their programs are proven independent on the flattened
+ * document whatever the order, so the order only decides which programs are neighbours.
  */
-function innermostLast(doc: Doc, body: Array<Stmt>, loops: Array<Stmt>): void {
+function innermostLast(doc: Doc, body: Array<Stmt>, loops: Array<Stmt>): i32 {
   let best: i32 = -1;
   let most: f64 = 0.0;
   for (let p: i32 = 0; p < doc.params.length; p++) {
@@ -326,23 +340,46 @@ function innermostLast(doc: Doc, body: Array<Stmt>, loops: Array<Stmt>): void {
       best = p;
     }
   }
-  if (best < 0) return;
+  if (best < 0) return -1;
   const name = doc.params[best].name;
-  const keys = new Array<i32>();
-  for (let d: i32 = 0; d < loops.length; d++) keys.push(dimensionOf(body, name, loops[d].name));
-  // a stable insertion sort by key (-1 first), written order among equal keys
-  for (let i: i32 = 1; i < loops.length; i++) {
-    const l = loops[i];
-    const k = keys[i];
-    let j: i32 = i - 1;
-    while (j >= 0 && keys[j] > k) {
-      loops[j + 1] = loops[j];
-      keys[j + 1] = keys[j];
-      j--;
-    }
-    loops[j + 1] = l;
-    keys[j + 1] = k;
+  const innermost: i32 = doc.params[best].shape.length - 1;
+  for (let d: i32 = 0; d + 1 < loops.length; d++) {
+    if (dimensionOf(body, name, loops[d].name) == innermost) return d;
   }
+  return -1;
+}
+
+/** Buffers whose every access indexes the k leading dimensions with the nest's variables in the
+ *  order of `loops` (each index the loop variable, or an affine form equal to it), loops from 0
+ *  over those dimensions' extents. */
+function mergedBuffers(doc: Doc, body: Array<Stmt>, loops: Array<Stmt>, mins: Array<i32>, extents: Array<i32>, env: AffineEnv): Array<string> {
+  const merged = new Array<string>();
+  for (let p: i32 = 0; p < doc.params.length; p++) {
+    const prm = doc.params[p];
+    if (prm.shape.length < loops.length) continue;
+    let fits = true;
+    for (let d: i32 = 0; d < loops.length; d++) {
+      if (mins[d] != 0 || doc.dim(p, d) != extents[d]) fits = false;
+    }
+    if (fits && leadingInStmts(body, prm.name, loops, env)) merged.push(prm.name);
+  }
+  return merged;
+}
+
+/** How many of `names` the statements store to. */
+function storedCount(body: Array<Stmt>, names: Array<string>): i32 {
+  let n: i32 = 0;
+  for (let i: i32 = 0; i < names.length; i++) if (stores(body, names[i])) n++;
+  return n;
+}
+
+function stores(list: Array<Stmt>, buffer: string): bool {
+  for (let i: i32 = 0; i < list.length; i++) {
+    const s = list[i];
+    if (s.kind == "store" && s.name == buffer) return true;
+    if (stores(s.body, buffer) || stores(s.orelse, buffer)) return true;
+  }
+  return false;
 }
 
 /** Whether the statements load or store `buffer`. */

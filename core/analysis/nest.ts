@@ -22,6 +22,7 @@
 import { Doc, Expr, Param, Stmt, copyExpr, intLit } from "../ir/ast";
 import { constValue } from "../cost/work";
 import { containsReduce } from "./structure";
+import { countStores } from "./vectors";
 import { AffineEnv, affineOf } from "../ir/affine";
 
 export class FlatNest {
@@ -369,17 +370,8 @@ function mergedBuffers(doc: Doc, body: Array<Stmt>, loops: Array<Stmt>, mins: Ar
 /** How many of `names` the statements store to. */
 function storedCount(body: Array<Stmt>, names: Array<string>): i32 {
   let n: i32 = 0;
-  for (let i: i32 = 0; i < names.length; i++) if (stores(body, names[i])) n++;
+  for (let i: i32 = 0; i < names.length; i++) if (countStores(body, names[i]) > 0) n++;
   return n;
-}
-
-function stores(list: Array<Stmt>, buffer: string): bool {
-  for (let i: i32 = 0; i < list.length; i++) {
-    const s = list[i];
-    if (s.kind == "store" && s.name == buffer) return true;
-    if (stores(s.body, buffer) || stores(s.orelse, buffer)) return true;
-  }
-  return false;
 }
 
 /** Whether the statements load or store `buffer`. */

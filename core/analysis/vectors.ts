@@ -183,7 +183,7 @@ function modTermOf(doc: Doc, e: Expr, v: string, bound: Array<string>, plus: boo
     const K: i32 = divisorOf(doc, e.args[1]);
     return plus && K > 0 ? K : -1;
   }
-  return mentionsAny(e, v, bound) || holdsLoadExpr(e) ? -1 : 0;
+  return mentionsAny(e, v, bound) || holdsLoad(e) ? -1 : 0;
 }
 
 /** A positive divisor's value: an int literal or a size (0 otherwise). */
@@ -228,12 +228,13 @@ function sumTermsOf(e: Expr, v: string, bound: Array<string>, plus: bool): i32 {
     return a < 0 || b < 0 ? -1 : a + b;
   }
   if (isVar(e, v)) return plus ? 1 : -1;
-  return mentionsAny(e, v, bound) || holdsLoadExpr(e) ? -1 : 0;
+  return mentionsAny(e, v, bound) || holdsLoad(e) ? -1 : 0;
 }
 
-function holdsLoadExpr(e: Expr): bool {
+/** Whether `e` holds a load anywhere. */
+export function holdsLoad(e: Expr): bool {
   if (e.op == "load") return true;
-  for (let i: i32 = 0; i < e.args.length; i++) if (holdsLoadExpr(e.args[i])) return true;
+  for (let i: i32 = 0; i < e.args.length; i++) if (holdsLoad(e.args[i])) return true;
   return false;
 }
 

@@ -4,7 +4,7 @@
 import { Doc, Expr, Stmt, dtypeBytes } from "../ir/ast";
 import { Affine, AffineEnv, affineOf } from "../ir/affine";
 import { evalConstI32 } from "../analysis/consts";
-import { VectorAccesses, contiguousDecoded, contiguousIn, contiguousSum, mentionsAny, uniformDecoded, sameExpr, vectorAccessesOfGrid, vectorAccessesOfList, vectorAccessesOfReduce } from "../analysis/vectors";
+import { VectorAccesses, contiguousDecoded, contiguousIn, contiguousSum, holdsLoad, mentionsAny, uniformDecoded, sameExpr, vectorAccessesOfGrid, vectorAccessesOfList, vectorAccessesOfReduce } from "../analysis/vectors";
 import { loadIn, loadsOf, siblingJoins } from "../analysis/siblings";
 import { valuesBeforeStores, varyingLoads } from "../analysis/hoist";
 
@@ -386,11 +386,6 @@ function strided(doc: Doc, at: Array<Expr>, x: string, bound: Array<string>): f6
   return 0.0;
 }
 
-function holdsLoad(e: Expr): bool {
-  if (e.op == "load") return true;
-  for (let i: i32 = 0; i < e.args.length; i++) if (holdsLoad(e.args[i])) return true;
-  return false;
-}
 
 /** Strides of the loads in `e` into stage `st`: in the stripe variable `sv` (inner names bound
  *  below it: `inner`) and in the program variable `pv` (names varying with it: `deps`). */

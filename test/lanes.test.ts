@@ -181,6 +181,19 @@ describe("programs on lanes: column reductions", () => {
     validate(doc, { sizes: { B: 3, R: 37, C: 70 }, layout: LANES, programsPerGroup: 32, threads: 1024 });
   });
 
+  it("--threads with programs on lanes and no --programs-per-group is honoured (T = 96: no P of 8, 16 or 32 fits, so P = 1 at T = 96)", () => {
+    // red team, session 24: the request fell through to the P = 1 search with T left free, and
+    // the plan took T = 64 without a word
+    for (const f of ["colsum.json", "midsum.json"]) {
+      for (const T of [96, 128, 1024]) {
+        const p = h.wasm.call({ command: "plan", document: text(f), options: { threads: T, layout: LANES } });
+        expect(p.mapping.T, `${f} ${T}`).toBe(T);
+        expect(p.mapping.layout).toBe(LANES);
+      }
+    }
+    validate(text("colsum.json"), { threads: 96, layout: LANES });
+  });
+
   it("options: an unknown layout and --vector with programs on lanes are TPL002; a layout for an element graph is TPL011", () => {
     const col = text("colsum.json");
     const bad = h.wasm.call({ command: "plan", document: col, options: { layout: "lanes" } });

@@ -576,9 +576,11 @@ function solveReduction(doc: Doc, st: Structure, device: Device, o: Options, pla
     return;
   }
   if (chosen < 0 && o.programsPerGroup != 1) {
-    // packed (or the requested widths) unproven: the unpacked form P = 1 by the bounded search
+    // packed (or the requested widths) unproven: the unpacked form P = 1 by the bounded search;
+    // a --threads given without --programs-per-group is kept (programs on lanes at T = 96: no P
+    // of 8, 16 or 32 divides it, and the request was silently replaced by the search's T)
     const from: i32 = s.all.length;
-    s.enumerate(1, 0, widths, U, limit);
+    s.enumerate(1, o.programsPerGroup == 0 ? o.threads : 0, widths, U, limit);
     if (o.candidates) s.checkAll();
     chosen = s.bestAdmissible(from);
   }

@@ -26,7 +26,7 @@
 //   affine_rounded_race, _nest, _conflict
 //                                index arithmetic whose exact coefficients pass 2^52: the affine
 //                                forms multiplied in f64 unchecked for a new variable, so
-//                                r * 1073741825 * 1073741825 - r * 1073741824 * 1073741826 (-r in
+//                                r * 1073741824 * 1073741826 - r * 1073741825 * 1073741825 (-r in
 //                                i32) came out as 0: a store at r + that (every program writes
 //                                Y[0]) was proven independent and admitted (the host detector
 //                                reported the race); the same index in a nest decided that X's

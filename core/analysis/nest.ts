@@ -22,7 +22,7 @@
 import { Doc, Expr, Param, Stmt, copyExpr, intLit } from "../ir/ast";
 import { constValue } from "../cost/work";
 import { containsReduce } from "./structure";
-import { countStores } from "./vectors";
+import { countStores, loadsIn } from "./vectors";
 import { AffineEnv, affineOf } from "../ir/affine";
 
 export class FlatNest {
@@ -376,47 +376,33 @@ function storedCount(body: Array<Stmt>, names: Array<string>): i32 {
 
 /** Whether the statements load or store `buffer`. */
 function accessed(list: Array<Stmt>, buffer: string): bool {
-  for (let i: i32 = 0; i < list.length; i++) {
-    const s = list[i];
-    if (s.kind == "store" && s.name == buffer) return true;
-    if (loads(s.value, buffer) || loads(s.cond, buffer)) return true;
-    for (let k: i32 = 0; k < s.at.length; k++) if (loads(s.at[k], buffer)) return true;
-    if (accessed(s.body, buffer) || accessed(s.orelse, buffer)) return true;
-  }
-  return false;
+  if (countStores(list, buffer) > 0) return true;
+  const found = new Array<Expr>();
+  loadsIn(list, buffer, found);
+  return found.length > 0;
 }
 
-function loads(e: Expr, buffer: string): bool {
-  if (e.op == "load" && e.name == buffer) return true;
-  for (let i: i32 = 0; i < e.args.length; i++) if (loads(e.args[i], buffer)) return true;
-  return false;
-}
-
-/** The dimension of `buffer` that the first access indexing it with `v` alone uses, or -1. */
+/** The dimension of `buffer` that an access indexing it with `v` alone uses (its loads first,
+ *  then its stores), or -1. */
 function dimensionOf(list: Array<Stmt>, buffer: string, v: string): i32 {
-  for (let i: i32 = 0; i < list.length; i++) {
-    const s = list[i];
-    if (s.kind == "store" && s.name == buffer) {
-      const d = dimIn(s.at, v);
-      if (d >= 0) return d;
-    }
-    let d = dimInExpr(s.value, buffer, v);
-    if (d < 0) d = dimInExpr(s.cond, buffer, v);
-    if (d < 0) d = dimensionOf(s.body, buffer, v);
-    if (d < 0) d = dimensionOf(s.orelse, buffer, v);
+  const found = new Array<Expr>();
+  loadsIn(list, buffer, found);
+  for (let i: i32 = 0; i < found.length; i++) {
+    const d = dimIn(found[i].args, v);
     if (d >= 0) return d;
   }
-  return -1;
+  return storeDimensionOf(list, buffer, v);
 }
 
-function dimInExpr(e: Expr, buffer: string, v: string): i32 {
-  if (e.op == "load" && e.name == buffer) {
-    const d = dimIn(e.args, v);
+function storeDimensionOf(list: Array<Stmt>, buffer: string, v: string): i32 {
+  for (let i: i32 = 0; i < list.length; i++) {
+    const s = list[i];
+    const d = s.kind == "store" && s.name == buffer ? dimIn(s.at, v) : -1;
     if (d >= 0) return d;
-  }
-  for (let i: i32 = 0; i < e.args.length; i++) {
-    const d = dimInExpr(e.args[i], buffer, v);
-    if (d >= 0) return d;
+    const b = storeDimensionOf(s.body, buffer, v);
+    if (b >= 0) return b;
+    const e = storeDimensionOf(s.orelse, buffer, v);
+    if (e >= 0) return e;
   }
   return -1;
 }

@@ -327,7 +327,7 @@ function loadsOf(e: Expr, buffer: string, out: Array<Expr>): void {
 }
 
 /** Every load of `buffer` in a statement list (any depth). */
-function loadsIn(list: Array<Stmt>, buffer: string, out: Array<Expr>): void {
+export function loadsIn(list: Array<Stmt>, buffer: string, out: Array<Expr>): void {
   for (let i: i32 = 0; i < list.length; i++) {
     const s = list[i];
     loadsOf(s.min, buffer, out);

@@ -94,7 +94,8 @@ function candidatesJson(list: Array<Candidate>, realization: string, out: Text):
     strings(c.failed, out);
     out.add(",\"cost\":");
     costJson(c.cost, out);
-    if (c.note.length > 0) out.add(",\"note\":").quoted(c.note);
+    const note = c.noteText();
+    if (note.length > 0) out.add(",\"note\":").quoted(note);
     out.add("}");
   }
   out.add("]");

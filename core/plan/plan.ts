@@ -187,6 +187,13 @@ export class Candidate {
   note: string;
   /** cost.total, kept apart so a search can score without keeping every term. */
   total: f64;
+  /** Why a cacheable stripe was read uncached, kept as numbers and written out only where a
+   *  plan reports it (noteText): 0 none, UNCACHED_BUDGET or UNCACHED_SPILL. */
+  uncachedWhy: i32 = 0;
+  stripeNeed: i32 = 0;
+  stripeRegs: i32 = 0;
+  stripeRoom: i32 = 0;
+  stripeBudget: i32 = 0;
 
   constructor(mapping: Mapping, cost: Cost, failed: Array<string>, note: string) {
     this.mapping = mapping;
@@ -195,7 +202,21 @@ export class Candidate {
     this.note = note;
     this.total = cost.total;
   }
+
+  /** The candidate's note: the one it was given, else why its stripe is read uncached, or "". */
+  noteText(): string {
+    if (this.note.length > 0 || this.uncachedWhy == 0) return this.note;
+    if (this.uncachedWhy == UNCACHED_BUDGET)
+      return "uncached: the stripe needs " + this.stripeNeed.toString() + " scalars per worker, over the private budget of " + this.stripeBudget.toString();
+    return "uncached: with the stripe of " + this.stripeNeed.toString() + " scalars a thread would hold about " + this.stripeRegs.toString() +
+      " registers, over the " + this.stripeRoom.toString() + " the register file gives each of " + this.mapping.T.toString() + " threads (the stripe would spill)";
+  }
 }
+
+/** Candidate.uncachedWhy: the stripe is over the device's private budget. */
+export const UNCACHED_BUDGET: i32 = 1;
+/** Candidate.uncachedWhy: the stripe would spill past the register file's share of a thread. */
+export const UNCACHED_SPILL: i32 = 2;
 
 /** Kernel parameter binding: one per buffer (threadgroup memory is declared in the kernel body). */
 export class Binding {

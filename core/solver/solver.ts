@@ -13,7 +13,9 @@ import { diag, hasErrors } from "../diag/diagnostic";
 import { ceilDiv, idiv } from "../util/text";
 import { formatF64Fixed } from "../util/num";
 import {
-  Candidate, Cost, LAYOUT_PROGRAMS, Mapping, NO_BUFFERS, Plan, Rejection, RuleResult, partialsPerGroup,
+  Candidate,
+  UNCACHED_BUDGET,
+  UNCACHED_SPILL, Cost, LAYOUT_PROGRAMS, Mapping, NO_BUFFERS, Plan, Rejection, RuleResult, partialsPerGroup,
   REALIZATION_COOPERATIVE, REALIZATION_FUSED, REALIZATION_SERIAL,
 } from "../plan/plan";
 import { Work, constValue, elementWork, reductionWork, serialWork } from "../cost/work";
@@ -247,7 +249,10 @@ class Search {
       return;
     }
     m.partialBytes = partialsPerGroup(P, S, lanes) * 4;
-    let note = "";
+    let why: i32 = 0;
+    let need: i32 = 0;
+    let regs: i32 = 0;
+    let room: i32 = 0;
     const cacheable = uncached ? NO_BUFFERS : lanes ? this.cacheableLanes : this.cacheable;
     if (cacheable.length > 0) {
       if (this.widestOf !== cacheable) {
@@ -255,15 +260,15 @@ class Search {
         this.widestExtra = this.device.registersPerCore > 0 ? extraStageLoads(this.work, cacheable) : 0;
         this.widestOf = cacheable;
       }
-      const need = stripeScalarsOf(this.widest, m.W, V);
+      need = stripeScalarsOf(this.widest, m.W, V);
       // where the device gives its register file: a thread of a T-thread group holds at most the
       // file over the group's lanes; a stripe past that would spill to memory
-      const regs = registersPerThread(this.device, need, this.widestExtra);
-      const room = registerLimit(this.device, m.T, 1);
+      regs = registersPerThread(this.device, need, this.widestExtra);
+      room = registerLimit(this.device, m.T, 1);
       if (need > this.device.privateBudget) {
-        note = "uncached: the stripe needs " + need.toString() + " scalars per worker, over the private budget of " + this.device.privateBudget.toString();
+        why = UNCACHED_BUDGET;
       } else if (regs > 0 && regs > room) {
-        note = "uncached: with the stripe of " + need.toString() + " scalars a thread would hold about " + regs.toString() + " registers, over the " + room.toString() + " the register file gives each of " + m.T.toString() + " threads (the stripe would spill)";
+        why = UNCACHED_SPILL;
       } else {
         m.cached = true;
         m.cacheBuffers = cacheable;
@@ -273,8 +278,14 @@ class Search {
     // scored now; checked by the rules only when the search needs its verdict (ensureChecked)
     // ranked by total now; the full cost record is kept only for candidates that are reported
     const total: f64 = costCooperativeInto(this.device, this.work, m, m.cacheBuffers, this.scratch.cost, this.scratch).total;
-    const cand = new Candidate(m, PENDING_COST, NO_BUFFERS, note);
+    // the note's text is written only where a plan reports it (Candidate.noteText)
+    const cand = new Candidate(m, PENDING_COST, NO_BUFFERS, "");
     cand.total = total;
+    cand.uncachedWhy = why;
+    cand.stripeNeed = need;
+    cand.stripeRegs = regs;
+    cand.stripeRoom = room;
+    cand.stripeBudget = this.device.privateBudget;
     this.all.push(cand);
     this.rules.push(NO_RULES);
     this.checked.push(false);
@@ -619,7 +630,7 @@ function solveReduction(doc: Doc, st: Structure, device: Device, o: Options, pla
   if (s.laneUnroll > 1 && cm.lanes && cm.U == s.laneUnroll) {
     plan.notes.push("U = " + cm.U.toString() + " (the automatic unroll): the loop that stores computes " + cm.U.toString() + " chunks' values before storing them, so their loads are in flight together; read uncached, as the loop's loads then are.");
   }
-  const note = s.all[chosen].note;
+  const note = s.all[chosen].noteText();
   if (note.length > 0) plan.diags.push(diag("TPL004", "/options/cacheInput", "Cached input does not fit: " + note + "; the input is read uncached."));
   if (o.candidates) plan.candidates = s.all;
 }

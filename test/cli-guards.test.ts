@@ -42,3 +42,48 @@ describe("CLI usage guards", () => {
     }
   });
 });
+
+// Output paths that cannot be written (red team, session 25): `sweep`, `bench` and `calibrate` made
+// their folders with a recursive mkdir, which retries forever under /proc, and only after all the
+// timing; `time -o` wrote with a plain writeFileSync, so a bad path was exit 3, "internal error".
+// Each is now a usage error (exit 2) found before any kernel is timed.
+describe("output paths that cannot be written", () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tile-outpaths-"));
+  const file = path.join(dir, "afile");
+  fs.writeFileSync(file, "x");
+  const sub = path.join(dir, "adir");
+  fs.mkdirSync(sub);
+  // a hang would pass the limit here: spawnSync ends the process and status is null
+  const run = (...args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", cwd: ROOT, timeout: 60000 });
+  const host = ["--runtime", "host"];
+
+  it("tile time -o: a missing folder, a folder, a path through a file: exit 2 naming the path, nothing written", () => {
+    for (const [out, why] of [[path.join(dir, "missing", "t.json"), /does not exist/], [sub, /is a directory/], [path.join(file, "t.json"), /is not a directory/]] as const) {
+      const r = run("time", "sum", "--size", "R=2", "--size", "C=8", ...host, "--rounds", "2", "--samples", "1", "-o", out);
+      expect(r.status, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(why);
+      expect(r.stderr).not.toMatch(/internal error/);
+    }
+  });
+
+  it("tile sweep and tile bench -o a file, or a folder under /proc: exit 2, not a hang", () => {
+    const targets = [file, ...(process.platform === "linux" ? ["/proc/tile-no-such-dir/out"] : [])];
+    for (const out of targets) {
+      const s = run("sweep", "sum", "--size", "R=2", "--size", "C=8", ...host, "--max-candidates", "2", "-o", out);
+      expect(s.status, `sweep -o ${out}: ${s.stderr}`).toBe(2);
+      const b = run("bench", "bench/protocols/smoke.json", ...host, "--json", "-o", out);
+      expect(b.status, `bench -o ${out}: ${b.stderr}`).toBe(2);
+      expect(JSON.parse(b.stdout)).toMatchObject({ ok: false, exit: 2, error: { code: "usage" } });
+    }
+    expect(fs.readFileSync(file, "utf8")).toBe("x");
+  });
+
+  it("tile calibrate -o through a file is exit 2 before any fit; run --dump \"\" is exit 2", () => {
+    const c = run("calibrate", "evidence/h200/run14b/evidence3/sweeps/softmax-1024x4096", "-o", path.join(file, "dev.json"));
+    expect(c.status, c.stderr).toBe(2);
+    expect(c.stderr).toMatch(/is not a directory/);
+    const d = run("run", "cases/sum.json", "--size", "R=2", "--size", "C=8", ...host, "--dump", "");
+    expect(d.status, d.stderr).toBe(2);
+    expect(d.stderr).toMatch(/--dump expects a folder/);
+  });
+});

@@ -26,6 +26,13 @@ function readNpy(file: string): { descr: string; shape: number[]; bytes: Uint8Ar
   const shape = header.split("'shape': (")[1].split(")")[0].split(",").map((s) => s.trim()).filter((s) => s !== "").map(Number);
   return { descr, shape, bytes: Uint8Array.from(b.subarray(10 + hlen)) };
 }
+/** A version 1.0 .npy file of `data` (C order), the way NumPy writes one. */
+function npyFile(descr: string, shape: number[], data: Buffer): Buffer {
+  let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': (${shape.join(", ")}${shape.length === 1 ? "," : ""}), }`;
+  header += " ".repeat(64 - ((10 + header.length + 1) % 64)) + "\n";
+  const head = Buffer.from([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 1, 0, header.length & 255, header.length >> 8]);
+  return Buffer.concat([head, Buffer.from(header, "latin1"), data]);
+}
 const f32s = (a: { bytes: Uint8Array }): Float32Array => new Float32Array(a.bytes.buffer);
 const u32s = (a: { bytes: Uint8Array }): Uint32Array => new Uint32Array(a.bytes.buffer);
 
@@ -182,6 +189,36 @@ describe("16-bit buffers in .npy", () => {
       expect(r.status, r.stdout + r.stderr).toBe(0);
       expect(readNpy(path.join(again, "Y.final.npy")).bytes).toEqual(readNpy(path.join(first, "Y.final.npy")).bytes);
     }
+  });
+  it("a NaN's sign and payload reach the kernel as the file holds them (f32, f16, bf16); a NaN bf16 cannot hold is refused", () => {
+    // Y = X * 2 over [R, C] in each dtype, fed NaNs with payloads (red-team finding: the values were
+    // held as FP64, so every NaN became the one quiet NaN and the dump no longer matched the file)
+    const dir = tmp("nanbits");
+    const cases: [string, string, number[]][] = [
+      ["f32", "<f4", [0x7fc00001, 0xffc12345, 0x7f800001, 0x3f800000, 0xff810000, 0x40000000]],
+      ["f16", "<f2", [0x7e01, 0xfc01, 0xfe00, 0x3c00, 0x7c01, 0x4000]],
+      ["bf16", "<f4", [0xffc00000, 0x7fc10000, 0xff810000, 0x3f800000, 0x7f810000, 0x40000000]],
+    ];
+    for (const [dtype, descr, words] of cases) {
+      const doc = path.join(dir, `scale_${dtype}.json`);
+      fs.writeFileSync(doc, JSON.stringify({ tile: 1, name: `scale_${dtype}`, attrs: { noalias: true }, sizes: { R: 2, C: 3 },
+        params: [{ name: "X", dtype, shape: ["R", "C"] }, { name: "Y", dtype, shape: ["R", "C"] }],
+        body: [{ for: "r", in: [0, "R"], kind: "parallel", body: [{ for: "c", in: [0, "C"], kind: "parallel", body: [
+          { store: "Y", at: ["r", "c"], value: ["mul", ["load", "X", ["r", "c"]], ["f32", 2]] }] }] }] }));
+      const data = descr === "<f2" ? Buffer.from(Uint16Array.from(words).buffer) : Buffer.from(Uint32Array.from(words).buffer);
+      const file = path.join(dir, `x_${dtype}.npy`);
+      fs.writeFileSync(file, npyFile(descr, [2, 3], data));
+      const out = path.join(dir, `out_${dtype}`);
+      const r = tile(["run", doc, "--runtime", "host", "--input", `X=${file}`, "--dump", out]);
+      expect(r.status, r.stdout + r.stderr).toBe(0);
+      expect(Buffer.from(readNpy(path.join(out, "X.initial.npy")).bytes), dtype).toEqual(data);
+    }
+    // 0x7fc00001 is a float32 NaN whose payload has bits bf16 drops: not a bf16 value
+    const bad = path.join(dir, "x_bad.npy");
+    fs.writeFileSync(bad, npyFile("<f4", [2, 3], Buffer.from(Uint32Array.from([0x3f800000, 0x7fc00001, 0, 0, 0, 0]).buffer)));
+    const r = tile(["run", path.join(dir, "scale_bf16.json"), "--runtime", "host", "--input", `X=${bad}`]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/element 1 \(a NaN with bits 0x7fc00001.*is not a bf16 value/);
   });
   it("a float32 file with values that are not bf16 is refused for a bf16 buffer (exit 2)", () => {
     const dump = tmp("bfdump");

@@ -120,8 +120,9 @@ export function ensureDir(dir: string): void {
   }
 }
 
-/** Writes an output file; a missing directory or any write error is a usage error naming it. */
-export function writeOutput(file: string, data: string | Uint8Array): void {
+/** Checks, before any long work, that `file` can be written where it is named: its directory
+ *  exists and the path is not a directory (a usage error naming the file otherwise). */
+export function checkOutputFile(file: string): void {
   const dir = path.dirname(path.resolve(file));
   let st: fs.Stats | null = null;
   try {
@@ -129,7 +130,20 @@ export function writeOutput(file: string, data: string | Uint8Array): void {
   } catch {
     st = null;
   }
-  if (!st || !st.isDirectory()) throw new UsageError(`cannot write ${file}: the directory ${path.dirname(file)} does not exist`);
+  if (!st) throw new UsageError(`cannot write ${file}: the directory ${path.dirname(file)} does not exist`);
+  if (!st.isDirectory()) throw new UsageError(`cannot write ${file}: ${path.dirname(file)} is not a directory`);
+  let self: fs.Stats | null = null;
+  try {
+    self = fs.statSync(file);
+  } catch {
+    self = null;
+  }
+  if (self && self.isDirectory()) throw new UsageError(`cannot write ${file}: it is a directory`);
+}
+
+/** Writes an output file; a missing directory or any write error is a usage error naming it. */
+export function writeOutput(file: string, data: string | Uint8Array): void {
+  checkOutputFile(file);
   try {
     fs.writeFileSync(file, data);
   } catch (err) {

@@ -12,11 +12,15 @@ export interface UserInputs {
   inputs: Map<string, InputBuffer>;
   /** Buffer name -> the file it came from. */
   files: Map<string, string>;
+  /** Buffer name -> the file's elements as the buffer's storage bits (f32: 32-bit words, f16 and
+   *  bf16: 16-bit), which the kernel is given as they are: a NaN keeps its sign and payload, which
+   *  the FP64 values in `inputs` (what the oracle reads) cannot hold. */
+  bits: Map<string, Uint32Array | Uint16Array>;
 }
 
 /** Loads every `NAME=FILE` of `specs` for `doc` (canonical, sizes applied); a string is an error. */
 export function loadUserInputs(doc: any, specs: string[]): UserInputs | string {
-  const out: UserInputs = { inputs: new Map(), files: new Map() };
+  const out: UserInputs = { inputs: new Map(), files: new Map(), bits: new Map() };
   const { read, written } = bufferAccess(doc);
   for (const spec of specs) {
     const eq = spec.indexOf("=");
@@ -46,9 +50,16 @@ export function loadUserInputs(doc: any, specs: string[]): UserInputs | string {
     const buf = arr.data.buffer.slice(arr.data.byteOffset, arr.data.byteOffset + arr.data.byteLength);
     if (param.dtype === "bf16") {
       const bits = new Uint32Array(buf);
-      const at = bits.findIndex((b) => (b & 0xffff) !== 0 && (b & 0x7fffffff) <= 0x7f800000);
-      if (at >= 0) return `--input ${name}: ${file}: element ${at} (${new Float32Array(buf)[at]}) is not a bf16 value; round the array to bfloat16 first`;
-    }
+      // a bf16 value is a float32 whose low 16 bits are 0, a NaN too (its payload must fit bf16's)
+      const at = bits.findIndex((b) => (b & 0xffff) !== 0);
+      if (at >= 0) {
+        const v = new Float32Array(buf)[at];
+        const what = Number.isNaN(v) ? `a NaN with bits 0x${bits[at].toString(16).padStart(8, "0")}, whose payload bf16 cannot hold` : String(v);
+        return `--input ${name}: ${file}: element ${at} (${what}) is not a bf16 value; round the array to bfloat16 first`;
+      }
+      out.bits.set(name, Uint16Array.from(bits, (b) => b >>> 16));
+    } else if (param.dtype === "f16") out.bits.set(name, new Uint16Array(buf));
+    else if (param.dtype === "f32") out.bits.set(name, new Uint32Array(buf));
     out.inputs.set(name, param.dtype === "i32" ? new Int32Array(buf)
       : param.dtype === "f16" ? Float64Array.from(new Uint16Array(buf), f16ToNumber)
       : Float64Array.from(new Float32Array(buf)));

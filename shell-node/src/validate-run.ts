@@ -10,7 +10,7 @@ import { ReductionOrder, roundingBounds } from "./bounds";
 import { InputRange, describeInputs, makeInputs, shapeOf } from "./inputs";
 import { bufferAccess } from "./access";
 import { NPY_DESCR, encodeNpy } from "./npy";
-import { ensureDir } from "./io";
+import { ensureDir, UsageError, writeOutput } from "./io";
 import { bf16ToNumber, f16ToNumber, numberToBf16, numberToF16 } from "./f16";
 
 /** Bytes per element of a buffer of `dtype`. */
@@ -483,6 +483,9 @@ export interface RunRequest {
   inputs?: Map<string, Float64Array | Int32Array>;
   /** Buffer name -> the file its initial contents came from (recorded in a dump's manifest). */
   inputFiles?: Map<string, string>;
+  /** The storage bits of buffers in `inputs` (tile run --input): given to the kernel as they are,
+   *  so a NaN keeps its payload (the oracle reads the values in `inputs`). */
+  inputBits?: Map<string, Uint32Array | Uint16Array>;
   dumpDir?: string;
   /** f32 inputs uniform on [lo, hi) (default [-2, 2)). */
   inputRange?: InputRange;
@@ -621,19 +624,22 @@ function validateOnce(req: RunRequest, mayReplan: boolean): RunResult {
         const src = inputs.get(b.name)!;
         // write-only outputs start as sentinels, so elements never written are detectable
         const fill = read.has(b.name) || !written.has(b.name);
+        const given = req.inputBits?.get(b.name);
         let data: Float32Array | Int32Array | Uint16Array;
         if (size === 2) {
           // f16 / bf16: the bits of each (already representable) value
           const encode = param.dtype === "f16" ? numberToF16 : numberToBf16;
           data = new Uint16Array(total);
           for (let i = 0; i < total; i++) data[i] = sentinelBits16(bufferIndex, i, param.dtype, req.sentinelSalt ?? 0);
-          if (fill) for (let i = 0; i < n; i++) data[guard + i] = encode(src[i]);
+          if (fill && given instanceof Uint16Array && given.length === n) data.set(given, guard);
+          else if (fill) for (let i = 0; i < n; i++) data[guard + i] = encode(src[i]);
         } else {
           const isF32 = param.dtype === "f32";
           data = isF32 ? new Float32Array(total) : new Int32Array(total);
           const bits = new Uint32Array(data.buffer);
           for (let i = 0; i < total; i++) bits[i] = sentinelBits(bufferIndex, i, isF32, req.sentinelSalt ?? 0);
-          if (fill) for (let i = 0; i < n; i++) data[guard + i] = src[i];
+          if (fill && given instanceof Uint32Array && given.length === n) bits.set(given, guard);
+          else if (fill) for (let i = 0; i < n; i++) data[guard + i] = src[i];
         }
         const buf = runtime.buffer(total * size);
         runtime.write(buf, new Uint8Array(data.buffer));
@@ -757,6 +763,8 @@ function validateOnce(req: RunRequest, mayReplan: boolean): RunResult {
     if (afterFirst) result.checkedAfter = `the first of ${DISPATCHES} dispatches (a buffer is read and written: the first dispatch is checked against one evaluation before the rest run)`;
     return result;
   } catch (err) {
+    // a --dump file that cannot be written is the user's path, not the kernel's failure
+    if (err instanceof UsageError) throw err;
     return { ...base, error: err instanceof Error ? err.message : String(err) };
   } finally {
     if (!req.precompiled) runtime.freeLibrary(lib);
@@ -781,16 +789,16 @@ function writeDump(dir: string, doc: any, plan: any, msl: string, req: RunReques
       let arr = d[which] as Float32Array | Int32Array | Uint16Array;
       // bf16 has no NumPy dtype: its values are written as float32 (exact)
       if (d.dtype === "bf16") arr = new Float32Array(Uint32Array.from(arr as Uint16Array, (h) => h << 16).buffer);
-      fs.writeFileSync(path.join(dir, file), encodeNpy(NPY_DESCR[d.dtype], d.shape, new Uint8Array(arr.buffer, arr.byteOffset, arr.byteLength)));
+      writeOutput(path.join(dir, file), encodeNpy(NPY_DESCR[d.dtype], d.shape, new Uint8Array(arr.buffer, arr.byteOffset, arr.byteLength)));
       entry[which] = file;
       files.push({ buffer: d.name, which, dtype: d.dtype, shape: d.shape, file });
     }
     buffers.push(entry);
   }
   const names = (r: string): string[] => buffers.filter((b) => b.role === r).map((b) => b.name);
-  fs.writeFileSync(path.join(dir, "kernel.metal"), msl);
-  fs.writeFileSync(path.join(dir, "document.json"), JSON.stringify(doc, null, 2));
-  fs.writeFileSync(path.join(dir, "manifest.json"), JSON.stringify({
+  writeOutput(path.join(dir, "kernel.metal"), msl);
+  writeOutput(path.join(dir, "document.json"), JSON.stringify(doc, null, 2));
+  writeOutput(path.join(dir, "manifest.json"), JSON.stringify({
     document: doc.name, seed: req.seed, dispatches: DISPATCHES, tolerance: { abs: ABS_TOL, rel: REL_TOL },
     inputs: names("input"), outputs: names("output"), updatedInPlace: names("updated in place"),
     buffers, files, plan,

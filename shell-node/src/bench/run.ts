@@ -7,7 +7,7 @@ import cliProgress from "cli-progress";
 import fs from "node:fs";
 import path from "node:path";
 import { loadEngine } from "../engine";
-import { openOrUsage, UsageError } from "../io";
+import { ensureDir, openOrUsage, UsageError, writeOutput } from "../io";
 import { openRuntime, repoRoot, RuntimeKind } from "../native";
 import { artifactFingerprints, fingerprint, machine, sha256 } from "./fingerprint";
 import { measureRun, RunContext, CaseText } from "./measure";
@@ -63,6 +63,13 @@ export async function runBench(req: BenchRequest): Promise<BenchOutcome> {
     runtime.close();
     throw new UsageError(`the protocol's metrics (${protocol.metrics.join(", ")}) are GPU timestamps, which the ${runtime.kind} runtime does not have: nothing would be timed; run on a GPU runtime (--runtime metal or cuda) or add hostBatch / hostSingle to --metrics`);
   }
+  // the output folder before the runs: a path that cannot be written fails now, not after them
+  try {
+    ensureDir(req.outDir);
+  } catch (err) {
+    runtime.close();
+    throw err;
+  }
   const artifacts = artifactFingerprints(root, runtime.libraryPath);
   const ctx: RunContext = { engine, runtime, protocol, sources: {}, plans: {}, oracleCache: new Map() };
   const total = protocol.rounds * cases.length * 2;
@@ -102,7 +109,7 @@ export async function runBench(req: BenchRequest): Promise<BenchOutcome> {
   const caveats = [...runtimeCaveats(runtime.kind, timesAreGpu), ...protocol.caveats];
   const allRuns = rounds.flatMap((r) => r.runs);
   const ok = allRuns.every((x) => x.validation.passed && x.timed);
-  fs.mkdirSync(req.outDir, { recursive: true });
+  ensureDir(req.outDir);
   const markdown = renderMarkdown({
     name: protocol.name, question: protocol.question, protocolPath: protocolRel.startsWith("..") ? protocolAbs : protocolRel,
     protocolSha256: sha256(protocolText), rounds: protocol.rounds, samples: protocol.samples, batchWindowMs: protocol.batchWindowMs,
@@ -130,7 +137,7 @@ export async function runBench(req: BenchRequest): Promise<BenchOutcome> {
   };
   const resultsFile = path.join(req.outDir, "results.json");
   const markdownFile = path.join(req.outDir, "results.md");
-  fs.writeFileSync(resultsFile, JSON.stringify(results, null, 1) + "\n");
-  fs.writeFileSync(markdownFile, markdown);
+  writeOutput(resultsFile, JSON.stringify(results, null, 1) + "\n");
+  writeOutput(markdownFile, markdown);
   return { ok, dir: req.outDir, resultsFile, markdownFile, results };
 }

@@ -10,7 +10,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { Engine } from "../engine";
-import { openOrUsage, UsageError } from "../io";
+import { ensureDir, openOrUsage, UsageError, writeOutput } from "../io";
 import { openRuntime, repoRoot, RuntimeKind } from "../native";
 import { artifactFingerprints, fingerprint, machine } from "./fingerprint";
 import { median } from "./stats";
@@ -143,6 +143,8 @@ export async function runSweep(req: SweepRequest): Promise<{ ok: boolean; dir: s
     options: candidateOptions(c.mapping, req.device),
     check: (plan: any) => (candidateKey(plan.mapping ?? {}) === candidateKey(c.mapping) ? null : `asked for ${candidateKey(c.mapping)}, planned ${candidateKey(plan.mapping ?? {})}`),
   }));
+  // the output folder before the timing: a path that cannot be written fails now, not after it
+  ensureDir(req.outDir);
   const runtime = openOrUsage(() => openRuntime(req.runtime));
   runtime.setDetector(false);
   const root = repoRoot();
@@ -186,11 +188,11 @@ export async function runSweep(req: SweepRequest): Promise<{ ok: boolean; dir: s
     summary,
     sources: timing.sources,
   };
-  fs.mkdirSync(req.outDir, { recursive: true });
+  ensureDir(req.outDir);
   const json = path.join(req.outDir, "sweep.json");
   const markdown = path.join(req.outDir, "sweep.md");
-  fs.writeFileSync(json, JSON.stringify(sweep, null, 1) + "\n");
-  fs.writeFileSync(markdown, renderSweep(sweep));
+  writeOutput(json, JSON.stringify(sweep, null, 1) + "\n");
+  writeOutput(markdown, renderSweep(sweep));
   // a candidate whose compiled pipeline holds fewer threads than it needs is re-planned into
   // another kernel and not timed: recorded with its reason, not a failure of the sweep
   const ok = candidates.filter((c) => c.selected).every((c) => c.timing!.timed || c.timing!.replanned !== null);

@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { Engine } from "../engine";
-import { EXIT_OK, printJson, UsageError } from "../io";
+import { checkOutputFile, ensureDir, EXIT_OK, printJson, UsageError, writeOutput } from "../io";
 import { calibrate, CALIBRATION_FORMAT, Coefficients, DEFAULTS, lambdaText, predict, readShape, renderCalibration } from "../bench/calibrate";
 import { candidateKey } from "../bench/sweep";
 import { readSweepText } from "../bench/sweep-file";
@@ -14,6 +14,14 @@ import { readDeviceArg } from "./device";
 
 export function calibrateCommand(engine: Engine, dirs: string[], out: string, deviceArg: string | undefined, json: boolean, argv: string[], report?: string, allowHostTimes = false): number {
   if (!out) throw new UsageError("calibrate needs -o FILE: where to write the calibrated device record");
+  // the record's and the report's folders are created before the fit (never recursively: a
+  // recursive mkdir under /proc retries forever), and a path that cannot be written is refused now
+  ensureDir(path.dirname(path.resolve(out)));
+  checkOutputFile(out);
+  const reportStem = report ?? out.replace(/\.json$/, "");
+  ensureDir(path.dirname(path.resolve(reportStem)));
+  checkOutputFile(`${reportStem}.calibration.md`);
+  checkOutputFile(`${reportStem}.calibration.json`);
   let base: any = deviceArg ? readDeviceArg(deviceArg) : undefined;
   if (base === undefined) {
     try {
@@ -41,8 +49,7 @@ export function calibrateCommand(engine: Engine, dirs: string[], out: string, de
       source: `tile calibrate, ${new Date().toISOString().slice(0, 10)}: fitted to ${shapes.length} sweeps${host.length > 0 ? ` (${host.length} of them host-runtime CPU times, not GPU times: --allow-host-times)` : ""} (${shapes.map((s) => s.id).join("; ")}) on the model's terms, relative errors, ridge on the log-coefficients toward the base record's with λ = ${lambdaText(r.lambda)} chosen by leaving one size out at a time; error = median relative error between candidates of a left-out sweep. Command: ${command}`,
     },
   };
-  fs.mkdirSync(path.dirname(path.resolve(out)), { recursive: true });
-  fs.writeFileSync(out, JSON.stringify(record, null, 2) + "\n");
+  writeOutput(out, JSON.stringify(record, null, 2) + "\n");
 
   // the planner with the written record: its pick among all candidates, and whether the core's
   // totals are the fitted model's (the record is read with f32 precision, so are the coefficients here)
@@ -69,10 +76,9 @@ export function calibrateCommand(engine: Engine, dirs: string[], out: string, de
   // the report goes beside the record unless --report names another stem (a record in devices/
   // must not have .json files beside it: every .json there is a preset)
   const stem = report ?? out.replace(/\.json$/, "");
-  fs.mkdirSync(path.dirname(path.resolve(stem)), { recursive: true });
   const md = renderCalibration(r, { command, sweeps: dirs, out, base: deviceArg ?? "the sweeps' device record", verify });
-  fs.writeFileSync(`${stem}.calibration.md`, md);
-  fs.writeFileSync(`${stem}.calibration.json`, JSON.stringify({ format: CALIBRATION_FORMAT, command, sweeps: dirs, record: out, ...r, verify }, null, 1) + "\n");
+  writeOutput(`${stem}.calibration.md`, md);
+  writeOutput(`${stem}.calibration.json`, JSON.stringify({ format: CALIBRATION_FORMAT, command, sweeps: dirs, record: out, ...r, verify }, null, 1) + "\n");
   if (json) printJson({ record: out, report: `${stem}.calibration.md`, summary: r.summary, error: r.error, coefficients: r.coefficients });
   else process.stdout.write(md);
   return EXIT_OK;

@@ -49,12 +49,13 @@ export function runCommand(engine: Engine, file: string, options: PlanOptions, r
     user = loaded;
   }
   // a --dump folder that cannot be made is a usage error (exit 2), found before any kernel runs
+  if (dump !== undefined && dump.length === 0) throw new UsageError("--dump expects a folder, got an empty path");
   if (dump) ensureDir(dump);
   const runtime = openOrUsage(() => openRuntime(runtimeKind as RuntimeKind | "auto"));
   if (!detect) runtime.setDetector(false);
   try {
     const r = runAndValidate({ engine, runtime, text: src.text, options, seed, dumpDir: dump,
-      inputs: user?.inputs, inputFiles: user?.files, inputRange });
+      inputs: user?.inputs, inputFiles: user?.files, inputBits: user?.bits, inputRange });
     const warnings = nonFiniteWarnings(r.outputs);
     const planDiagnostics = r.plan?.diagnostics ?? [];
     if (json) {

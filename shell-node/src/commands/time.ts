@@ -9,7 +9,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { Engine } from "../engine";
-import { EXIT_FAILED, EXIT_OK, openOrUsage, printJson, UsageError } from "../io";
+import { checkOutputFile, EXIT_FAILED, EXIT_OK, openOrUsage, printJson, UsageError, writeOutput } from "../io";
 import { openRuntime, RuntimeKind } from "../native";
 import { timeEntries, TimingEntry, TimingSettings } from "../bench/timing";
 import { caseText } from "./sweep";
@@ -65,6 +65,7 @@ export async function timeCommand(engine: Engine, list: ListEntry[], runtimeKind
   const ids = entries.map((e) => e.id);
   const dup = ids.find((id, i) => ids.indexOf(id) !== i);
   if (dup) throw new UsageError(`the id "${dup}" is listed twice`);
+  if (out) checkOutputFile(out); // before the timing, which a path that cannot be written would waste
   const runtime = openOrUsage(() => openRuntime(runtimeKind));
   runtime.setDetector(false);
   const info = { kind: runtime.kind, deviceName: runtime.deviceName, timesAreGpu: runtime.timesAreGpu };
@@ -92,7 +93,7 @@ export async function timeCommand(engine: Engine, list: ListEntry[], runtimeKind
     })),
   };
   const text = JSON.stringify(result, null, 1) + "\n";
-  if (out) fs.writeFileSync(out, text);
+  if (out) writeOutput(out, text);
   if (json || !out) process.stdout.write(text);
   else for (const e of result.entries) process.stdout.write(`${e.id}: ${e.timed ? `${e.medianUs!.toFixed(2)} µs (${t.metric}${t.timesAreGpu ? "" : ", host wall clock, not a GPU time"})` : `not timed: ${e.error}`} ${e.mapping}\n`);
   const ok = result.entries.every((e) => e.timed);

@@ -87,3 +87,21 @@ describe("output paths that cannot be written", () => {
     expect(d.stderr).toMatch(/--dump expects a folder/);
   });
 });
+
+describe("JSON inputs with a UTF-8 byte-order mark", () => {
+  it("a device description and a bench protocol with a BOM are read, as documents are (red team, session 25)", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tile-bom-"));
+    const dev = path.join(dir, "dev.json");
+    fs.writeFileSync(dev, "\ufeff" + fs.readFileSync(path.join(ROOT, "devices", "nvidia-h200.json"), "utf8"));
+    const p = tile("plan", "cases/sum.json", "--device", dev, "--json");
+    expect(p.status, p.stderr).toBe(0);
+    expect(JSON.parse(p.stdout).ok).toBe(true);
+    const proto = path.join(dir, "smoke.json");
+    fs.writeFileSync(proto, "\ufeff" + fs.readFileSync(path.join(ROOT, "bench", "protocols", "smoke.json"), "utf8"));
+    // the protocol is read and checked before anything runs: GPU-only metrics on the host runtime
+    // are then refused for that reason, not as invalid JSON
+    const b = tile("bench", proto, "--runtime", "host", "--metrics", "gpuBatch", "-o", path.join(dir, "b"));
+    expect(b.status).toBe(2);
+    expect(b.stderr).toContain("nothing would be timed");
+  });
+});

@@ -323,6 +323,23 @@ describe("what each finding was", () => {
     }
   });
 
+  it("a document named __all__ (or any dunder) gets a function name that leaves the module's own attributes alone", () => {
+    // red team, session 25: `def __all__(X)` replaced the export list, so `from module import *` broke
+    const doc = JSON.parse(text("export_tile_prefix"));
+    for (const name of ["__all__", "__name__"]) {
+      doc.name = name;
+      for (const target of ["mlx", "torch-mps"]) {
+        const a = h.wasm.call({ command: "emit", document: JSON.stringify(doc), options: { target } });
+        const b = h.js.call({ command: "emit", document: JSON.stringify(doc), options: { target } });
+        expect(a.ok, target).toBe(true);
+        expect(JSON.stringify(a)).toBe(JSON.stringify(b));
+        expect(a.python).toContain(`def k${name}(`);
+        expect(a.python).toContain(`__all__ = ["k${name}"]`);
+        expect(a.python).not.toContain(`def ${name}(`);
+      }
+    }
+  });
+
   it("a finite reference where the kernel overflows f32: the note says a plain f32 evaluation overflows too", () => {
     const doc = JSON.stringify({ tile: 1, name: "softplus", attrs: { noalias: true }, sizes: { N: 256 },
       params: [{ name: "X", dtype: "f32", shape: ["N"] }, { name: "Y", dtype: "f32", shape: ["N"] }],

@@ -57,9 +57,11 @@ export function pyIdent(name: string, taken: Array<string>): string {
     parts.push(ok ? String.fromCharCode(c) : "_");
   }
   let s: string = parts.join("");
-  // a leading digit, or the module's own prefix "_tile": a letter in front (appending could never
-  // remove the prefix)
-  if (s.length == 0 || (s.charCodeAt(0) >= 48 && s.charCodeAt(0) <= 57) || s.startsWith("_tile")) s = "k" + s;
+  // a leading digit, the module's own prefix "_tile", or a dunder name (__all__, __name__: Python's
+  // own module attributes, which a function of that name would replace): a letter in front
+  // (appending could never remove the prefix)
+  const dunder: bool = s.length > 4 && s.startsWith("__") && s.endsWith("__");
+  if (s.length == 0 || (s.charCodeAt(0) >= 48 && s.charCodeAt(0) <= 57) || s.startsWith("_tile") || dunder) s = "k" + s;
   while (PY_RESERVED.indexOf(s) >= 0 || taken.indexOf(s) >= 0) s = s + "_";
   taken.push(s);
   return s;

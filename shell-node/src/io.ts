@@ -141,6 +141,12 @@ export function checkOutputFile(file: string): void {
   if (self && self.isDirectory()) throw new UsageError(`cannot write ${file}: it is a directory`);
 }
 
+/** `text` without a leading UTF-8 byte-order mark (editors on Windows write one; JSON.parse refuses
+ *  it, and Tile IR documents are read with it already). */
+export function stripBom(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
 /** Writes an output file; a missing directory or any write error is a usage error naming it. */
 export function writeOutput(file: string, data: string | Uint8Array): void {
   checkOutputFile(file);

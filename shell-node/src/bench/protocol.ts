@@ -22,7 +22,7 @@
 // fields the plan must show (e.g. {"P": 2, "W": 256}); a plan that differs is recorded as such.
 import fs from "node:fs";
 import path from "node:path";
-import { UsageError } from "../io";
+import { stripBom, UsageError } from "../io";
 
 export const PROTOCOL_FORMAT = "tile-bench-protocol/1";
 
@@ -142,7 +142,7 @@ export function readProtocol(file: string, knownCases: string[]): ProtocolFile {
   }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = JSON.parse(stripBom(text));
   } catch (err) {
     throw new UsageError(`the protocol ${file} is not valid JSON: ${err instanceof Error ? err.message : String(err)}`);
   }

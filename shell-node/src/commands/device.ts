@@ -3,7 +3,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { Engine } from "../engine";
-import { EXIT_FAILED, EXIT_OK, UsageError, formatDiagnostic, indent, printJson, table } from "../io";
+import { EXIT_FAILED, EXIT_OK, UsageError, formatDiagnostic, stripBom, indent, printJson, table } from "../io";
 import { packageRoot } from "../root";
 
 export interface Preset {
@@ -48,7 +48,7 @@ export function readDeviceArg(arg: string): unknown {
     throw new UsageError(`cannot read the device description ${arg}`);
   }
   try {
-    return JSON.parse(text);
+    return JSON.parse(stripBom(text));
   } catch {
     throw new UsageError(`the device description ${arg} is not valid JSON`);
   }

@@ -9,7 +9,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { Engine } from "../engine";
-import { checkOutputFile, EXIT_FAILED, EXIT_OK, openOrUsage, printJson, UsageError, writeOutput } from "../io";
+import { checkOutputFile, EXIT_FAILED, EXIT_OK, openOrUsage, printJson, stripBom, UsageError, writeOutput } from "../io";
 import { openRuntime, RuntimeKind } from "../native";
 import { timeEntries, TimingEntry, TimingSettings } from "../bench/timing";
 import { caseText } from "./sweep";
@@ -30,7 +30,7 @@ export function readTimeList(arg: string): ListEntry[] | null {
   if (!arg.endsWith(".json") || !fs.existsSync(arg)) return null;
   let parsed: any;
   try {
-    parsed = JSON.parse(fs.readFileSync(arg, "utf8"));
+    parsed = JSON.parse(stripBom(fs.readFileSync(arg, "utf8")));
   } catch {
     return null;
   }

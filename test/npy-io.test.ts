@@ -220,6 +220,17 @@ describe("16-bit buffers in .npy", () => {
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/element 1 \(a NaN with bits 0x7fc00001.*is not a bf16 value/);
   });
+  it("a header that gives a key twice is refused (NumPy would take the last value, a first-match reader the first)", () => {
+    const dir = tmp("dupkey");
+    const body = Buffer.from(new Float32Array(6).buffer);
+    let header = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), 'descr': '<i4', }";
+    header += " ".repeat(64 - ((10 + header.length + 1) % 64)) + "\n";
+    const head = Buffer.from([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 1, 0, header.length & 255, header.length >> 8]);
+    fs.writeFileSync(path.join(dir, "x.npy"), Buffer.concat([head, Buffer.from(header, "latin1"), body]));
+    const r = tile(["run", "cases/sum.json", "--size", "R=2", "--size", "C=3", "--runtime", "host", "--input", `X=${path.join(dir, "x.npy")}`]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain("gives 'descr' twice");
+  });
   it("a float32 file with values that are not bf16 is refused for a bf16 buffer (exit 2)", () => {
     const dump = tmp("bfdump");
     expect(tile(["run", "cases/softmax.json", ...S, "--dump", dump]).status).toBe(0); // f32 values

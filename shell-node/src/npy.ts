@@ -44,6 +44,11 @@ export function decodeNpy(buf: Uint8Array): NpyArray | string {
   const start = 8 + lenBytes;
   if (headerLen < 0 || start + headerLen > buf.length) return "the .npy header is truncated";
   const header = Buffer.from(buf.subarray(start, start + headerLen)).toString(major === 3 ? "utf8" : "latin1");
+  // a key given twice: NumPy's header is a Python dict literal, whose last value wins, where
+  // these patterns would take the first; refused rather than read as another type or shape
+  for (const key of ["descr", "fortran_order", "shape"]) {
+    if ((header.match(new RegExp(`['"]${key}['"]\\s*:`, "g")) ?? []).length > 1) return `the .npy header gives '${key}' twice`;
+  }
   const descr = /['"]descr['"]\s*:\s*['"]([^'"]*)['"]/.exec(header);
   const fortran = /['"]fortran_order['"]\s*:\s*(True|False)/.exec(header);
   const shape = /['"]shape['"]\s*:\s*\(([^)]*)\)/.exec(header);

@@ -159,4 +159,50 @@ describe("programs told apart by decoded indices", () => {
     validate(ok, {});
     validate(ok, { programsPerGroup: 3 });
   });
+
+  it("a flat output indexed by the nest's row-major linear index (Y[(a * B + b) * C + c]) is one program per tuple, scaled, offset or with the loops' mins", () => {
+    // red team, session 25: a nest over a, b storing Y[a * B + b] decoded to Y[(p / B) * B + p % B],
+    // which no rule separates, so the whole kernel ran one thread per a. The nest's rewrite now
+    // writes such an index as p (core/analysis/nest.ts linearIndex).
+    const x3 = (...i: J[]): J => ["load", "X", i];
+    const nest = (loops: [string, J, J][], inner: J[]): J[] => {
+      let body = inner;
+      for (let i = loops.length - 1; i >= 0; i--) body = [{ for: loops[i][0], in: [loops[i][1], loops[i][2]], kind: "parallel", body }];
+      return body;
+    };
+    const red = (value: J, at: J[]): J[] => [{ reduce: "s", combiner: "sum", over: ["r", 0, "R"], value }, { store: "Y", at, value: "s" }];
+    const texts = [
+      // three levels
+      doc({ A: 3, B: 4, C: 5, R: 33 }, [["X", ["A", "B", "C", "R"]], ["Y", [60]]],
+        nest([["a", 0, "A"], ["b", 0, "B"], ["c", 0, "C"]], red(x3("a", "b", "c", "r"), [["add", ["mul", ["add", ["mul", "a", "B"], "b"], "C"], "c"]]))),
+      // flat input too: X[(a * B + b) * R + r]
+      doc({ A: 5, B: 6, R: 70 }, [["X", [2100]], ["Y", [30]]],
+        nest([["a", 0, "A"], ["b", 0, "B"]], red(x3(["add", ["mul", ["add", ["mul", "a", "B"], "b"], "R"], "r"]), [["add", ["mul", "a", "B"], "b"]]))),
+      // scaled and offset: Y[2 * (a * B + b) + 1]
+      doc({ A: 5, B: 6, R: 33 }, [["X", ["A", "B", "R"]], ["Y", [61]]],
+        nest([["a", 0, "A"], ["b", 0, "B"]], red(x3("a", "b", "r"), [["add", ["mul", 2, ["add", ["mul", "a", "B"], "b"]], 1]]))),
+      // loops from 1 and 2: Y[(a - 1) * 4 + (b - 2)]
+      doc({ A: 5, B: 6, R: 33 }, [["X", ["A", "B", "R"]], ["Y", [16]]],
+        nest([["a", 1, ["sub", "A", 1]], ["b", 2, ["sub", "B", 2]]], red(x3("a", "b", "r"), [["add", ["mul", ["sub", "a", 1], 4], ["sub", "b", 2]]]))),
+    ];
+    for (const text of texts) {
+      const p = h.wasm.call({ command: "plan", document: text, options: {} });
+      expect(p.realization, text).toBe("cooperative-reduction");
+      expect(rule(p, "independent-store")).toBe("holds");
+      for (const options of [{}, { programsPerGroup: 2 }, { layout: "programs-on-lanes", programsPerGroup: 8, threads: 256 }, { vector: 4, unroll: 2 }]) {
+        expect(validate(text, options).plan.realization).toBe("cooperative-reduction");
+      }
+    }
+    // not the linear index (a stride of 7 over b's 6 values): still decoded, still serial, and right
+    const gap = doc({ A: 5, B: 6, R: 33 }, [["X", ["A", "B", "R"]], ["Y", [40]]],
+      nest([["a", 0, "A"], ["b", 0, "B"]], red(x3("a", "b", "r"), [["add", ["mul", "a", 7], "b"]])));
+    expect(h.wasm.call({ command: "plan", document: gap, options: {} }).realization).toBe("serial-program");
+    validate(gap, {});
+    // the linear index of the inner level only, where the outer loop's programs all write it: refused
+    const clash = doc({ A: 5, B: 6, R: 33 }, [["X", ["A", "B", "R"]], ["Y", [6]]],
+      nest([["a", 0, "A"], ["b", 0, "B"]], red(x3("a", "b", "r"), [["add", ["mul", "a", 0], "b"]])));
+    const c = h.wasm.call({ command: "plan", document: clash, options: {} });
+    expect(c.ok).toBe(false);
+    expect(c.diagnostics.map((d: any) => d.code)).toContain("TPL001");
+  });
 });

@@ -23,7 +23,7 @@ import { Doc, Expr, Param, Stmt, copyExpr, intLit } from "../ir/ast";
 import { constValue } from "../cost/work";
 import { containsReduce } from "./structure";
 import { countStores, loadsIn } from "./vectors";
-import { AffineEnv, affineOf } from "../ir/affine";
+import { Affine, AffineEnv, affineOf } from "../ir/affine";
 
 export class FlatNest {
   /** The rewritten document, or null when the pattern does not apply. */
@@ -46,6 +46,9 @@ class Rewrite {
   pv: string;
   merged: Array<string>;
   total: i32;
+  /** The nest's variables, the body's loop and axis variables and the sizes, for the affine
+   *  forms of indices (linearIndex). */
+  indexEnv: AffineEnv = new AffineEnv();
 
   constructor(loops: Array<Stmt>, mins: Array<i32>, extents: Array<i32>, pv: string, merged: Array<string>, total: i32) {
     this.loops = loops;
@@ -114,7 +117,8 @@ class Rewrite {
     return copyExpr(e, e.ptr);
   }
 
-  /** Indices of an access: [p, rest...] for a merged buffer, else each index rewritten. */
+  /** Indices of an access: [p, rest...] for a merged buffer, else each index rewritten (an index
+   *  that is the nest's row-major linear index, scaled and offset, as p: linearIndex). */
   indices(buffer: string, at: Array<Expr>): Array<Expr> {
     const out = new Array<Expr>();
     const k: i32 = this.loops.length;
@@ -123,8 +127,70 @@ class Rewrite {
       for (let i: i32 = k; i < at.length; i++) out.push(this.expr(at[i]));
       return out;
     }
-    for (let i: i32 = 0; i < at.length; i++) out.push(this.expr(at[i]));
+    for (let i: i32 = 0; i < at.length; i++) {
+      const lin = this.linearIndex(at[i]);
+      out.push(lin !== null ? changetype<Expr>(lin) : this.expr(at[i]));
+    }
     return out;
+  }
+
+  /**
+   * An index `e` that is affine in the nest's variables with coefficients c * stride_d for every
+   * level d from some j on (and 0 above j): the levels' part sum over d >= j of stride_d * (v_d -
+   * min_d) is the linear index of those levels, p for j = 0 and p % (extent_j * stride_j) below,
+   * so `e` is c * that + e with v_d = min_d. A flat output Y[b * H + h] of a nest over b and h
+   * becomes Y[p], which the rules separate by p, where the decodings (p / H) * H + p % H could
+   * not be. The value is the same in i32: e is evaluated with + - * only (an affine form), which
+   * wrap as integers modulo 2^32 do, and the linear index is exact. Null where `e` is not of
+   * that form.
+   */
+  linearIndex(e: Expr): Expr | null {
+    const f0 = affineOf(e, this.indexEnv, 0);
+    if (f0 === null) return null;
+    const f = changetype<Affine>(f0);
+    const k: i32 = this.loops.length;
+    let j: i32 = -1;
+    for (let d: i32 = 0; d < k; d++) {
+      if (f.coef(this.loops[d].name) != 0.0) {
+        j = d;
+        break;
+      }
+    }
+    if (j < 0) return null;
+    const c: f64 = f.coef(this.loops[j].name) / <f64>this.strides[j];
+    if (c != Math.floor(c) || c == 0.0 || Math.abs(c) > 2147483647.0) return null;
+    for (let d: i32 = j; d < k; d++) if (f.coef(this.loops[d].name) != c * <f64>this.strides[d]) return null;
+    const ptr = e.ptr;
+    let lin = this.programVar(ptr);
+    if (j > 0) lin = this.binary("mod", lin, intLit(i32(Math.imul(this.extents[j], this.strides[j])), ptr), ptr);
+    if (c != 1.0) lin = this.binary("mul", intLit(i32(c), ptr), lin, ptr);
+    // the rest: e at v_d = min_d (a constant where nothing else varies, else e with the nest's
+    // variables replaced by their mins)
+    let other = false;
+    for (let i: i32 = 0; i < f.vars.length; i++) if (f.coefs[i] != 0.0 && this.level(f.vars[i]) < 0) other = true;
+    if (!other) {
+      let rest: f64 = f.c;
+      for (let d: i32 = 0; d < k; d++) rest += f.coef(this.loops[d].name) * <f64>this.mins[d];
+      // the i32 value of the constant (congruent modulo 2^32; |rest| < 2^53: affineOf's forms are exact)
+      let w: f64 = rest % 4294967296.0;
+      if (w < 0.0) w += 4294967296.0;
+      if (w >= 2147483648.0) w -= 4294967296.0;
+      return w == 0.0 ? lin : this.binary("add", lin, intLit(i32(w), ptr), ptr);
+    }
+    return this.binary("add", lin, this.atMins(e), ptr);
+  }
+
+  /** `e` with the nest's variables replaced by their mins (int literals). */
+  atMins(e: Expr): Expr {
+    if (e.op == "name" && e.ref == "loop") {
+      const d = this.level(e.name);
+      if (d >= 0) return intLit(this.mins[d], e.ptr);
+    }
+    if (e.args.length == 0) return e;
+    const c = this.copy(e);
+    c.args = new Array<Expr>();
+    for (let i: i32 = 0; i < e.args.length; i++) c.args.push(this.atMins(e.args[i]));
+    return c;
   }
 
   stmts(list: Array<Stmt>): Array<Stmt> {
@@ -286,6 +352,12 @@ export function flattenProgramNest(doc: Doc): FlatNest {
   while (used.indexOf(pv) >= 0) pv += "_";
 
   const rw = new Rewrite(loops, mins, extents, pv, merged, programs);
+  const inner = new Array<string>();
+  collectNames(body, inner);
+  for (let d: i32 = 0; d < loops.length; d++) rw.indexEnv.symbols.push(loops[d].name);
+  for (let i: i32 = 0; i < inner.length; i++) if (inner[i].length > 0) rw.indexEnv.symbols.push(inner[i]);
+  rw.indexEnv.constNames = env.constNames;
+  rw.indexEnv.constValues = env.constValues;
   const out = new Doc();
   out.version = doc.version;
   out.name = doc.name;

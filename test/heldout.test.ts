@@ -57,6 +57,14 @@
 //   bool_ne_compare              eq / ne of two bools, which docs/tile-ir.md allows, was TIR017
 //   wrapped_const_index          X[i + 65536 * 65536]: i32 arithmetic wraps, so the index is i; the
 //                                checker compared the exact 2^32 + i with the extent (TIR023)
+//   nest_reorder_serial_order    a nest whose loops the planner reorders (innermostLast) and whose
+//                                programs are not proven apart (Y[I[b, a]]): the serial program ran
+//                                them in the reordered order, the oracle as written, so the last
+//                                writer of an element differed (wrong value; red team, session 25)
+//   nest_linear_bigmin           a nest from a = 2147483645 whose flat store index is the linear
+//                                index times 4194307 plus a constant: the rewrite's constant
+//                                coef * min passed 2^53 and rounded, the kernel wrote Y[4] for Y[1]
+//                                (admitted, wrong and out of the store's elements; red team, s25)
 //   export_tile_prefix           a parameter named "_tileX": the Python export's name loop appended
 //                                "_" forever (JS hung, WebAssembly trapped)
 //   i32_cache_value_reuse, i32_reuse_select
@@ -150,6 +158,8 @@ const CASES: Record<string, Expect> = {
   bool_ne_compare: { realization: "fused-elementwise", variants: [{}, { vector: 4 }] },
   wrapped_const_index: { realization: "fused-elementwise", variants: [{}, { vector: 4 }] },
   export_tile_prefix: { realization: "fused-elementwise", variants: [{}] },
+  nest_reorder_serial_order: { realization: "serial-program", variants: [{}, { sizes: { A: 5, B: 2, K: 3 } }, { sizes: { A: 2, B: 3 } }] },
+  nest_linear_bigmin: { realization: "serial-program", variants: [{}] },
   i32_cache_value_reuse: { realization: "cooperative-reduction", variants: [{}, { vector: 4 }, { programsPerGroup: 2 }, { cacheInput: false }] },
   i32_reuse_select: { realization: "cooperative-reduction", variants: [{}, { vector: 8 }, { threads: 32 }] },
   wrap_extent_prog: { realization: "serial-program", variants: [{}] },

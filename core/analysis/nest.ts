@@ -37,6 +37,9 @@ export class FlatNest {
   reordered: bool = false;
 }
 
+/** Below this, sums and products of integers in f64 are exact (linearIndex's constant). */
+const EXACT_LIMIT: f64 = 4503599627370496.0; // 2^52
+
 class Rewrite {
   loops: Array<Stmt>;
   mins: Array<i32>;
@@ -169,9 +172,16 @@ class Rewrite {
     let other = false;
     for (let i: i32 = 0; i < f.vars.length; i++) if (f.coefs[i] != 0.0 && this.level(f.vars[i]) < 0) other = true;
     if (!other) {
+      // the constant at the mins, summed exactly: every product and partial sum below 2^52 (a
+      // coefficient times a min near 2^31 can pass 2^53 and round; then no rewrite: red team)
       let rest: f64 = f.c;
-      for (let d: i32 = 0; d < k; d++) rest += f.coef(this.loops[d].name) * <f64>this.mins[d];
-      // the i32 value of the constant (congruent modulo 2^32; |rest| < 2^53: affineOf's forms are exact)
+      for (let d: i32 = 0; d < k; d++) {
+        const term: f64 = f.coef(this.loops[d].name) * <f64>this.mins[d];
+        if (Math.abs(term) >= EXACT_LIMIT) return null;
+        rest += term;
+        if (Math.abs(rest) >= EXACT_LIMIT) return null;
+      }
+      // the i32 value of the constant (congruent modulo 2^32)
       let w: f64 = rest % 4294967296.0;
       if (w < 0.0) w += 4294967296.0;
       if (w >= 2147483648.0) w -= 4294967296.0;

@@ -6,7 +6,10 @@
 //   guarded loads over larger ranges, stores at several program offsets, cross-program reads,
 //   names that collide with generated names and Metal macros, reads past a row's ends guarded by
 //   select and and (zero padding: only the chosen operand is evaluated), and loop and reduce
-//   extents that are constant but not affine (min and max of sizes and literals).
+//   extents that are constant but not affine (min and max of sizes and literals), and perfect
+//   nests of two parallel loops above the reduction (core/analysis/nest.ts: flat outputs at the
+//   nest's linear index, scaled and offset, a transposed one, and programs that collide where the
+//   planner reorders the loops, which must then run in the written order).
 // `honest` is false when the document's `parallel` claim is false (a cross-program read); every
 // admitted kernel, the serial fallback included, is still held to the oracle (the fallback runs
 // unproven programs in order in one thread). Sizes near 2^31 are drawn by `hugeSpec` for planning and emitting only.
@@ -16,7 +19,7 @@ import { type Skel, fexpr, skel1 } from "./gen";
 export const SHAPES = [
   "if-else", "if-overwrite", "if-inplace", "serial-around", "inplace", "shifted", "neg-min", "mod-min",
   "step", "guarded", "offsets", "offsets-interleaved", "cross-read", "names", "select-pad", "minmax-extent",
-  "i32-reuse", "wrap-extent",
+  "i32-reuse", "wrap-extent", "nest",
 ] as const;
 export type Shape = (typeof SHAPES)[number];
 
@@ -57,7 +60,60 @@ function log2ceil(n: number): number {
   return k;
 }
 
+/**
+ * A perfect nest over a in [m, m + A), b in [0, B) above a reduction over c of the rows of X
+ * (A = rows, B = 2 + cols % 3, m = k % 2); by k: the row sums stored at the nest's linear index
+ * S[(a - m) * B + b] (k 0) or transposed S[b * A + (a - m)] (k 1); X read as [C, B, A] (so the
+ * planner moves a last) with programs colliding on S[((a - m) + b) % 2] (k 2, not honest: the
+ * last writer in the written order decides); scaled and offset T[2 * ((a - m) * B + b) + 1] with
+ * an element loop writing Y[((a - m) * B + b) * C + c] (k 3).
+ */
+function buildNest(s: StructSpec): StructCase {
+  const A = s.rows;
+  const B = 2 + (s.cols % 3);
+  const C = s.cols;
+  const m = s.k % 2;
+  const av: J = m === 0 ? "a" : ["sub", "a", m];
+  const lin: J = ["add", ["mul", av, "B"], "b"];
+  const scale = f32(2 ** -(log2ceil(C) + 3));
+  const sizes: Record<string, number> = { A, B, C, AB: A * B, T2: 2 * A * B + 1 };
+  const params: any[] = [];
+  let honest = true;
+  let x: J;
+  if (s.k === 2) {
+    params.push({ name: "X", dtype: "f32", shape: ["C", "B", "A"] });
+    x = L("X", "c", "b", av);
+  } else {
+    params.push({ name: "X", dtype: "f32", shape: ["AB", "C"] });
+    x = L("X", lin, "c");
+  }
+  const body: any[] = [{ reduce: "s", combiner: s.combiner, over: ["c", 0, "C"], value: s.combiner === "sum" ? ["mul", scale, x] : x }];
+  const sc: J = fexpr(s.skel, ["s"], ["s"]);
+  if (s.k === 0) {
+    params.push({ name: "S", dtype: "f32", shape: ["AB"] });
+    body.push({ store: "S", at: [lin], value: sc });
+  } else if (s.k === 1) {
+    params.push({ name: "S", dtype: "f32", shape: ["AB"] });
+    body.push({ store: "S", at: [["add", ["mul", "b", "A"], av]], value: sc });
+  } else if (s.k === 2) {
+    honest = false;
+    params.push({ name: "S", dtype: "f32", shape: [2] });
+    body.push({ store: "S", at: [["mod", ["add", av, "b"], 2]], value: sc });
+  } else {
+    params.push({ name: "T", dtype: "f32", shape: ["T2"] });
+    params.push({ name: "Y", dtype: "f32", shape: [A * B * C] });
+    body.push({ store: "T", at: [["add", ["mul", 2, lin], 1]], value: sc });
+    body.push({ for: "e", in: [0, "C"], kind: "parallel", body: [{ store: "Y", at: [["add", ["mul", lin, "C"], "e"]], value: ["sub", L("X", lin, "e"), "s"] }] });
+  }
+  const doc = {
+    tile: 1, name: "fz_nest", attrs: { noalias: true }, sizes, params,
+    body: [{ for: "a", in: [m, "A"], kind: "parallel", body: [{ for: "b", in: [0, "B"], kind: "parallel", body }] }],
+  };
+  return { doc, options: {}, family: "reduction", honest, shape: s.shape };
+}
+
 export function buildStructural(s: StructSpec): StructCase {
+  if (s.shape === "nest") return buildNest(s);
   const R = s.rows;
   const C = s.cols;
   // the program loop: r in [min, R); `row` is the buffer row of program r (always in [0, R))

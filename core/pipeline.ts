@@ -155,28 +155,21 @@ function stages(r: Compiled, loaded: Loaded, o: Options, emit: bool, version: st
   }
   // 5. legality per candidate + bounded width search + cost model -> the plan
   let plan = planFor(r.doc, st, r.device, o, r.plan, facts);
-  if (flattened && reordered && plan.realization == REALIZATION_SERIAL && plan.mapping.T == 1 && plan.mapping.groups == 1 && plan.mapping.programs > 1 && !hasErrors(plan.diags)) {
-    // a reordered nest whose programs are not proven apart: the serial program (one thread, every
-    // program in turn) would run them in the reordered order, where the oracle (and the document) runs them as written, and programs
-    // that write one element would leave another last value (red team): the document as written
-    const asWritten = planFor(written, writtenSt, r.device, o, new Plan(), facts);
-    if (!hasErrors(asWritten.diags)) {
-      asWritten.notes.push("The parallel loops above the reductions are not flattened into one program loop: the flattened programs are not proven independent, and a serial program must run them in the written order, which the flattened loop (reordered) does not keep.");
-      r.doc = written;
-      st = writtenSt;
-      r.plan = asWritten;
-      plan = asWritten;
-      flattened = false;
-    }
-  }
   if (flattened && plan.realization == REALIZATION_SERIAL && !hasErrors(plan.diags)) {
     // the flattened nest is not proven either (where its extents differ from the buffers' leading
     // dimensions, each index decodes the loop variables from the program with div and mod, which
     // the proofs cannot separate): the document as written may still run one thread per program
-    // of its outer loop; the cheaper of the two serial plans is used
+    // of its outer loop; the cheaper of the two serial plans is used. Where the loops were
+    // reordered and the programs are not proven apart, the serial program (one thread, every
+    // program in turn) would run them in the reordered order, where the oracle and the document
+    // run them as written, and programs that write one element would leave another last value
+    // (red team, session 25): then the document as written, whatever the cost
+    const outOfOrder = reordered && plan.mapping.T == 1 && plan.mapping.groups == 1 && plan.mapping.programs > 1;
     const asWritten = planFor(written, writtenSt, r.device, o, new Plan(), facts);
-    if (!hasErrors(asWritten.diags) && asWritten.cost.total < plan.cost.total) {
-      asWritten.notes.push("The parallel loops above the reductions are not flattened into one program loop: the flattened programs are not proven either (an index that decodes the loop variables from the program with div and mod, where the loops' extents differ from the buffers' leading dimensions, cannot be separated), and the document as written is the cheaper serial program.");
+    if (!hasErrors(asWritten.diags) && (outOfOrder || asWritten.cost.total < plan.cost.total)) {
+      asWritten.notes.push(outOfOrder
+        ? "The parallel loops above the reductions are not flattened into one program loop: the flattened programs are not proven independent, and a serial program must run them in the written order, which the flattened loop (reordered) does not keep."
+        : "The parallel loops above the reductions are not flattened into one program loop: the flattened programs are not proven either (an index that decodes the loop variables from the program with div and mod, where the loops' extents differ from the buffers' leading dimensions, cannot be separated), and the document as written is the cheaper serial program.");
       r.doc = written;
       st = writtenSt;
       r.plan = asWritten;

@@ -24,6 +24,7 @@ import { constValue } from "../cost/work";
 import { containsReduce } from "./structure";
 import { countStores, loadsIn } from "./vectors";
 import { Affine, AffineEnv, affineOf } from "../ir/affine";
+import { wrapI32 } from "../ir/fold";
 
 export class FlatNest {
   /** The rewritten document, or null when the pattern does not apply. */
@@ -182,10 +183,8 @@ class Rewrite {
         if (Math.abs(rest) >= EXACT_LIMIT) return null;
       }
       // the i32 value of the constant (congruent modulo 2^32)
-      let w: f64 = rest % 4294967296.0;
-      if (w < 0.0) w += 4294967296.0;
-      if (w >= 2147483648.0) w -= 4294967296.0;
-      return w == 0.0 ? lin : this.binary("add", lin, intLit(i32(w), ptr), ptr);
+      const w: i32 = wrapI32(rest);
+      return w == 0 ? lin : this.binary("add", lin, intLit(w, ptr), ptr);
     }
     return this.binary("add", lin, this.atMins(e), ptr);
   }

@@ -81,6 +81,17 @@ describe("tile run --dump", () => {
     }
   });
 
+  it("a folder used again holds only the later run: the earlier manifest's other buffers are removed", () => {
+    const again = tmp("dump-again");
+    expect(tile(["run", "cases/layernorm_affine.json", ...SIZES, "--runtime", "host", "--dump", again]).status).toBe(0);
+    fs.writeFileSync(path.join(again, "notes.txt"), "mine");
+    const r2 = tile(["run", "cases/softmax.json", ...SIZES, "--runtime", "host", "--dump", again]);
+    expect(r2.status, r2.stderr).toBe(0);
+    // softmax has X and Y: G and B of the LayerNorm run are gone, a file of the user's stays
+    expect(fs.readdirSync(again).sort()).toEqual(["X.final.npy", "X.initial.npy", "Y.final.npy", "Y.initial.npy", "document.json", "kernel.metal", "manifest.json", "notes.txt"]);
+    expect(JSON.parse(fs.readFileSync(path.join(again, "manifest.json"), "utf8")).document).toBe("softmax");
+  });
+
   const numpy = spawnSync("python3", ["-c", "import numpy"]).status === 0;
   it.skipIf(!numpy)("NumPy reads the dump to the same values (python3 + numpy)", () => {
     const py = `import numpy, json, sys\nd = sys.argv[1]\nout = {}\nfor n in ['X', 'Y']:\n  a = numpy.load(d + '/' + n + '.final.npy')\n  out[n] = [str(a.dtype), list(a.shape), a.view(numpy.uint32).ravel().tolist()]\nprint(json.dumps(out))`;

@@ -312,6 +312,30 @@ describe("validation shows its terms", () => {
     expect(parseInputRange("-1e39,0")).toBeNull();
     expect(parseInputRange("-3e38,3e38")).toEqual([-3e38, 3e38]);
   });
+
+  it("a draw that rounds up to HI in its dtype takes the dtype's value below HI (the range is [LO, HI))", () => {
+    const buffers = [
+      { name: "B", dtype: "bf16", shape: [4000] }, { name: "H", dtype: "f16", shape: [4000] }, { name: "F", dtype: "f32", shape: [4000] },
+    ];
+    const doc = { params: buffers, sizes: {}, body: [] };
+    // bf16 holds 100, 100.5 and 101 there; f16 holds 100, 100.0625, ..., 101
+    const ins = makeInputs(doc, 5, [100, 101]);
+    const b = Array.from(ins.get("B")!);
+    expect(Math.max(...b)).toBe(100.5);
+    expect(new Set(b)).toEqual(new Set([100, 100.5]));
+    expect(Math.max(...ins.get("H")!)).toBe(101 - 0.0625);
+    expect(Math.max(...ins.get("F")!)).toBeLessThan(101);
+    // f32: a range one f32 ulp wide holds only LO (every draw rounds to LO or HI)
+    const lo = 1 + 2 ** -23;
+    const f = makeInputs({ params: [buffers[2]], sizes: {}, body: [] }, 5, [1, lo]).get("F")!;
+    expect(new Set(f)).toEqual(new Set([1]));
+    // just below a power of two the gap halves: [1 - 2^-24, 1) holds only 1 - 2^-24
+    const g = makeInputs({ params: [buffers[2]], sizes: {}, body: [] }, 5, [1 - 2 ** -24, 1]).get("F")!;
+    expect(new Set(g)).toEqual(new Set([1 - 2 ** -24]));
+    // negative values: bf16 [-101, -100) holds -101 and -100.5
+    const n = Array.from(makeInputs({ params: [buffers[0]], sizes: {}, body: [] }, 5, [-101, -100]).get("B")!);
+    expect(new Set(n)).toEqual(new Set([-101, -100.5]));
+  });
 });
 
 describe("devices and bench", () => {

@@ -157,6 +157,38 @@ export function describeInputs(seed: number, range: InputRange = DEFAULT_INPUT_R
   return `f32 inputs uniform on [${range[0]}, ${range[1]}) (24-bit grid), i32 index inputs uniform on [0, extent) (compared with a loop variable: [0, its extent]), seed ${seed}`;
 }
 
+/** The largest value of `dtype` (f32, f16, bf16) below `hi`, for a draw `x` that rounded up to
+ *  `hi` or past it; `x` itself where that value is below `lo` (no value of the dtype lies in
+ *  [lo, hi), as in `--input-range 100.1,100.2` on bf16). */
+function belowOpenEnd(x: number, hi: number, lo: number, dtype: string): number {
+  const round = dtype === "f16" ? roundF16 : dtype === "bf16" ? roundBf16 : Math.fround;
+  let v = round(hi);
+  // step down one ulp of the dtype at a time (at most twice: round(hi) is within an ulp of hi)
+  for (let k = 0; k < 3 && v >= hi; k++) {
+    const ulp = dtype === "f16" ? f16Ulp(v) : dtype === "bf16" ? bf16Ulp(v) : f32Ulp(v);
+    v = round(v - ulp);
+  }
+  return v < hi && v >= lo ? v : x;
+}
+
+/** The gap below `v` (v > smallest normal or zero-adjacent; exact for the dtype's own values). */
+function f32Ulp(v: number): number {
+  const a = Math.abs(v);
+  // a power of two's gap below it is half its gap above (for a positive value)
+  const e = Math.max(Math.floor(Math.log2(a)), -126);
+  return 2 ** (e - 23) / (v > 0 && a === 2 ** e && e > -126 ? 2 : 1);
+}
+function f16Ulp(v: number): number {
+  const a = Math.abs(v);
+  const e = Math.max(Math.floor(Math.log2(a)), -14);
+  return 2 ** (e - 10) / (v > 0 && a === 2 ** e && e > -14 ? 2 : 1);
+}
+function bf16Ulp(v: number): number {
+  const a = Math.abs(v);
+  const e = Math.max(Math.floor(Math.log2(a)), -126);
+  return 2 ** (e - 7) / (v > 0 && a === 2 ** e && e > -126 ? 2 : 1);
+}
+
 /** Parses `--input-range LO,HI` (finite, LO < HI). */
 export function parseInputRange(text: string): InputRange | null {
   const m = /^\s*(-?[0-9.eE+-]+)\s*,\s*(-?[0-9.eE+-]+)\s*$/.exec(text);
@@ -210,6 +242,9 @@ export function makeInputs(doc: any, seed: number, range: InputRange = DEFAULT_I
       // f16 and bf16 buffers: the same draw rounded to the dtype (nearest even)
       if (p.dtype === "f16") for (let i = 0; i < length; i++) data[i] = roundF16(data[i]);
       if (p.dtype === "bf16") for (let i = 0; i < length; i++) data[i] = roundBf16(data[i]);
+      // rounding (to f32, or to the narrower dtype) can reach HI, the range's open end: such a
+      // draw takes the dtype's next value below HI instead, where that is still at least LO
+      for (let i = 0; i < length; i++) if (data[i] >= hi) data[i] = belowOpenEnd(data[i], hi, lo, p.dtype);
       out.set(p.name, data);
     }
   });

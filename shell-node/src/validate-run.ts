@@ -772,12 +772,39 @@ function validateOnce(req: RunRequest, mayReplan: boolean): RunResult {
 }
 
 /**
+ * A `--dump` folder used before holds the files of that run's buffers: the .npy files its
+ * manifest.json lists for buffers this run does not have are removed, so that the folder holds
+ * one run (the run's own files are written over). Only names of the dump's own form
+ * (`NAME.initial.npy`, `NAME.final.npy`) are touched; a manifest that is not Tile's is ignored.
+ */
+function removeEarlierDump(dir: string, names: Set<string>): void {
+  let old: any;
+  try {
+    old = JSON.parse(fs.readFileSync(path.join(dir, "manifest.json"), "utf8"));
+  } catch {
+    return;
+  }
+  if (!old || !Array.isArray(old.files)) return;
+  for (const f of old.files) {
+    if (!f || typeof f.file !== "string" || typeof f.buffer !== "string" || names.has(f.buffer)) continue;
+    if (f.file !== `${f.buffer}.initial.npy` && f.file !== `${f.buffer}.final.npy`) continue;
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(f.buffer)) continue;
+    try {
+      fs.unlinkSync(path.join(dir, f.file));
+    } catch {
+      // already gone, or not ours to remove: the new manifest still says what this run wrote
+    }
+  }
+}
+
+/**
  * `--dump DIR`: every buffer's initial and final contents as NumPy .npy files (NAME.initial.npy,
  * NAME.final.npy; final = after the DISPATCHES dispatches), the document, the kernel, and
  * manifest.json saying which buffers are inputs, outputs and updated in place.
  */
 function writeDump(dir: string, doc: any, plan: any, msl: string, req: RunRequest, dumps: any[], read: Set<string>, written: Set<string>): void {
   ensureDir(dir);
+  removeEarlierDump(dir, new Set(dumps.map((d) => d.name)));
   const files: any[] = [];
   const buffers: any[] = [];
   const role = (n: string): string => (read.has(n) && written.has(n) ? "updated in place" : written.has(n) ? "output" : read.has(n) ? "input" : "unused");

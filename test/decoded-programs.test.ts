@@ -122,15 +122,60 @@ describe("programs told apart by decoded indices", () => {
     expect(h.wasm.call({ command: "plan", document: rows, options: {} }).notes.join(" ")).not.toMatch(/not as written/);
   });
 
-  it("a decoded index that is not the program variable's div and mod alone is not proven: Y[b, r, C - 1 - c]", () => {
-    // the stores are disjoint in fact (c reversed); the proof is conservative, the plan serial
+  it("a decoded index reversed, Y[b, r, C - 1 - c], is proven (a constant minus the decoding determines it) and validates", () => {
+    // until session 26 this was serial: the index was not the program variable's div and mod alone
     const d = JSON.parse(MIDSOFTMAX);
     d.body[0].body[0].body[2].body[0].at = ["b", "r", ["sub", ["sub", "C", 1], "c"]];
     const text = JSON.stringify(d);
     const p = h.wasm.call({ command: "plan", document: text, options: {} });
-    expect(p.realization).toBe("serial-program");
-    // the serial program runs the programs in the oracle's order: still the oracle's values
-    validate(text, {});
+    expect(p.realization).toBe("cooperative-reduction");
+    expect(rule(p, "independent-store")).toBe("holds");
+    for (const options of [{}, { programsPerGroup: 2 }, { layout: "programs-on-lanes", programsPerGroup: 8, threads: 256 }]) validate(text, options);
+    // a decoding inside anything but a sum of constant multiples (C - 1 - c % 2) is not proven
+    d.body[0].body[0].body[2].body[0].at = ["b", "r", ["sub", ["sub", "C", 1], ["mod", "c", 2]]];
+    d.body[0].body[0].body[2].body[0].value = "s";
+    const clash = JSON.stringify(d);
+    expect(h.wasm.call({ command: "plan", document: clash, options: {} }).realization).not.toBe("cooperative-reduction");
+  });
+
+  it("a flat output written transposed, reversed, through a let, or with the loops' mins (Y[b * A + a], Y[(B - 1 - b) * A + a], let i = a * B + b) is one program per tuple", () => {
+    // session 26: each ran as the serial program (the transposed one with one thread for all
+    // programs). The index decodes to (p % B) * A + p / B: a sum of the decodings whose multipliers
+    // keep them apart (p / B < A), so equal indices need equal decodings, hence equal p; an i32
+    // let holding the linear index is rewritten as an index is.
+    const x3 = (...i: J[]): J => ["load", "X", i];
+    const two = (at: J[], a: [J, J] = [0, "A"], b: [J, J] = [0, "B"], x: J = x3("a", "b", "r"), pre: J[] = []): J[] => [
+      { for: "a", in: a, kind: "parallel", body: [{ for: "b", in: b, kind: "parallel", body: [
+        { reduce: "s", combiner: "sum", over: ["r", 0, "R"], value: x }, ...pre, { store: "Y", at, value: "s" }] }] }];
+    const sizes = { A: 6, B: 7, R: 33 };
+    const shapes: [string, (string | number)[]][] = [["X", ["A", "B", "R"]], ["Y", [42]]];
+    const texts = [
+      doc(sizes, shapes, two([["add", ["mul", "b", "A"], "a"]])),
+      doc(sizes, shapes, two([["add", ["mul", ["sub", ["sub", "B", 1], "b"], "A"], "a"]])),
+      doc(sizes, [["X", ["A", "B", "R"]], ["Y", ["B", "A"]]], two(["b", ["sub", ["sub", "A", 1], "a"]])),
+      doc(sizes, shapes, two(["i"], undefined, undefined, undefined, [{ let: "i", value: ["add", ["mul", "a", "B"], "b"] }])),
+      // loops from 2 and 1: Y[(b - 1) * A + (a - 2)]
+      doc(sizes, shapes, two([["add", ["mul", ["sub", "b", 1], "A"], ["sub", "a", 2]]], [2, "A"], [1, "B"], x3(["sub", "a", 2], ["sub", "b", 1], "r"))),
+    ];
+    for (const text of texts) {
+      const p = h.wasm.call({ command: "plan", document: text, options: {} });
+      expect(p.realization, text).toBe("cooperative-reduction");
+      expect(rule(p, "independent-store")).toBe("holds");
+      for (const options of [{}, { programsPerGroup: 3 }, { layout: "programs-on-lanes", programsPerGroup: 8, threads: 256 }, { vector: 4, unroll: 2 }]) {
+        expect(validate(text, options).plan.realization).toBe("cooperative-reduction");
+      }
+    }
+    // transposed with a multiplier one short (Y[b * (A - 1) + a]: a = 5, b = 0 and a = 0, b = 1 meet),
+    // or over a loop longer than the multiplier: not proven, and the serial program is right
+    const clashes = [
+      doc(sizes, shapes, two([["add", ["mul", "b", ["sub", "A", 1]], "a"]])),
+      doc({ A: 6, A1: 7, B: 7, R: 33 }, [["X", ["A1", "B", "R"]], ["Y", [60]]], two([["add", ["mul", "b", "A"], "a"]], [0, "A1"])),
+    ];
+    for (const text of clashes) {
+      expect(h.wasm.call({ command: "plan", document: text, options: {} }).realization).toBe("serial-program");
+      expect(h.wasm.call({ command: "plan", document: text, options: { programsPerGroup: 2, serial: false } }).realization).not.toBe("cooperative-reduction");
+      validate(text, {});
+    }
   });
 
   it("a program variable that can be negative is not decoded (truncating div, floor mod): r in [-4, 4) writes Y[r / 4 + 1, r % 4] twice", () => {
@@ -193,11 +238,19 @@ describe("programs told apart by decoded indices", () => {
         expect(validate(text, options).plan.realization).toBe("cooperative-reduction");
       }
     }
-    // not the linear index (a stride of 7 over b's 6 values): still decoded, still serial, and right
+    // not the linear index (a stride of 7 over b's 6 values): decoded, then proven because 7 keeps
+    // b's six values apart (a mixed radix: radixParts in core/legality/packing.ts); serial until session 26
     const gap = doc({ A: 5, B: 6, R: 33 }, [["X", ["A", "B", "R"]], ["Y", [40]]],
       nest([["a", 0, "A"], ["b", 0, "B"]], red(x3("a", "b", "r"), [["add", ["mul", "a", 7], "b"]])));
-    expect(h.wasm.call({ command: "plan", document: gap, options: {} }).realization).toBe("serial-program");
+    expect(h.wasm.call({ command: "plan", document: gap, options: {} }).realization).toBe("cooperative-reduction");
     validate(gap, {});
+    // a stride of 5 over b's 6 values: a = 0, b = 5 and a = 1, b = 0 both write Y[5]. Not proven; the
+    // serial program gives the oracle's values (the later program's write last)
+    const tight = doc({ A: 5, B: 6, R: 33 }, [["X", ["A", "B", "R"]], ["Y", [40]]],
+      nest([["a", 0, "A"], ["b", 0, "B"]], red(x3("a", "b", "r"), [["add", ["mul", "a", 5], "b"]])));
+    expect(h.wasm.call({ command: "plan", document: tight, options: {} }).realization).toBe("serial-program");
+    expect(h.wasm.call({ command: "plan", document: tight, options: { programsPerGroup: 2, serial: false } }).realization).not.toBe("cooperative-reduction");
+    validate(tight, {});
     // the linear index of the inner level only, where the outer loop's programs all write it: refused
     const clash = doc({ A: 5, B: 6, R: 33 }, [["X", ["A", "B", "R"]], ["Y", [6]]],
       nest([["a", 0, "A"], ["b", 0, "B"]], red(x3("a", "b", "r"), [["add", ["mul", "a", 0], "b"]])));

@@ -64,7 +64,10 @@
 //   nest_linear_bigmin           a nest from a = 2147483645 whose flat store index is the linear
 //                                index times 4194307 plus a constant: the rewrite's constant
 //                                coef * min passed 2^53 and rounded, the kernel wrote Y[4] for Y[1]
-//                                (admitted, wrong and out of the store's elements; red team, s25)
+//                                (admitted, wrong and out of the store's elements; red team, s25);
+//                                since session 26 the decoded index is proven apart (its parts'
+//                                multipliers keep them apart) and the kernel, cooperative, wraps
+//                                its index in i32 as the oracle does
 //   export_tile_prefix           a parameter named "_tileX": the Python export's name loop appended
 //                                "_" forever (JS hung, WebAssembly trapped)
 //   i32_cache_value_reuse, i32_reuse_select
@@ -95,7 +98,9 @@
 //                                index was followed), so a valid document failed at C = 5
 //   nest_scaled_store            a perfect nest storing Y[n, 3 * g] (group norm in NCHW layout): serial,
 //                                and TPL008 advised nesting the loops perfectly, which they were; it
-//                                now names the leading indices of the written buffers
+//                                now names the leading indices of the written buffers; since
+//                                session 26 3 * g is proven to separate the programs (cooperative),
+//                                and the TPL008 test below stores at g * g, which no rule proves
 //   name_as_type                 a reduction axis named as_type: the emitter kept the name, and the
 //                                max stripe's NaN test as_type<uint>(e) no longer compiled
 //   signed_zero_minmax           max / min reductions and operators over -0 and +0 (X * 0), seen
@@ -159,7 +164,7 @@ const CASES: Record<string, Expect> = {
   wrapped_const_index: { realization: "fused-elementwise", variants: [{}, { vector: 4 }] },
   export_tile_prefix: { realization: "fused-elementwise", variants: [{}] },
   nest_reorder_serial_order: { realization: "serial-program", variants: [{}, { sizes: { A: 5, B: 2, K: 3 } }, { sizes: { A: 2, B: 3 } }] },
-  nest_linear_bigmin: { realization: "serial-program", variants: [{}] },
+  nest_linear_bigmin: { realization: "cooperative-reduction", variants: [{}, { programsPerGroup: 2, vector: 4 }] },
   i32_cache_value_reuse: { realization: "cooperative-reduction", variants: [{}, { vector: 4 }, { programsPerGroup: 2 }, { cacheInput: false }] },
   i32_reuse_select: { realization: "cooperative-reduction", variants: [{}, { vector: 8 }, { threads: 32 }] },
   wrap_extent_prog: { realization: "serial-program", variants: [{}] },
@@ -176,7 +181,7 @@ const CASES: Record<string, Expect> = {
   nest_store_index_add0: { realization: "cooperative-reduction", variants: [{}, { programsPerGroup: 1 }] },
   nest_store_index_let: { realization: "cooperative-reduction", variants: [{}, { vector: 4 }] },
   gather_let_label: { realization: "fused-elementwise", variants: [{}, { threads: 32 }] },
-  nest_scaled_store: { realization: "serial-program", variants: [{}] },
+  nest_scaled_store: { realization: "cooperative-reduction", variants: [{}, { programsPerGroup: 2, vector: 4 }, { layout: "programs-on-lanes", programsPerGroup: 8, threads: 256 }] },
   name_as_type: { realization: "cooperative-reduction", variants: [{}, { vector: 4 }] },
   signed_zero_minmax: { realization: "cooperative-reduction", variants: [{}, { vector: 4 }, { vector: 8, programsPerGroup: 2 }, { cacheInput: false }, { programsPerGroup: 1, threads: 32 }, { programsPerGroup: 3 }, { unroll: 2 }] },
 };
@@ -225,7 +230,11 @@ describe("what each finding was", () => {
   });
 
   it("a perfect nest blocked by a store index: TPL008 names the leading indices, not the nesting", () => {
-    const p = h.wasm.call({ command: "plan", document: text("nest_scaled_store"), options: {} });
+    // Y[n, g * g]: disjoint in fact (g >= 0), but a product of the decoding with itself is proven by no rule
+    const doc = JSON.parse(text("nest_scaled_store"));
+    doc.body[0].body[0].body[1].at = ["n", ["mul", "g", "g"]];
+    const p = h.wasm.call({ command: "plan", document: JSON.stringify(doc), options: {} });
+    expect(p.realization).toBe("serial-program");
     const w = p.diagnostics.find((d: any) => d.code === "TPL008");
     expect(w.message).toContain("leading indices");
     expect(w.message).not.toContain("nest the parallel loops above the reduction perfectly");
@@ -283,11 +292,12 @@ describe("what each finding was", () => {
   });
 
   it("an unproven flattened nest falls back to the document as written when that serial program is cheaper", () => {
-    // nest_partial_extent with its rows stored in reverse (Y[b, S - 2 - i]): the decoded index
-    // S - 2 - p % 15 is not the program variable's div and mod alone, so the flattened programs
-    // are not proven apart (the stores are in fact disjoint: the fallback is conservative)
+    // nest_partial_extent with its rows stored in reverse through a max (Y[b, max(S - 2 - i, 0)]):
+    // the decoded index is not a sum of the program variable's div and mod, so the flattened
+    // programs are not proven apart (the stores are in fact disjoint: the fallback is conservative).
+    // Y[b, S - 2 - i] itself is proven since session 26 (test/decoded-programs.test.ts).
     const doc = JSON.parse(text("nest_partial_extent"));
-    doc.body[0].body[0].body[1].at = ["b", ["sub", ["sub", "S", 2], "i"]];
+    doc.body[0].body[0].body[1].at = ["b", ["max", ["sub", ["sub", "S", 2], "i"], 0]];
     const p = h.wasm.call({ command: "plan", document: JSON.stringify(doc), options: {} });
     expect(p.realization).toBe("serial-program");
     expect(p.mapping.T).toBeGreaterThan(1); // one thread per program b, not one thread for all

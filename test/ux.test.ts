@@ -284,7 +284,7 @@ describe("validation shows its terms", () => {
       params: [{ name: "X", dtype: "f32", shape: ["N", "G", "K"] }, { name: "Y", dtype: "f32", shape: ["N", "C"] }],
       body: [{ for: "n", in: [0, "N"], kind: "parallel", body: [{ for: "g", in: [0, "G"], kind: "parallel", body: [
         { reduce: "s", combiner: "sum", over: ["k", 0, "K"], value: ["load", "X", ["n", "g", "k"]] },
-        { store: "Y", at: ["n", ["mul", "g", 3]], value: "s" },
+        { store: "Y", at: ["n", ["mul", "g", "g"]], value: "s" },
       ] }] }],
     };
     const file = write("nest_scaled_store.json", doc);
@@ -468,13 +468,14 @@ describe("several parallel loops above a reduction: one program per index tuple"
   });
 
   it("what cannot be proven stays serial with a reason: an output indexed through a decoded variable", async () => {
-    // as above, with the rows stored in reverse (Y[b, h, S - 1 - i, j]): S - 1 - p % 8 is not the
-    // program index's div and mod alone, which independent-store cannot prove injective, so the
-    // document as written is planned: its serial program runs one thread per b
+    // as above, with the rows stored in reverse through a max (Y[b, h, max(S - 1 - i, 0), j]): not a
+    // sum of the program index's div and mod, which independent-store cannot prove injective, so
+    // the document as written is planned: its serial program runs one thread per b (S - 1 - i
+    // alone is proven since session 26)
     const doc = attention();
     doc.sizes = { B: 2, H: 4, S: 8 };
     doc.body[0].body[0].in = [1, 3];
-    doc.body[0].body[0].body[0].body[2].body[0].at = ["b", "h", ["sub", ["sub", "S", 1], "i"], "j"];
+    doc.body[0].body[0].body[0].body[2].body[0].at = ["b", "h", ["max", ["sub", ["sub", "S", 1], "i"], 0], "j"];
     const p = plan(doc);
     expect(p.realization).toBe("serial-program");
     expect(p.notes.join(" ")).toMatch(/not flattened into one program loop: the flattened programs are not proven either \(an index that decodes the loop variables from the program with div and mod/);

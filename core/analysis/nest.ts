@@ -218,7 +218,11 @@ class Rewrite {
     c.hasStep = s.hasStep;
     c.axis = s.axis;
     c.combiner = s.combiner;
-    c.value = this.expr(s.value);
+    // an i32 let holding the nest's linear index (let i = b * H + h) is rewritten as an index is
+    // (linearIndex): the same i32 value, which the rules then separate by p where an index `i`
+    // reads it
+    const lin = s.kind == "let" && s.value.ty == "i32" ? this.linearIndex(s.value) : null;
+    c.value = lin !== null ? changetype<Expr>(lin) : this.expr(s.value);
     c.at = s.kind == "store" ? this.indices(s.name, s.at) : this.stmts_exprs(s.at);
     c.cond = this.expr(s.cond);
     c.body = this.stmts(s.body);

@@ -9,10 +9,10 @@
 // worker. Program-level lets run redundantly on every worker; program-level stores (outside a
 // distributed loop) are done by worker 0.
 
-import { Expr, Stmt } from "../ir/ast";
+import { Doc, Expr, Stmt } from "../ir/ast";
 import { sameExpr } from "../analysis/vectors";
 import { idiv } from "../util/text";
-import { Affine } from "../ir/affine";
+import { Affine, AffineEnv, affineOf } from "../ir/affine";
 import { RuleResult } from "../plan/plan";
 import { LegalityContext } from "./context";
 import { Facts, LOOP_PROGRAM, LoopInfo, Site, addRanges, affineEqual, affineRange, affineSub, renameApart } from "./facts";
@@ -275,15 +275,122 @@ function separatesPrograms(a: Site, b: Site, pv: string): bool {
  * with floor division: then p = K * (p / K) + p % K and (p / M) / K = p / (M * K) for positive
  * literals K and M, so equal indices in those dimensions would need p1 = p2.
  */
-function decodedApart(a: Site, b: Site, pv: string): bool {
+function decodedApart(a: Site, b: Site, pv: string, consts: AffineEnv): bool {
   const loop = a.loopOf(pv);
   if (loop === null || !changetype<LoopInfo>(loop).exact || changetype<LoopInfo>(loop).lo < 0.0) return false;
+  const lo: f64 = changetype<LoopInfo>(loop).lo;
+  const hi: f64 = changetype<LoopInfo>(loop).hi;
   const same = new Array<Expr>();
   for (let d: i32 = 0; d < a.index.length && d < b.index.length; d++) {
+    if (!sameExpr(a.index[d], b.index[d])) continue;
     const e = withoutOffset(a.index[d]);
-    if (sameExpr(a.index[d], b.index[d]) && ofProgramOnly(e, pv)) same.push(e);
+    if (ofProgramOnly(e, pv)) same.push(e);
+    else radixParts(a.index[d], pv, lo, hi, consts, same);
   }
   return same.length > 0 && determines(same, pv, 1);
+}
+
+/**
+ * An index that is a sum of terms c_i * t_i plus constants, each t_i of the program variable
+ * alone (div and mod of it by int literals: a flattened nest's decodings) and each c_i a constant
+ * (sizes, literals), determines every t_i where the multipliers keep the terms apart: ordered by
+ * |c_i|, each |c_i| exceeds the sum of |c_j| * (span of t_j) over the terms before it (a mixed
+ * radix, as Y[b * A + a] with a = p / B in [0, A) and b = p % B is). Two programs with equal
+ * values then have equal t_i: at the first term from the largest where they differ, that term's
+ * difference is at least |c_i|, more than all smaller terms' differences together. Every term's
+ * magnitude sums below 2^31, so the i32 value is the exact sum (a constant added to both wraps
+ * alike). Appends the t_i to `out` when it applies; appends nothing otherwise.
+ */
+function radixParts(e: Expr, pv: string, lo: f64, hi: f64, consts: AffineEnv, out: Array<Expr>): void {
+  const terms = new Array<Expr>();
+  const coefs = new Array<f64>();
+  if (!sumTerms(e, 1.0, pv, consts, terms, coefs, 0) || terms.length == 0) return;
+  const spans = new Array<f64>();
+  const tops = new Array<f64>();
+  for (let i: i32 = 0; i < terms.length; i++) {
+    const r = new Array<f64>();
+    if (!programRange(terms[i], pv, lo, hi, r)) return;
+    spans.push(r[1] - r[0]);
+    tops.push(r[1]);
+  }
+  // order by |c| (insertion sort over a handful of terms)
+  const order = new Array<i32>();
+  for (let i: i32 = 0; i < terms.length; i++) {
+    order.push(i);
+    for (let at: i32 = order.length - 1; at > 0 && Math.abs(coefs[order[at - 1]]) > Math.abs(coefs[order[at]]); at--) {
+      const t = order[at];
+      order[at] = order[at - 1];
+      order[at - 1] = t;
+    }
+  }
+  let below: f64 = 0.0;
+  let total: f64 = 0.0;
+  for (let k: i32 = 0; k < order.length; k++) {
+    const i = order[k];
+    const c: f64 = Math.abs(coefs[i]);
+    if (c <= below) return;
+    below += c * spans[i];
+    total += c * tops[i];
+    if (total >= 2147483648.0) return;
+  }
+  for (let i: i32 = 0; i < terms.length; i++) out.push(terms[i]);
+}
+
+/** Splits `e` (times `scale`) into constant parts, which it drops, and terms c * t with t of the
+ *  program variable alone (not a literal), multiplying through constant factors; false where
+ *  some part is neither. */
+function sumTerms(e: Expr, scale: f64, pv: string, consts: AffineEnv, terms: Array<Expr>, coefs: Array<f64>, depth: i32): bool {
+  if (depth > 32 || scale == 0.0 || Math.abs(scale) >= 2147483648.0) return false;
+  const k = affineOf(e, consts, 0);
+  if (k !== null && changetype<Affine>(k).isConst()) return true;
+  if (e.op == "add" || e.op == "sub") {
+    return sumTerms(e.args[0], scale, pv, consts, terms, coefs, depth + 1) &&
+      sumTerms(e.args[1], e.op == "add" ? scale : -scale, pv, consts, terms, coefs, depth + 1);
+  }
+  if (e.op == "neg") return sumTerms(e.args[0], -scale, pv, consts, terms, coefs, depth + 1);
+  if (e.op == "mul") {
+    const x = affineOf(e.args[0], consts, 0);
+    if (x !== null && changetype<Affine>(x).isConst()) return sumTerms(e.args[1], scale * changetype<Affine>(x).c, pv, consts, terms, coefs, depth + 1);
+    const y = affineOf(e.args[1], consts, 0);
+    if (y !== null && changetype<Affine>(y).isConst()) return sumTerms(e.args[0], scale * changetype<Affine>(y).c, pv, consts, terms, coefs, depth + 1);
+    return false;
+  }
+  if (e.op == "int" || !ofProgramOnly(e, pv)) return false;
+  terms.push(e);
+  coefs.push(scale);
+  return true;
+}
+
+/** The exact range [lo, hi] of `e`, built of the program variable (in [lo, hi], lo >= 0), int
+ *  literals, and div and mod by positive int literals (every value non-negative, where truncating
+ *  and floor division agree). False for anything else. */
+function programRange(e: Expr, pv: string, lo: f64, hi: f64, r: Array<f64>): bool {
+  if (e.op == "name" && e.name == pv) {
+    r.push(lo);
+    r.push(hi);
+    return true;
+  }
+  if (e.op == "int") {
+    if (e.ival < 0) return false;
+    r.push(<f64>e.ival);
+    r.push(<f64>e.ival);
+    return true;
+  }
+  if ((e.op != "div" && e.op != "mod") || e.args[1].op != "int" || e.args[1].ival <= 0) return false;
+  const x = new Array<f64>();
+  if (!programRange(e.args[0], pv, lo, hi, x) || x[0] < 0.0) return false;
+  const K: f64 = <f64>e.args[1].ival;
+  if (e.op == "div") {
+    r.push(Math.floor(x[0] / K));
+    r.push(Math.floor(x[1] / K));
+  } else if (x[1] < K) {
+    r.push(x[0]);
+    r.push(x[1]);
+  } else {
+    r.push(0.0);
+    r.push(K - 1.0);
+  }
+  return true;
 }
 
 /** `e` without an added (or subtracted) int literal, the min a nest's decoding adds. */
@@ -478,6 +585,13 @@ function uniformProgramDim(mine: Array<Site>, pv: string): bool {
 export function checkAcrossPrograms(f: Facts, pv: string, v: Verdict): void {
   // Buffers whose stores need no pairwise comparison (linear fast path, see FastBuffers).
   const fast = new FastBuffers(pv);
+  // the sizes alone, for the constant multipliers of a decoded index (radixParts)
+  const consts = new AffineEnv();
+  const doc = f.doc;
+  if (doc !== null) {
+    consts.constNames = changetype<Doc>(doc).sizeNames;
+    consts.constValues = changetype<Doc>(doc).sizeValues;
+  }
   let pairs: i32 = 0;
   for (let i: i32 = 0; i < f.stores.length && pairs <= MAX_ACCESS_PAIRS; i++) {
     const a = f.stores[i];
@@ -496,7 +610,7 @@ export function checkAcrossPrograms(f: Facts, pv: string, v: Verdict): void {
         break;
       }
       if (j < i && !dependsOn(b, pv) && b.allAffine() && !b.guarded && allExact(b)) continue; // reported for b itself
-      if (separatesPrograms(a, b, pv) || decodedApart(a, b, pv) || disjointEverywhere(a, b)) continue;
+      if (separatesPrograms(a, b, pv) || decodedApart(a, b, pv, consts) || disjointEverywhere(a, b)) continue;
       const what = i == j ? "the store to " + quoted(a.buffer) : "this store and the store at " + b.ptr;
       if (!a.allAffine() || !b.allAffine()) {
         v.unknown("For " + what + ", an index is not affine in the loop variables (a div, mod, min or max of them, an address loaded from memory, or a product that may wrap in i32), so it cannot be shown that different programs write different elements.", a.ptr);
@@ -520,7 +634,7 @@ export function checkAcrossPrograms(f: Facts, pv: string, v: Verdict): void {
         v.unknown(tooManyPairs("loads and stores of one buffer"), l.ptr);
         break;
       }
-      if (separatesPrograms(l, s, pv) || decodedApart(l, s, pv) || disjointEverywhere(l, s)) continue;
+      if (separatesPrograms(l, s, pv) || decodedApart(l, s, pv, consts) || disjointEverywhere(l, s)) continue;
       v.unknown("This load of " + quoted(l.buffer) + " may read an element that another program writes by the store at " + s.ptr + " (no index is k*" + pv + " + g in both with g differing by less than |k|, and no index range keeps them apart); programs run concurrently, so the value read would depend on timing.", l.ptr);
     }
   }
@@ -535,6 +649,13 @@ export function checkIndependentStore(ctx: LegalityContext): RuleResult {
   if (ctx.programs != 1) checkAcrossPrograms(f, pv, v);
   // Buffers whose stores need no pairwise comparison (worker-0 fast path, see FastBuffers).
   const fast = new FastBuffers(pv);
+  // the sizes alone, for the constant multipliers of a decoded index (radixParts)
+  const consts = new AffineEnv();
+  const doc = f.doc;
+  if (doc !== null) {
+    consts.constNames = changetype<Doc>(doc).sizeNames;
+    consts.constValues = changetype<Doc>(doc).sizeValues;
+  }
   let pairs: i32 = 0;
   // Within one program: no two workers write one element (write-write between stripes).
   for (let i: i32 = 0; i < f.stores.length && pairs <= MAX_ACCESS_PAIRS; i++) {
@@ -561,7 +682,7 @@ export function checkIndependentStore(ctx: LegalityContext): RuleResult {
   }
   const across = ctx.programs == 1
     ? "There is one logical program, so no two programs can write one element"
-    : "For every pair of stores to one buffer (a store with itself included), and every load of a stored buffer with each of its stores, some index is k*" + pv + " + g in both with g differing by less than |k|, or the indices that are the same div and mod of " + pv + " in both determine it, or the index ranges never meet, so distinct programs touch distinct elements of what is written";
+    : "For every pair of stores to one buffer (a store with itself included), and every load of a stored buffer with each of its stores, some index is k*" + pv + " + g in both with g differing by less than |k|, or the indices that are the same div and mod of " + pv + " in both (each alone, or in a sum whose constant multipliers keep them apart) determine it, or the index ranges never meet, so distinct programs touch distinct elements of what is written";
   return v.result(across + "; within a program each element is written by one worker only (its stripe owner, or worker 0 in program order).");
 }
 

@@ -63,7 +63,9 @@ function log2ceil(n: number): number {
 /**
  * A perfect nest over a in [m, m + A), b in [0, B) above a reduction over c of the rows of X
  * (A = rows, B = 2 + cols % 3, m = k % 2); by k: the row sums stored at the nest's linear index
- * S[(a - m) * B + b] (k 0) or transposed S[b * A + (a - m)] (k 1); X read as [C, B, A] (so the
+ * S[(a - m) * B + b] (k 0; for odd A through an i32 let) or transposed S[b * A + (a - m)] (k 1;
+ * by A % 3 also reversed S[(B - 1 - b) * A + (a - m)], or a stride one short, S[b * (A - 1) +
+ * (a - m)], whose programs collide: not honest); X read as [C, B, A] (so the
  * planner moves a last) with programs colliding on S[((a - m) + b) % 2] (k 2, not honest: the
  * last writer in the written order decides); scaled and offset T[2 * ((a - m) * B + b) + 1] with
  * an element loop writing Y[((a - m) * B + b) * C + c] (k 3).
@@ -91,10 +93,18 @@ function buildNest(s: StructSpec): StructCase {
   const sc: J = fexpr(s.skel, ["s"], ["s"]);
   if (s.k === 0) {
     params.push({ name: "S", dtype: "f32", shape: ["AB"] });
-    body.push({ store: "S", at: [lin], value: sc });
+    // odd rows: the linear index held in an i32 let (rewritten as an index is)
+    if (A % 2 === 1) body.push({ let: "q", value: lin }, { store: "S", at: ["q"], value: sc });
+    else body.push({ store: "S", at: [lin], value: sc });
   } else if (s.k === 1) {
     params.push({ name: "S", dtype: "f32", shape: ["AB"] });
-    body.push({ store: "S", at: [["add", ["mul", "b", "A"], av]], value: sc });
+    // by rows % 3: transposed S[b * A + a], transposed and reversed S[(B - 1 - b) * A + a] (both
+    // a mixed radix the rules prove), or a stride one short, S[b * (A - 1) + a], where a = A - 1,
+    // b = 0 and a = 0, b = 1 meet (not honest: its programs collide)
+    const v = A % 3;
+    const bt: J = v === 1 ? ["sub", ["sub", "B", 1], "b"] : "b";
+    if (v === 2) honest = false;
+    body.push({ store: "S", at: [["add", ["mul", bt, v === 2 ? ["sub", "A", 1] : "A"], av]], value: sc });
   } else if (s.k === 2) {
     honest = false;
     params.push({ name: "S", dtype: "f32", shape: [2] });

@@ -86,7 +86,8 @@ export function handle(request: string): string {
     out.add("{\"ok\":").add(c.ok ? "true" : "false");
     out.add(",\"failedAt\":").quoted(c.failedAt);
     out.add(",\"plan\":");
-    planJson(c.doc.name, c.ok, c.plan, opts.options.candidates, c.diags, out);
+    // a kernel the target cannot take (TEX...) was still planned: its plan is given whole
+    planJson(c.doc.name, c.ok || c.failedAt == "export", c.plan, opts.options.candidates, c.diags, out);
     out.add(",\"msl\":").quoted(c.msl);
     out.add(",\"target\":").quoted(opts.options.target);
     out.add(",\"python\":").quoted(c.python);

@@ -209,6 +209,11 @@ describe("emit --target: what a target cannot express is a diagnostic", () => {
     expect(r.stderr).toMatch(/:\d+:\d+: error TEX001 \(export-in-place\): The buffer "X" is both read and written.*--target torch-mps/);
     const j = JSON.parse(cli(["emit", file, "--target", "mlx", "--json"]).stdout);
     expect(j).toMatchObject({ ok: false, failedAt: "export", target: "mlx", python: "" });
+    // the kernel was planned: its plan is given whole (before session 26, realization "" and ok false)
+    const planned = JSON.parse(cli(["plan", file, "--json"]).stdout);
+    expect(j.plan.ok).toBe(true);
+    expect(j.plan.realization).toBe(planned.plan?.realization ?? planned.realization);
+    expect(j.plan.realization).not.toBe("");
     const t = cli(["emit", file, "--target", "torch-mps"]);
     expect(t.status).toBe(0);
     expect(t.stdout).toContain('X = _tile_in_place("X", X, torch.float32, (37, 100))');
@@ -230,6 +235,14 @@ describe("emit --target: what a target cannot express is a diagnostic", () => {
     expect((await tile(["emit", file, "--target", "mlx"])).stderr).toMatch(/TEX002.*"X_shape"/);
     fs.writeFileSync(file, JSON.stringify(doc).replace(/"s"/g, '"MLX_MTL_PRAGMA_UNROLL"'));
     expect((await tile(["emit", file, "--target", "mlx"])).stderr).toMatch(/TEX002.*"MLX_MTL_PRAGMA_UNROLL"/);
+    // each points at the name's declaration: the reduce binding "s" of sum.json, a parameter, a loop
+    const at = (text: string): string[] => wasm.call({ command: "emit", document: text, options: { target: "mlx" } }).diagnostics.map((d: any) => `${d.code} ${d.pointer}`);
+    expect(at(JSON.stringify(doc).replace(/"s"/g, '"grid_size"'))).toEqual(["TEX002 /body/0/body/0/reduce"]);
+    expect(at(JSON.stringify(doc).replace(/"X"/g, '"grid_size"'))).toEqual(["TEX002 /params/0/name"]);
+    expect(at(JSON.stringify(doc).replace(/"r"/g, '"threads_per_grid"'))).toEqual(["TEX002 /body/0/for"]);
+    // a grid too large for one dispatch points at the sizes
+    const big = wasm.call({ command: "emit", document: JSON.stringify(doc), options: { target: "mlx", sizes: { R: 2147483000, C: 2 } } });
+    expect(big.diagnostics.map((d: any) => `${d.code} ${d.pointer}`)).toContain("TEX003 /sizes");
     // a name the emitter renames anyway (MTL... is reserved: v_MTL_CONST) cannot collide
     fs.writeFileSync(file, JSON.stringify(doc).replace(/"s"/g, '"MTL_CONST"'));
     expect((await tile(["emit", file, "--target", "mlx"])).status).toBe(0);

@@ -165,6 +165,20 @@ describe("valid documents", () => {
     for (const n of caseNames()) expect(validate(buildCase(n)).diagnostics, n).toEqual([]);
   });
 
+  it("a binding that shadows is reported once, with no second error from its uses (red team, session 26)", () => {
+    // let r = s (f32) inside the loop over r: the store Y[r] still means the loop variable (i32)
+    const doc = { tile: 1, name: "sh", attrs: { noalias: true }, sizes: { R: 4, C: 8 },
+      params: [{ name: "X", dtype: "f32", shape: ["R", "C"] }, { name: "Y", dtype: "f32", shape: ["R"] }],
+      body: [{ for: "r", in: [0, "R"], kind: "parallel", body: [
+        { reduce: "s", combiner: "sum", over: ["c", 0, "C"], value: ["load", "X", ["r", "c"]] },
+        { let: "r", value: "s" },
+        { store: "Y", at: ["r"], value: "s" }] }] };
+    expect(validate(JSON.stringify(doc)).diagnostics.map((d) => [d.code, d.pointer])).toEqual([["TIR016", "/body/0/body/1/let"]]);
+    // a loop over C shadowing the size C: its body's C is the loop variable (no out-of-bounds error)
+    const size = fixtures.find((f) => f.name === "TIR016-shadowing-size")!;
+    expect(validate(size.text).diagnostics.map((d) => d.code)).toEqual(["TIR016"]);
+  });
+
   it("a guarded access (if c+1 < C then load X[r, c+1]) is not out of bounds", () => {
     const guarded = fixtures.find((f) => f.name === "ok-guarded-access")!;
     expect(validate(guarded.text).diagnostics).toEqual([]);

@@ -19,6 +19,8 @@ export class Structure {
   family: string = "serial";
   /** Why the document is not in a packable family (empty when it is). */
   why: string = "";
+  /** The statement `why` is about (its JSON pointer), or "" for the top level. */
+  whyPtr: string = "";
   /** The top-level parallel loop, or null when the top level is not a single parallel loop. */
   programLoop: Stmt | null = null;
   /** Reduction family: every reduce under the program loop, in program order. */
@@ -49,6 +51,11 @@ function reducesThroughSerial(list: Array<Stmt>, st: Structure): bool {
       st.wrappers.push(s);
       if (!reducesThroughSerial(s.body, st)) ok = false;
     } else if ((s.kind == "for" || s.kind == "if") && (containsReduce(s.body) || containsReduce(s.orelse))) {
+      if (ok) {
+        st.why = s.kind == "if" ? "a reduce sits inside a conditional below the program loop (the if at " + s.ptr + ")"
+          : "a reduce sits inside a parallel loop below the program loop (the loop over \"" + s.name + "\" at " + s.ptr + "), and the loops are not one perfect nest whose flattened programs are proven apart";
+        st.whyPtr = s.ptr;
+      }
       ok = false;
     }
   }
@@ -65,6 +72,21 @@ function onlyParallelLetIfStore(list: Array<Stmt>): bool {
     return false;
   }
   return true;
+}
+
+/** The pointer of the first statement that keeps `list` from being an element-family body (a
+ *  serial loop, or a loop or if holding one), innermost; "" where there is none. */
+function notElementBody(list: Array<Stmt>): string {
+  for (let i: i32 = 0; i < list.length; i++) {
+    const s = list[i];
+    if (s.kind == "let" || s.kind == "store") continue;
+    if (s.kind == "for" && !s.parallel) return s.ptr;
+    const inner = notElementBody(s.body);
+    if (inner.length > 0) return inner;
+    const other = notElementBody(s.orelse);
+    if (other.length > 0) return other;
+  }
+  return "";
 }
 
 /** The first parallel loop directly in `list`, or null. */
@@ -89,7 +111,6 @@ export function recognize(doc: Doc): Structure {
       st.family = "reduction";
       st.distribution = distribute(top);
     } else {
-      st.why = "a reduce sits inside a parallel loop or a conditional below the program loop";
       st.reduces = new Array<Stmt>();
       st.wrappers = new Array<Stmt>();
     }
@@ -107,7 +128,9 @@ export function recognize(doc: Doc): Structure {
     }
     st.leaf = loop.body;
   } else {
-    st.why = "a serial loop sits below the top-level parallel loop of a program without reductions";
+    const culprit = notElementBody(top.body);
+    st.why = "a serial loop sits below the top-level parallel loop of a program without reductions" + (culprit.length > 0 ? " (the loop at " + culprit + ")" : "");
+    st.whyPtr = culprit;
   }
   return st;
 }

@@ -6,7 +6,7 @@
 // kernel. Both modules carry the same kernel text as the metal target (the MLX one as body and
 // header, with a preamble naming MLX's attributes as Tile's thread arguments).
 
-import { Doc } from "../ir/ast";
+import { Doc, Stmt } from "../ir/ast";
 import { Plan } from "../plan/plan";
 import { Diagnostic, diag } from "../diag/diagnostic";
 import { KernelText } from "../emit/emit";
@@ -34,7 +34,7 @@ export function exportModule(doc: Doc, plan: Plan, k: KernelText, msl: string, t
   const r = new Exported();
   const threads: f64 = f64(plan.mapping.groups) * f64(plan.mapping.T);
   if (threads > MAX_GRID_THREADS) {
-    r.diags.push(diag("TEX003", "", "The kernel's grid has " + formatI32(plan.mapping.groups) + " threadgroups of " + formatI32(plan.mapping.T) +
+    r.diags.push(diag("TEX003", "/sizes", "The kernel's grid has " + formatI32(plan.mapping.groups) + " threadgroups of " + formatI32(plan.mapping.T) +
       " threads, more than the 2147483647 threads a " + target + " dispatch takes; emit it with smaller sizes (--size) or use --target metal."));
   }
   if (target == TARGET_MLX) {
@@ -59,6 +59,34 @@ export function exportModule(doc: Doc, plan: Plan, k: KernelText, msl: string, t
   return r;
 }
 
+/** The JSON pointer of where the document declares `name`: a parameter's name, a size, or the
+ *  name of a loop, let, reduce or reduce axis (the first found); "" where none does. */
+function declarationOf(doc: Doc, name: string): string {
+  for (let p: i32 = 0; p < doc.params.length; p++) if (doc.params[p].name == name) return "/params/" + formatI32(p) + "/name";
+  for (let i: i32 = 0; i < doc.sizeNames.length; i++) if (doc.sizeNames[i] == name) return "/sizes/" + escapePointer(name);
+  return declaredIn(doc.body, name);
+}
+
+function declaredIn(list: Array<Stmt>, name: string): string {
+  for (let i: i32 = 0; i < list.length; i++) {
+    const s = list[i];
+    if (s.kind == "for" && s.name == name) return s.ptr + "/for";
+    if (s.kind == "let" && s.name == name) return s.ptr + "/let";
+    if (s.kind == "reduce" && s.name == name) return s.ptr + "/reduce";
+    if (s.kind == "reduce" && s.axis == name) return s.ptr + "/over/0";
+    const a = declaredIn(s.body, name);
+    if (a.length > 0) return a;
+    const b = declaredIn(s.orelse, name);
+    if (b.length > 0) return b;
+  }
+  return "";
+}
+
+/** A JSON pointer's reference token for `key` (RFC 6901: ~ as ~0, / as ~1). */
+function escapePointer(key: string): string {
+  return key.replaceAll("~", "~0").replaceAll("/", "~1");
+}
+
 /** Object-like macros of the headers MLX puts before every custom kernel (mlx/backend/metal/
  *  kernels/utils.h, defines.h): an identifier with one of these names would be replaced. */
 const MLX_MACROS: Array<string> = ["MLX_MTL_PRAGMA_UNROLL", "MTL_CONST"];
@@ -81,6 +109,6 @@ function nameConflicts(doc: Doc, k: KernelText, diags: Array<Diagnostic>): void 
     const id = k.names.idents[i];
     if (generated.indexOf(id) < 0) continue;
     const key = k.names.irNames[i];
-    diags.push(diag("TEX002", "", "The name \"" + key.substring(2) + "\" becomes the identifier " + id + ", which MLX's kernel source already defines (an argument MLX declares when the body mentions it, or a macro of its headers); rename it in the document, or emit with --target torch-mps or --target metal."));
+    diags.push(diag("TEX002", declarationOf(doc, key.substring(2)), "The name \"" + key.substring(2) + "\" becomes the identifier " + id + ", which MLX's kernel source already defines (an argument MLX declares when the body mentions it, or a macro of its headers); rename it in the document, or emit with --target torch-mps or --target metal."));
   }
 }

@@ -181,7 +181,12 @@ class Checker {
       this.scalarNames.push(b.name);
       this.scalarPtrs.push(b.ptr);
     }
-    this.enter(b);
+    // a let or reduce that would shadow is reported once: the name keeps meaning what it meant,
+    // so its later uses raise no second error of their own (a let r of f32 inside a loop over r
+    // made every index r "f32, not i32": red team, session 26). A loop that shadows is entered:
+    // its body's uses mean the loop variable (a loop over C shadowing the size C, read as the
+    // size, gave a false out-of-bounds error)
+    if (prev === null || b.kind != "scalar") this.enter(b);
   }
 
   affineEnv(): AffineEnv {

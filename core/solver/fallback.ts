@@ -17,8 +17,8 @@ const ADVICE: Array<string> = [
   "private-ownership", "read the cached buffer only with the distributed loop or reduce variable alone in one index (as [row, c] or [r, col]) and program-uniform indices elsewhere, or pass --no-cache-input",
   "reduction-loop-shape", "put each reduce directly in the program body (no serial loop with an extent other than 1 around it); fold such a loop into the parallel loops above",
   "tail-read-write", "use a program count that is a multiple of the programs per group, or do not load and store the same buffer",
-  "thread-limit", "request fewer threads per group (32 * S * P within the device limit)",
-  "threadgroup-memory", "use fewer reductions per program or fewer programs per group (P * S partials of 4 bytes per reduction must fit)",
+  "thread-limit", "request fewer threads per group (32 * S * P within the device's limit and any --max-threads cap)",
+  "threadgroup-memory", "use fewer reductions per program or fewer threads per group (the partials must fit the device's threadgroup memory: 4 bytes per reduction for each SIMD group, P * S, or with programs on lanes for each thread, T)",
   "same-domain", "store every output inside the same nest of parallel loops, with identical constant ranges",
   "injective-compact-store", "store each output exactly once, unconditionally, with one loop variable per dimension covering the whole buffer (e.g. Y[r, c]); a flattened index such as r*C + c is not proven injective, give the buffer a 2-D shape",
   "no-read-of-written", "load a buffer the kernel stores only at the element its one store writes (an update in place before the store, or a read of the thread's own write after it); otherwise keep the value in a `let`, or split the kernel in two",
@@ -83,7 +83,7 @@ export function fallbackDiagnostic(what: string, c: FallbackCause, allowSerial: 
 }
 
 /** Why a document is outside both families, from its structure, with the change that helps. */
-export function structureCause(doc: Doc, why: string): FallbackCause {
+export function structureCause(doc: Doc, why: string, whyPtr: string = ""): FallbackCause {
   let fix = "";
   if (doc.body.length != 1 || doc.body[0].kind != "for" || !doc.body[0].parallel) {
     fix = "wrap the body in one top-level parallel loop whose iterations are the independent programs (rows)";
@@ -97,7 +97,7 @@ export function structureCause(doc: Doc, why: string): FallbackCause {
   } else {
     fix = "make the serial loop parallel if its iterations are independent, or express its accumulation as a reduce";
   }
-  return causeText(why, fix, "/body/0");
+  return causeText(why, fix, whyPtr.length > 0 ? whyPtr : "/body/0");
 }
 
 /** True when a reduce sits inside a parallel loop nested in `list` (below the program loop). */

@@ -542,6 +542,17 @@ function validateOptions(o: Options, device: Device, plan: Plan): bool {
   return plan.diags.length == 0;
 }
 
+/** TPL009 for explicit widths whose mapping, candidate `i` of the search, fails a width rule. */
+function notHonoured(s: Search, o: Options, plan: Plan, i: i32): void {
+  const why = reasons(s.rules[i]);
+  const c = causeFromRules(s.rules[i]);
+  let msg = "Cannot honour " + requested(o) + ": the mapping " + describe(s.all[i].mapping) + " is rejected (" + why + ").";
+  if (c.fix.length > 0) msg += " To honour it: " + c.fix + ";";
+  msg += " or leave the widths to the solver (omit --programs-per-group and --threads).";
+  plan.diags.push(diag("TPL009", o.programsPerGroup > 0 ? "/options/programsPerGroup" : "/options/threads", msg));
+  plan.rules = s.rules[i];
+}
+
 function solveReduction(doc: Doc, st: Structure, device: Device, o: Options, plan: Plan, facts: Facts | null): void {
   if (!validateOptions(o, device, plan)) return;
   const loop = changetype<Stmt>(st.programLoop);
@@ -577,13 +588,7 @@ function solveReduction(doc: Doc, st: Structure, device: Device, o: Options, pla
   }
   if (chosen < 0 && (o.programsPerGroup > 0 || o.threads > 0) && preferred >= 0 && onlyWidthRulesFailed(s.all[preferred].failed)) {
     // explicit widths that are themselves impossible are never silently replaced by others
-    const why = preferred >= 0 ? reasons(s.rules[preferred]) : "no candidate fits the thread limit";
-    const c = preferred >= 0 ? causeFromRules(s.rules[preferred]) : causeText(why, "", "");
-    let msg = "Cannot honour " + requested(o) + ": the mapping " + (preferred >= 0 ? describe(s.all[preferred].mapping) + " " : "") + "is rejected (" + why + ").";
-    if (c.fix.length > 0) msg += " To honour it: " + c.fix + ";";
-    msg += " or leave the widths to the solver (omit --programs-per-group and --threads).";
-    plan.diags.push(diag("TPL009", o.programsPerGroup > 0 ? "/options/programsPerGroup" : "/options/threads", msg));
-    plan.rules = preferred >= 0 ? s.rules[preferred] : new Array<RuleResult>();
+    notHonoured(s, o, plan, preferred);
     return;
   }
   if (chosen < 0 && o.programsPerGroup != 1) {
@@ -594,6 +599,20 @@ function solveReduction(doc: Doc, st: Structure, device: Device, o: Options, pla
     s.enumerate(1, o.programsPerGroup == 0 ? o.threads : 0, widths, U, limit);
     if (o.candidates) s.checkAll();
     chosen = s.bestAdmissible(from);
+    // --threads alone that formed no candidate of its own: the P = 1 form at that T stands for the
+    // request, and a width rule failing there is a request not honoured (red team, session 26:
+    // programs on lanes at T = 128 on a device of 256 bytes of threadgroup memory fell back to the
+    // serial program with no rule listed)
+    if (chosen < 0 && preferred < 0 && o.threads > 0 && o.programsPerGroup == 0) {
+      const alt = s.best(from);
+      if (alt >= 0) {
+        s.ensureChecked(alt);
+        if (s.all[alt].failed.length > 0 && onlyWidthRulesFailed(s.all[alt].failed)) {
+          notHonoured(s, o, plan, alt);
+          return;
+        }
+      }
+    }
   }
   if (chosen < 0) {
     const rules = preferred >= 0 ? s.rules[preferred] : new Array<RuleResult>();
@@ -781,7 +800,7 @@ export function solve(doc: Doc, st: Structure, device: Device, o: Options, plan:
     solveElement(doc, st, device, o, plan, facts);
   } else {
     plan.notes.push("No packed or fused realization applies: " + st.why + ".");
-    useSerial(doc, st, device, o, plan, "no cooperative or fused realization applies", structureCause(doc, st.why));
+    useSerial(doc, st, device, o, plan, "no cooperative or fused realization applies", structureCause(doc, st.why, st.whyPtr));
   }
 }
 

@@ -154,6 +154,8 @@ describe("programs told apart by decoded indices", () => {
       doc(sizes, shapes, two([["add", ["mul", ["sub", ["sub", "B", 1], "b"], "A"], "a"]])),
       doc(sizes, [["X", ["A", "B", "R"]], ["Y", ["B", "A"]]], two(["b", ["sub", ["sub", "A", 1], "a"]])),
       doc(sizes, shapes, two(["i"], undefined, undefined, undefined, [{ let: "i", value: ["add", ["mul", "a", "B"], "b"] }])),
+      // an outer loop of one iteration: its part p / B is always 0 and needs no room (helper, session 26)
+      doc({ A: 1, B: 7, R: 33 }, [["X", ["A", "B", "R"]], ["Y", [7]]], two([["add", ["mul", "b", "A"], "a"]])),
       // loops from 2 and 1: Y[(b - 1) * A + (a - 2)]
       doc(sizes, shapes, two([["add", ["mul", ["sub", "b", 1], "A"], ["sub", "a", 2]]], [2, "A"], [1, "B"], x3(["sub", "a", 2], ["sub", "b", 1], "r"))),
     ];

@@ -328,10 +328,13 @@ function radixParts(e: Expr, pv: string, lo: f64, hi: f64, consts: AffineEnv, ou
   for (let k: i32 = 0; k < order.length; k++) {
     const i = order[k];
     const c: f64 = Math.abs(coefs[i]);
-    if (c <= below) return;
-    below += c * spans[i];
     total += c * tops[i];
     if (total >= 2147483648.0) return;
+    // a part of one value (a loop of extent 1) is the same in both programs: it separates
+    // nothing and needs no room
+    if (spans[i] == 0.0) continue;
+    if (c <= below) return;
+    below += c * spans[i];
   }
   for (let i: i32 = 0; i < terms.length; i++) out.push(terms[i]);
 }

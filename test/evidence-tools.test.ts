@@ -10,7 +10,7 @@ import { ROOT } from "./helpers/files";
 import { runBench } from "../shell-node/src/bench/run";
 import { auditResults } from "../shell-node/src/audit/audit";
 import { UsageError } from "../shell-node/src/io";
-import { ranks, spearman, timingOrder } from "../shell-node/src/bench/timing";
+import { BoundedMap, ranks, spearman, timingOrder } from "../shell-node/src/bench/timing";
 import { candidateKey, selectCandidates, summarizeSweep } from "../shell-node/src/bench/sweep";
 
 const SMOKE = path.join(ROOT, "bench", "protocols", "smoke.json");
@@ -107,6 +107,14 @@ describe("timing order and the sweep's statistics", () => {
       // the starting entry moves from pair to pair
       if (n > 1) expect(timingOrder(2, n)[0]).not.toBe(timingOrder(0, n)[0]);
     }
+  });
+
+  it("the oracle cache of a time list keeps the two most recent documents only", () => {
+    const m = new BoundedMap<string, number>(2);
+    m.set("a", 1).set("b", 2).set("a", 3); // a key set again is not a new key
+    expect([...m.entries()]).toEqual([["a", 3], ["b", 2]]);
+    m.set("c", 4);
+    expect([...m.keys()]).toEqual(["b", "c"]);
   });
 
   it("Spearman: +1 for the same order, -1 reversed, mean ranks for ties, null when undefined", () => {

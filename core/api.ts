@@ -58,6 +58,9 @@ export function handle(request: string): string {
   if (command == "cases") return casesResponse();
   if (command == "audit-msl") return auditResponse(obj);
   if (command == "device") return deviceResponse(obj);
+  if (command != "validate" && command != "canonical" && command != "plan" && command != "emit") {
+    return errorResponse(diag("TAPI01", "/command", "Unknown command \"" + command + "\"."));
+  }
   const docv = field(obj, "document");
   if (docv === null || changetype<JsonValue>(docv).kind != J_STR) {
     return errorResponse(diag("TAPI01", "/document", "The command \"" + command + "\" needs a \"document\" string holding Tile IR text."));

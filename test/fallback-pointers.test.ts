@@ -67,3 +67,18 @@ describe("a serial fallback's warning points at its cause", () => {
     expect(w.message).toContain("(the loop at /body/0/body/0)");
   });
 });
+
+describe("the core's request interface (contract check, session 26)", () => {
+  it("an unknown command is named as such, with or without a document; audit-msl takes msl", () => {
+    for (const e of engines) {
+      for (const req of [{ command: "bogus" }, { command: "bogus", document: "{}" }]) {
+        const r = e.call(req as any);
+        expect(r.ok).toBe(false);
+        expect(r.diagnostics[0]).toMatchObject({ code: "TAPI01", pointer: "/command" });
+        expect(r.diagnostics[0].message).toBe('Unknown command "bogus".');
+      }
+      const a = e.call({ command: "audit-msl", msl: "kernel void k() {}", realization: "serial-program", barriers: 0 } as any);
+      expect(a.diagnostics?.[0]?.code).not.toBe("TAPI01");
+    }
+  });
+});

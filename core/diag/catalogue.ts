@@ -38,7 +38,7 @@ export const CODES: Array<string> = [
   // Planning
   "TPL001", "error", "write-conflict", "Two parallel iterations provably store to the same element.",
   "TPL002", "error", "bad-option", "A plan option is out of range or inconsistent.",
-  "TPL003", "warning", "fallback", "The preferred realization was rejected; a safer one is used.",
+  "TPL003", "warning", "fallback", "Reserved, not emitted: a rejected cheaper candidate is listed in the plan's `rejections`, and a fall back to the serial program is TPL008.",
   "TPL004", "warning", "cache-fallback", "Cached input was requested but cannot be used; the input is read uncached.",
   "TPL005", "error", "bad-device", "The device description is incomplete or invalid.",
   "TPL006", "error", "empty-program-loop", "The top-level parallel loop has no iteration (extent below 1) or a range that is not constant.",

@@ -652,13 +652,6 @@ export function checkIndependentStore(ctx: LegalityContext): RuleResult {
   if (ctx.programs != 1) checkAcrossPrograms(f, pv, v);
   // Buffers whose stores need no pairwise comparison (worker-0 fast path, see FastBuffers).
   const fast = new FastBuffers(pv);
-  // the sizes alone, for the constant multipliers of a decoded index (radixParts)
-  const consts = new AffineEnv();
-  const doc = f.doc;
-  if (doc !== null) {
-    consts.constNames = changetype<Doc>(doc).sizeNames;
-    consts.constValues = changetype<Doc>(doc).sizeValues;
-  }
   let pairs: i32 = 0;
   // Within one program: no two workers write one element (write-write between stripes).
   for (let i: i32 = 0; i < f.stores.length && pairs <= MAX_ACCESS_PAIRS; i++) {

@@ -162,31 +162,21 @@ export function describeInputs(seed: number, range: InputRange = DEFAULT_INPUT_R
  *  [lo, hi), as in `--input-range 100.1,100.2` on bf16). */
 function belowOpenEnd(x: number, hi: number, lo: number, dtype: string): number {
   const round = dtype === "f16" ? roundF16 : dtype === "bf16" ? roundBf16 : Math.fround;
+  // mantissa bits and smallest normal exponent of the dtype
+  const [bits, minExp] = dtype === "f16" ? [10, -14] : dtype === "bf16" ? [7, -126] : [23, -126];
   let v = round(hi);
-  // step down one ulp of the dtype at a time (at most twice: round(hi) is within an ulp of hi)
-  for (let k = 0; k < 3 && v >= hi; k++) {
-    const ulp = dtype === "f16" ? f16Ulp(v) : dtype === "bf16" ? bf16Ulp(v) : f32Ulp(v);
-    v = round(v - ulp);
-  }
+  // step down one ulp of the dtype at a time (round(hi) is within an ulp of hi)
+  for (let k = 0; k < 3 && v >= hi; k++) v = round(v - ulpBelow(v, bits, minExp));
   return v < hi && v >= lo ? v : x;
 }
 
-/** The gap below `v` (v > smallest normal or zero-adjacent; exact for the dtype's own values). */
-function f32Ulp(v: number): number {
+/** The gap between `v`, a value of a binary float format with `bits` mantissa bits and smallest
+ *  normal exponent `minExp`, and the next value below it (a positive power of two's gap below
+ *  is half its gap above; subnormals share the smallest normal binade's gap). */
+function ulpBelow(v: number, bits: number, minExp: number): number {
   const a = Math.abs(v);
-  // a power of two's gap below it is half its gap above (for a positive value)
-  const e = Math.max(Math.floor(Math.log2(a)), -126);
-  return 2 ** (e - 23) / (v > 0 && a === 2 ** e && e > -126 ? 2 : 1);
-}
-function f16Ulp(v: number): number {
-  const a = Math.abs(v);
-  const e = Math.max(Math.floor(Math.log2(a)), -14);
-  return 2 ** (e - 10) / (v > 0 && a === 2 ** e && e > -14 ? 2 : 1);
-}
-function bf16Ulp(v: number): number {
-  const a = Math.abs(v);
-  const e = Math.max(Math.floor(Math.log2(a)), -126);
-  return 2 ** (e - 7) / (v > 0 && a === 2 ** e && e > -126 ? 2 : 1);
+  const e = Math.max(Math.floor(Math.log2(a)), minExp);
+  return 2 ** (e - bits) / (v > 0 && a === 2 ** e && e > minExp ? 2 : 1);
 }
 
 /** Parses `--input-range LO,HI` (finite, LO < HI). */

@@ -95,8 +95,9 @@ export function timeEntries(engine: Engine, runtime: Runtime, entries: TimingEnt
   const gpu = runtime.timesAreGpu;
   const out: TimingOutcome = { metric: gpu ? "gpuBatch" : "hostBatch", timesAreGpu: gpu, order: [], entries: [], sources: {} };
   // the oracle's results of the last two documents and sizes only: a list's entries of one
-  // document and size are usually neighbours (a plan beside another), and every result held for
-  // the whole list grew the process by about 1.7 GB per 8x1024x4096 document (session 26)
+  // document and size are usually neighbours (a plan beside another), and a long list of large
+  // documents held every one of them to the end (a bound; the peak of one entry's validation,
+  // 5 GB for an 8x1024x4096 sum on the host runtime, is unchanged)
   const oracleCache = new BoundedMap<string, any>(2);
   // buffers are shared by entries of the same document and sizes (same bindings, same inputs)
   const shared = new Map<string, { names: string; buffers: DeviceBuffer[] }>();

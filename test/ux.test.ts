@@ -270,6 +270,11 @@ describe("validation shows its terms", () => {
     const file = write("sqrt.json", doc);
     const r = (await tile("run", file, "--runtime", "host"));
     expect(r.stdout).toMatch(/warning TSH002 \(non-finite-outputs\): \d+ of 256 reference values of Y are NaN/);
+    // --json gives it as a string in warnings and as a diagnostic object pointing at the output
+    const bad = JSON.parse((await tile("run", file, "--runtime", "host", "--json")).stdout);
+    expect(bad.warnings.some((w: string) => w.startsWith("warning TSH002 (non-finite-outputs): "))).toBe(true);
+    expect(bad.diagnostics).toEqual([expect.objectContaining({ code: "TSH002", id: "non-finite-outputs", severity: "warning", pointer: "/params/1" })]);
+    expect(`warning TSH002 (non-finite-outputs): ${bad.diagnostics[0].message}`).toBe(bad.warnings.find((w: string) => w.includes("TSH002")));
     const ok = (await tile("run", file, "--runtime", "host", "--input-range", "1,3", "--json"));
     expect(ok.code).toBe(0);
     const j = JSON.parse(ok.stdout);
@@ -293,6 +298,7 @@ describe("validation shows its terms", () => {
     const j = JSON.parse(r.stdout);
     expect(j.plan.realization).toBe("serial-program");
     expect(j.warnings.some((w: string) => w.startsWith("warning TPL008 (serial-fallback): "))).toBe(true);
+    expect(j.diagnostics.map((d: any) => d.code)).toContain("TPL008");
     expect((await tile("run", file, "--runtime", "host")).stdout).toContain("warning TPL008 (serial-fallback)");
   });
 

@@ -340,11 +340,21 @@ export function f32ProgramOrder(dtype: string, got: ArrayLike<number>, ref: Arra
 /** More than this share of an output's references non-finite: a TSH002 warning. */
 export const NON_FINITE_SHARE = 0.5;
 
-/** The TSH002 warnings of a run's outputs (mostly non-finite references). */
-export function nonFiniteWarnings(outputs: OutputCheck[]): string[] {
+/** The TSH002 warnings of a run's outputs (mostly non-finite references), as diagnostics; the
+ *  pointer is the output's parameter in `params` (the document's list), where given. */
+export function nonFiniteDiagnostics(outputs: OutputCheck[], params: { name: string }[] = []): { code: string; id: string; severity: string; message: string; pointer: string }[] {
   return outputs
     .filter((o) => o.written > 0 && o.nonFiniteRefs > NON_FINITE_SHARE * o.written)
-    .map((o) => `warning TSH002 (non-finite-outputs): ${o.nonFiniteRefs} of ${o.written} reference values of ${o.name} are NaN or infinite, so the comparison says little; narrow the inputs with --input-range LO,HI or check the document`);
+    .map((o) => {
+      const i = params.findIndex((p) => p?.name === o.name);
+      return { code: "TSH002", id: "non-finite-outputs", severity: "warning", pointer: i >= 0 ? `/params/${i}` : "",
+        message: `${o.nonFiniteRefs} of ${o.written} reference values of ${o.name} are NaN or infinite, so the comparison says little; narrow the inputs with --input-range LO,HI or check the document` };
+    });
+}
+
+/** The TSH002 warnings of a run's outputs, as the text output prints them. */
+export function nonFiniteWarnings(outputs: OutputCheck[]): string[] {
+  return nonFiniteDiagnostics(outputs).map((d) => `warning ${d.code} (${d.id}): ${d.message}`);
 }
 
 export interface RunResult {

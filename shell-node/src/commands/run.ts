@@ -3,7 +3,7 @@ import { Engine } from "../engine";
 import { openRuntime, RuntimeKind } from "../native";
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, formatDiagnostic, indent, openOrUsage, printJson, readDocument, table, ensureDir } from "../io";
 import { PlanOptions } from "../options";
-import { OutputCheck, nonFiniteWarnings, runAndValidate } from "../validate-run";
+import { OutputCheck, nonFiniteDiagnostics, nonFiniteWarnings, runAndValidate } from "../validate-run";
 import { InputRange } from "../inputs";
 import { LAMBDA } from "../bounds";
 import { mappingText } from "./plan";
@@ -61,7 +61,16 @@ export function runCommand(engine: Engine, file: string, options: PlanOptions, r
     if (json) {
       // the plan's warnings (TPL008, a serial fallback) first, as the text output prints them
       const planWarnings = planDiagnostics.filter((d: any) => d.severity === "warning").map((d: any) => `warning ${d.code} (${d.id}): ${d.message}`);
-      printJson({ file, passed: r.passed, outputs: r.outputs, guards: r.guards, runtime: r.runtime, device: r.device, timesAreGpu: r.timesAreGpu, detector: runtime.detectorEnabled(), error: r.error ?? null, replanned: r.replanned ?? null, checkedAfter: r.checkedAfter ?? null, tolerance: r.tolerance, inputs: r.inputs, warnings: [...planWarnings, ...warnings], plan: r.plan });
+      // the same warnings as diagnostic objects (code, id, severity, message, pointer)
+      let params: { name: string }[] = [];
+      try {
+        const d = JSON.parse(src.text);
+        if (Array.isArray(d?.params)) params = d.params;
+      } catch {
+        // a document that ran parses; nothing to point into otherwise
+      }
+      const diagnostics = [...planDiagnostics.filter((d: any) => d.severity === "warning"), ...nonFiniteDiagnostics(r.outputs, params)];
+      printJson({ file, passed: r.passed, outputs: r.outputs, guards: r.guards, runtime: r.runtime, device: r.device, timesAreGpu: r.timesAreGpu, detector: runtime.detectorEnabled(), error: r.error ?? null, replanned: r.replanned ?? null, checkedAfter: r.checkedAfter ?? null, tolerance: r.tolerance, inputs: r.inputs, warnings: [...planWarnings, ...warnings], diagnostics, plan: r.plan });
     } else {
       process.stdout.write(`${file}: ${r.name} on ${r.runtime} (${r.device})${runtime.kind === "host" ? (runtime.detectorEnabled() ? ", race and bounds detector on" : ", detector off") : ""}\n`);
       // a document the core did not plan has no mapping, and nothing ran: the diagnostics say why

@@ -169,7 +169,7 @@ function stages(r: Compiled, loaded: Loaded, o: Options, emit: bool, version: st
     if (!hasErrors(asWritten.diags) && (outOfOrder || asWritten.cost.total < plan.cost.total)) {
       asWritten.notes.push(outOfOrder
         ? "The parallel loops above the reductions are not flattened into one program loop: the flattened programs are not proven independent, and a serial program must run them in the written order, which the flattened loop (reordered) does not keep."
-        : "The parallel loops above the reductions are not flattened into one program loop: the flattened programs are not proven either (an index that decodes the loop variables from the program with div and mod, where the loops' extents differ from the buffers' leading dimensions, cannot be separated), and the document as written is the cheaper serial program.");
+        : "The parallel loops above the reductions are not flattened into one program loop: the flattened programs are not proven either (an index that decodes the loop variables from the program with div and mod, where the loops' extents differ from the buffers' leading dimensions, that no rule separates), and the document as written is the cheaper serial program.");
       r.doc = written;
       st = writtenSt;
       r.plan = asWritten;

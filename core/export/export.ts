@@ -8,7 +8,7 @@
 
 import { Doc, Stmt } from "../ir/ast";
 import { Plan } from "../plan/plan";
-import { Diagnostic, diag } from "../diag/diagnostic";
+import { Diagnostic, diag, seg } from "../diag/diagnostic";
 import { KernelText } from "../emit/emit";
 import { ACCESS_READ, ACCESS_READWRITE, accessOf } from "../emit/abi";
 import { formatI32 } from "../util/num";
@@ -63,7 +63,7 @@ export function exportModule(doc: Doc, plan: Plan, k: KernelText, msl: string, t
  *  name of a loop, let, reduce or reduce axis (the first found); "" where none does. */
 function declarationOf(doc: Doc, name: string): string {
   for (let p: i32 = 0; p < doc.params.length; p++) if (doc.params[p].name == name) return "/params/" + formatI32(p) + "/name";
-  for (let i: i32 = 0; i < doc.sizeNames.length; i++) if (doc.sizeNames[i] == name) return "/sizes/" + escapePointer(name);
+  for (let i: i32 = 0; i < doc.sizeNames.length; i++) if (doc.sizeNames[i] == name) return "/sizes" + seg(name);
   return declaredIn(doc.body, name);
 }
 
@@ -80,11 +80,6 @@ function declaredIn(list: Array<Stmt>, name: string): string {
     if (b.length > 0) return b;
   }
   return "";
-}
-
-/** A JSON pointer's reference token for `key` (RFC 6901: ~ as ~0, / as ~1). */
-function escapePointer(key: string): string {
-  return key.replaceAll("~", "~0").replaceAll("/", "~1");
 }
 
 /** Object-like macros of the headers MLX puts before every custom kernel (mlx/backend/metal/

@@ -246,6 +246,9 @@ describe("f16 and bf16 in the IR", () => {
     for (const dt of ["f16", "bf16"]) {
       expect(codes(doc(dt, ["add", ["load", "X", ["i"]], ["f32", 1]]))).toEqual([]);
       expect(codes(doc(dt, ["cast", "i32", ["load", "X", ["i"]]]))).toEqual(["TIR017"]);
+      // the message names the buffer's own dtype and the value type a store takes (it said "holds f32")
+      const m = engine.call({ command: "validate", document: doc(dt, ["cast", "i32", ["load", "X", ["i"]]]) }).diagnostics[0].message;
+      expect(m).toBe(`The buffer "Y" holds ${dt} (a store takes an f32 value and rounds it) but the stored value is i32; add a cast.`);
     }
     expect(codes(doc("f8", ["load", "X", ["i"]]))).toContain("TIR014");
   });

@@ -43,6 +43,13 @@ afterAll(() => {
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 
+/** FNV-1a over the UTF-16 code units of `s`, as 8 hex digits (core/export/mlx.ts textHash). */
+function fnv1a(s: string): string {
+  let h = 2166136261;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
+  return (h >>> 0).toString(16).padStart(8, "0");
+}
+
 function emitAll(entry: MatrixEntry): Emitted {
   const r = emitTargets(wasm, entry);
   const j = emitTargets(js, entry);
@@ -88,7 +95,8 @@ describe.skipIf(!python)("emit --target mlx | torch-mps: every built-in case and
       const outputs = plan.bindings.filter((b: any) => b.access !== "read");
       expect(c.grid).toEqual([plan.dispatch.groups * plan.dispatch.threads, 1, 1]);
       expect(c.threadgroup).toEqual([plan.dispatch.threads, 1, 1]);
-      expect(c.kernel.name).toBe(plan.kernel);
+      // the plan's kernel name and a hash of the text MLX compiles (FNV-1a over its UTF-16 code units)
+      expect(c.kernel.name).toBe(`${plan.kernel}_${fnv1a(c.kernel.header + "\n" + c.kernel.source)}`);
       expect(c.kernel.ensure_row_contiguous).toBe(true);
       expect(c.kernel.atomic_outputs).toBe(false);
       expect(c.template).toBe(null);
@@ -249,6 +257,33 @@ describe("emit --target: what a target cannot express is a diagnostic", () => {
     // a name that only contains an attribute's name is fine (MLX adds an unused argument)
     fs.writeFileSync(file, JSON.stringify(doc).replace(/"s"/g, '"my_grid_size"'));
     expect((await tile(["emit", file, "--target", "mlx"])).status).toBe(0);
+    // MLX's typedefs of its 16-bit types: a parameter of that name would hide the type in the
+    // signature MLX writes (red team, session 27)
+    for (const t of ["float16_t", "bfloat16_t"]) expect(at(JSON.stringify(doc).replace(/"X"/g, `"${t}"`)), t).toEqual(["TEX002 /params/0/name"]);
+    // an identifier the emitter derives (acc_<reduce>) that is an input's `_shape` (MLX finds it
+    // in the body and declares it as an argument): TEX002 at the input (red team, session 27)
+    const derived = JSON.stringify(doc).replace(/"X"/g, '"acc"').replace(/"s"/g, '"shape"');
+    const d = wasm.call({ command: "emit", document: derived, options: { target: "mlx" } });
+    expect(d.diagnostics.map((x: any) => `${x.code} ${x.pointer}`)).toEqual(["TEX002 /params/0/name"]);
+    expect(d.diagnostics[0].message).toContain("acc_shape");
+    expect(wasm.call({ command: "emit", document: derived, options: { target: "torch-mps" } }).ok).toBe(true);
+  });
+
+  it("the MLX kernel's name differs where its text does (MLX reuses a library by name), and document names that are Python builtins the module calls are renamed", () => {
+    const text = fs.readFileSync(path.join(ROOT, "cases", "softmax.json"), "utf8");
+    const names = [{ R: 4, C: 100 }, { R: 64, C: 4096 }, { R: 4, C: 100 }].map((sizes) => /name="([^"]+)"/.exec(js.call({ command: "emit", document: text, options: { target: "mlx", sizes } }).python)![1]);
+    expect(names[0]).toMatch(/^softmax_cooperative_reduction_[0-9a-f]{8}$/);
+    expect(names[1]).not.toBe(names[0]);
+    expect(names[2]).toBe(names[0]);
+    const doc = JSON.parse(fs.readFileSync(path.join(ROOT, "cases", "add.json"), "utf8"));
+    for (const b of ["tuple", "isinstance", "getattr", "type", "TypeError", "ValueError", "RuntimeError"]) {
+      doc.name = b;
+      for (const target of ["mlx", "torch-mps"]) {
+        const py: string = js.call({ command: "emit", document: JSON.stringify(doc), options: { target } }).python;
+        expect(py, b + " " + target).toContain(`def ${b}_(`);
+        expect(py, b + " " + target).not.toContain(`def ${b}(`);
+      }
+    }
   });
 
   it("an unknown target is bad usage (exit 2), in the CLI and in the core's options", async () => {

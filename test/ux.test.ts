@@ -249,7 +249,7 @@ describe("validation shows its terms", () => {
     const r = (await tile("run", path.join("cases", "softmax.json"), "--runtime", "host"));
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("tolerance: |got - ref| <= 2e-6 + 2e-5 * |ref| per element");
-    expect(r.stdout).toContain("inputs: f32 inputs uniform on [-2, 2)");
+    expect(r.stdout).toContain("inputs: float inputs uniform on [-2, 2)");
     const j = JSON.parse((await tile("run", path.join("cases", "softmax.json"), "--runtime", "host", "--json")).stdout);
     expect(j.tolerance).toEqual({ abs: 2e-6, rel: 2e-5 });
     const w = j.outputs[0].worst;
@@ -341,6 +341,24 @@ describe("validation shows its terms", () => {
     // negative values: bf16 [-101, -100) holds -101 and -100.5
     const n = Array.from(makeInputs({ params: [buffers[0]], sizes: {}, body: [] }, 5, [-101, -100]).get("B")!);
     expect(new Set(n)).toEqual(new Set([-101, -100.5]));
+  });
+
+  it("a 16-bit draw that rounds below LO takes the dtype's value above LO; a range past a 16-bit input's range is refused (red team, session 27)", () => {
+    const doc = { params: [{ name: "B", dtype: "bf16", shape: [4000] }, { name: "H", dtype: "f16", shape: [4000] }], sizes: {}, body: [] };
+    // bf16 near 0.001: 0.00099945 (below LO), 0.00100708, ... 0.00109863
+    const ins = makeInputs(doc, 5, [0.001, 0.0011]);
+    for (const n of ["B", "H"]) {
+      const v = Array.from(ins.get(n)!);
+      expect(Math.min(...v), n).toBeGreaterThanOrEqual(0.001);
+      expect(Math.max(...v), n).toBeLessThan(0.0011);
+    }
+    expect(Math.min(...ins.get("B")!)).toBe(0.001007080078125);
+    // [60000, 70000) reaches past f16's 65504: infinities; [-3e38, 0) past bf16's 3.39e38 (f32 takes it)
+    expect(() => makeInputs(doc, 5, [60000, 70000])).toThrow(/--input-range 60000,70000 reaches past the f16 range of the input H/);
+    expect(() => makeInputs(doc, 5, [-3.3962e38, 0])).toThrow(/past the bf16 range of the input B/);
+    expect(() => makeInputs({ params: [doc.params[1]], sizes: {}, body: [] }, 5, [-65504, 65520])).not.toThrow();
+    expect(() => makeInputs({ params: [doc.params[1]], sizes: {}, body: [] }, 5, [-65520, 0])).toThrow(/f16/);
+    expect(Math.max(...makeInputs({ params: [doc.params[1]], sizes: {}, body: [] }, 5, [65000, 65520]).get("H")!)).toBe(65504);
   });
 });
 

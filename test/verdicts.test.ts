@@ -34,6 +34,9 @@
 //   l2_normalize_overflow  X / max(sqrt(sum(X * X)), 1e-12) at inputs near 1e20 (a user's
 //                          session): X * X overflows in f32, every output is 0 against FP64's
 //                          0.04; plain f32 gives 0 too, so all passed as "ill-conditioned"
+//   sum_edge_f16           an f16 row sum whose exact value 65519.998 lies 0.002 below the f16
+//                          rounding boundary: the pairwise f32 sum 65520 rounds to infinity, the
+//                          reference to 65504 (a red team of session 27: "got Infinity ref 65504")
 //   nan_payload_sentinel   a copy of input NaNs whose payloads are the outputs' sentinels (a red
 //                          team of session 11): the written NaNs were "not written" (a bf16 NaN
 //                          has 63 payloads, so about 1 in 64 NaNs with a payload hit one)
@@ -91,6 +94,25 @@ describe("verdicts at the edges of f32 arithmetic", () => {
     // and a finite value below the largest: not the edge
     const low = run("overflow_edge_sum_f16", [["A", a], ["B", b]], (msl) => msl.replace("Y[v_i] = half(", "Y[v_i] = half(-64.0f + "));
     expect(low.passed).toBe(false);
+  });
+
+  it("an f16 sum at the range's edge passes on either side of it where f32 values within the tolerance round to both (red team, session 27); a wrong sum fails", () => {
+    // the exact sum 65519.99768 is 65504 in f16; the kernel's pairwise f32 sum gives 65520.0,
+    // infinity in f16 (and the second set the other way round)
+    const up = f32(1.2218952e-4, 32752, 32768, -0.0024414062);
+    const down = f32(32752, -0.0029296875, 0.00146484375, 32768);
+    for (const x of [up, down]) {
+      const r = run("sum_edge_f16", [["X", x]]);
+      expect(r.error).toBeUndefined();
+      expect(r.passed, JSON.stringify(r.outputs[0])).toBe(true);
+      expect(r.outputs[0].rangeEdge).toBe(1);
+    }
+    // far from the edge (an exact sum of 60000), a kernel that gives infinity fails
+    const mid = f32(30000, 30000, 0, 0);
+    expect(run("sum_edge_f16", [["X", mid]]).passed).toBe(true);
+    expect(run("sum_edge_f16", [["X", mid]], (msl) => msl.replace("S[r] = half(s)", "S[r] = half(s * 2.0f)")).passed).toBe(false);
+    // at the edge, the infinity of the other sign fails
+    expect(run("sum_edge_f16", [["X", up]], (msl) => msl.replace("S[r] = half(s)", "S[r] = half(-s)")).passed).toBe(false);
   });
 
   it("an i32 value cast from f32, stored and read back, is compared as one cast from f32", () => {

@@ -15,6 +15,7 @@ import { formatI32 } from "../util/num";
 import { mlxModule, MLX_ATTRIBUTES } from "./mlx";
 import { torchModule } from "./torch";
 import { initialContentsUnread } from "../legality/defined";
+import { TK_IDENT, tokenize } from "../audit/scan";
 
 export const TARGET_METAL: string = "metal";
 export const TARGET_MLX: string = "mlx";
@@ -100,10 +101,34 @@ function nameConflicts(doc: Doc, k: KernelText, diags: Array<Diagnostic>): void 
     generated.push(b + "_strides");
     generated.push(b + "_ndim");
   }
+  // MLX's typedefs of its signature's 16-bit types: an argument of that name, declared before
+  // one of that type, would hide the type
+  generated.push("float16_t");
+  generated.push("bfloat16_t");
+  const reported = new Array<string>();
   for (let i: i32 = 0; i < k.names.idents.length; i++) {
     const id = k.names.idents[i];
     if (generated.indexOf(id) < 0) continue;
     const key = k.names.irNames[i];
-    diags.push(diag("TEX002", declarationOf(doc, key.substring(2)), "The name \"" + key.substring(2) + "\" becomes the identifier " + id + ", which MLX's kernel source already defines (an argument MLX declares when the body mentions it, or a macro of its headers); rename it in the document, or emit with --target torch-mps or --target metal."));
+    reported.push(id);
+    diags.push(diag("TEX002", declarationOf(doc, key.substring(2)), "The name \"" + key.substring(2) + "\" becomes the identifier " + id + ", which MLX's kernel source already defines (an argument MLX declares when the body mentions it, a type or a macro of its headers); rename it in the document, or emit with --target torch-mps or --target metal."));
+  }
+  // identifiers the emitter derives from a document name (acc_<reduce>, cache_<buffer>, ...):
+  // one that is an input's `_shape`, `_strides` or `_ndim` (MLX finds those in the body's text
+  // and declares them as arguments) or MLX's own name would be declared twice
+  const t = tokenize(k.body);
+  for (let i: i32 = 0; i < t.length; i++) {
+    if (t.kind(i) != TK_IDENT) continue;
+    const id = t.text(k.body, i);
+    if (generated.indexOf(id) < 0 || reported.indexOf(id) >= 0) continue;
+    reported.push(id);
+    let owner = "";
+    for (let p: i32 = 0; p < doc.params.length && owner.length == 0; p++) {
+      if (accessOf(doc, p) != ACCESS_READ) continue;
+      const b = k.names.buf(doc.params[p].name);
+      if (id == b + "_shape" || id == b + "_strides" || id == b + "_ndim") owner = doc.params[p].name;
+    }
+    const why = owner.length > 0 ? "an argument MLX declares for the input \"" + owner + "\" when the body mentions it" : "a name MLX's kernel source already defines";
+    diags.push(diag("TEX002", owner.length > 0 ? declarationOf(doc, owner) : "/body", "The kernel's body declares the identifier " + id + " (made from a name in the document), which is " + why + "; rename " + (owner.length > 0 ? "the input \"" + owner + "\" or the document's name that the identifier ends with" : "the document's name that the identifier ends with") + ", or emit with --target torch-mps or --target metal."));
   }
 }

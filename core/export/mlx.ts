@@ -12,6 +12,7 @@ import { Doc } from "../ir/ast";
 import { Plan } from "../plan/plan";
 import { Text } from "../util/text";
 import { formatI32 } from "../util/num";
+import { hexDigits } from "../util/text";
 import { KernelText } from "../emit/emit";
 import { ACCESS_READ, THREAD_ARGS, accessOf, threadgroupMemoryBytes, usesThreadArg } from "../emit/abi";
 import { pyBlock, pyIdent, pyPlain, pyShape, pyStr, sizesText } from "./python";
@@ -34,6 +35,13 @@ const PREAMBLE: Array<string> = [
   "  const uint lane = thread_index_in_simdgroup;",
   "  const uint sg = simdgroup_index_in_threadgroup;",
 ];
+
+/** FNV-1a over the UTF-16 code units of `s` (the same i32 in both builds). */
+export function textHash(s: string): i32 {
+  let h: i32 = -2128831035; // 2166136261
+  for (let i: i32 = 0; i < s.length; i++) h = i32(Math.imul(h ^ s.charCodeAt(i), 16777619));
+  return h;
+}
 
 /** The framework's name of a Tile dtype (MLX's and NumPy's: int32, float32, float16, bfloat16). */
 export function dtypeName(dtype: string): string {
@@ -112,13 +120,19 @@ export function mlxModule(doc: Doc, plan: Plan, k: KernelText, version: string):
   o.line("__all__ = [" + pyStr(fn) + "]");
   o.line("");
   o.line("# Helpers and the standard library, placed before the signature MLX writes.");
-  o.line("HEADER = " + pyBlock("#include <metal_stdlib>\nusing namespace metal;\n\n" + k.comment + "\n" + k.helpers));
+  const header = "#include <metal_stdlib>\nusing namespace metal;\n\n" + k.comment + "\n" + k.helpers;
+  const source = mlxSource(plan, k);
+  o.line("HEADER = " + pyBlock(header));
   o.line("");
   o.line("# The kernel body; MLX writes the signature from the names below and the attributes it names.");
-  o.line("SOURCE = " + pyBlock(mlxSource(plan, k)));
+  o.line("SOURCE = " + pyBlock(source));
   o.line("");
   o.line("_tile_kernel = mx.fast.metal_kernel(");
-  o.line("    name=" + pyStr(k.name) + ",");
+  // MLX names the library it compiles after `name` (and the dtypes) and reuses a library of the
+  // same name (for the life of the process in some versions, within one evaluation in others):
+  // the name carries a hash of the text, so two exports of one document at other sizes or widths
+  // never run each other's kernel
+  o.line("    name=" + pyStr(k.name + "_" + hexDigits(textHash(header + "\n" + source), 8, false)) + ",");
   o.line("    input_names=[" + inNames.join(", ") + "],");
   o.line("    output_names=[" + outNames.join(", ") + "],");
   o.line("    source=SOURCE,");

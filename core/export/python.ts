@@ -11,6 +11,8 @@ const PY_RESERVED: Array<string> = [
   "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in",
   "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with",
   "yield", "mx", "torch", "os", "HEADER", "SOURCE",
+  // the builtins the modules call: a function or argument of that name would replace them
+  "isinstance", "tuple", "getattr", "type", "TypeError", "ValueError", "RuntimeError",
 ];
 
 /** `s` escaped for a Python string literal; newlines stay real newlines when `multiline`. */

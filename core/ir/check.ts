@@ -465,7 +465,10 @@ class Checker {
       const t = this.expr(s.value);
       const want = valueType(this.doc.params[pi].dtype);
       if (t != "" && want != "" && t != want) {
-        this.err("TIR017", s.value.ptr, "The buffer \"" + s.name + "\" holds " + want + " but the stored value is " + t + "; add a cast.");
+        const dt = this.doc.params[pi].dtype;
+        // an f16 or bf16 buffer takes f32 values (the store rounds them): name both
+        const holds = dt == want ? want : dt + " (a store takes an " + want + " value and rounds it)";
+        this.err("TIR017", s.value.ptr, "The buffer \"" + s.name + "\" holds " + holds + " but the stored value is " + t + "; add a cast.");
       }
       return;
     }

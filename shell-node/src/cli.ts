@@ -104,7 +104,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .description("run the FP64 oracle on deterministic inputs and summarise the outputs")
     .argument("<file>")
     .option("--seed <n>", "input seed (0 to 4294967295)", seedArg, 1)
-    .option("--input-range <LO,HI>", "f32 inputs uniform on [LO, HI) (default -2,2), as tile run draws them", inputRangeArg)
+    .option("--input-range <LO,HI>", "float inputs uniform on [LO, HI) (default -2,2; f16 and bf16 inputs rounded to their dtype), as tile run draws them", inputRangeArg)
     .addOption(new Option("--input <NAME=FILE>", "a buffer's initial contents from a NumPy .npy file, as tile run takes them (repeatable)").argParser(collect).default([]))
     .addOption(sizeOption())
     .addOption(engineOption())
@@ -160,7 +160,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .addOption(new Option("--input <NAME=FILE>", "a buffer's initial contents from a NumPy .npy file (dtype and shape must match; repeatable)").argParser(collect).default([]))
     .option("--dump <dir>", "write every buffer's initial and final contents as .npy files plus manifest.json (inputs, outputs, updated in place)")
     .option("--no-detect", "host runtime: turn off the race and bounds detector (for timing; on by default)")
-    .option("--input-range <LO,HI>", "f32 inputs uniform on [LO, HI) (default -2,2)", inputRangeArg)
+    .option("--input-range <LO,HI>", "float inputs uniform on [LO, HI) (default -2,2; f16 and bf16 inputs rounded to their dtype)", inputRangeArg)
     .option("--json", "print JSON")
     .action(async (file: string, o) => {
       setExit(runCommand(await loadEngine(o.engine as EngineName), file, planOptionsFrom(o), o.runtime, o.seed, o.dump, !!o.json, o.input, o.detect !== false, o.inputRange));

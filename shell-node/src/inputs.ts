@@ -154,7 +154,7 @@ export const DEFAULT_INPUT_RANGE: InputRange = [-2, 2];
 
 /** The input distribution in words, as run and suite print it. */
 export function describeInputs(seed: number, range: InputRange = DEFAULT_INPUT_RANGE): string {
-  return `f32 inputs uniform on [${range[0]}, ${range[1]}) (24-bit grid), i32 index inputs uniform on [0, extent) (compared with a loop variable: [0, its extent]), seed ${seed}`;
+  return `float inputs uniform on [${range[0]}, ${range[1]}) (24-bit grid; f16 and bf16 inputs rounded to their dtype), i32 index inputs uniform on [0, extent) (compared with a loop variable: [0, its extent]), seed ${seed}`;
 }
 
 /** The largest value of `dtype` (f32, f16, bf16) below `hi`, for a draw `x` that rounded up to
@@ -168,6 +168,22 @@ function belowOpenEnd(x: number, hi: number, lo: number, dtype: string): number 
   // step down one ulp of the dtype at a time (round(hi) is within an ulp of hi)
   for (let k = 0; k < 3 && v >= hi; k++) v = round(v - ulpBelow(v, bits, minExp));
   return v < hi && v >= lo ? v : x;
+}
+
+/** The smallest magnitudes that round to infinity in f16 and bf16 (largest + half its ulp). */
+const F16_OVERFLOW = 65520;
+const BF16_OVERFLOW = 3.39617752923046e38;
+
+/** The smallest value of `dtype` (f32, f16, bf16) at or above `lo`, for a draw `x` that rounded
+ *  below `lo`; `x` itself where that value is not below `hi`. */
+function aboveClosedEnd(x: number, lo: number, hi: number, dtype: string): number {
+  const round = dtype === "f16" ? roundF16 : dtype === "bf16" ? roundBf16 : Math.fround;
+  const [bits, minExp] = dtype === "f16" ? [10, -14] : dtype === "bf16" ? [7, -126] : [23, -126];
+  let v = round(lo);
+  // step up one ulp of the dtype at a time (round(lo) is within an ulp of lo); the gap above v
+  // is the gap below the next value up, which ulpBelow gives for -v
+  for (let k = 0; k < 3 && v < lo; k++) v = round(v + ulpBelow(-v, bits, minExp));
+  return v >= lo && v < hi ? v : x;
 }
 
 /** The gap between `v`, a value of a binary float format with `bits` mantissa bits and smallest
@@ -214,6 +230,14 @@ export function makeInputs(doc: any, seed: number, range: InputRange = DEFAULT_I
   }
   const bounds = indexBounds(doc, dims);
   const compared = comparedBounds(doc);
+  // a 16-bit input drawn past its dtype's range would hold infinities: refuse the range
+  for (const p of params) {
+    const edge = p.dtype === "f16" ? F16_OVERFLOW : p.dtype === "bf16" ? BF16_OVERFLOW : Infinity;
+    if (lo <= -edge || hi > edge) {
+      const largest = p.dtype === "f16" ? "65504" : "3.3895314e38";
+      throw new UsageError(`--input-range ${lo},${hi} reaches past the ${p.dtype} range of the input ${p.name} (its largest finite value is ${largest}; a draw there would round to an infinity); give a range within it`);
+    }
+  }
   const out = new Map<string, InputBuffer>();
   params.forEach((p, index) => {
     const length = dims.get(p.name)!.reduce((a, b) => a * b, 1);
@@ -233,8 +257,13 @@ export function makeInputs(doc: any, seed: number, range: InputRange = DEFAULT_I
       if (p.dtype === "f16") for (let i = 0; i < length; i++) data[i] = roundF16(data[i]);
       if (p.dtype === "bf16") for (let i = 0; i < length; i++) data[i] = roundBf16(data[i]);
       // rounding (to f32, or to the narrower dtype) can reach HI, the range's open end: such a
-      // draw takes the dtype's next value below HI instead, where that is still at least LO
-      for (let i = 0; i < length; i++) if (data[i] >= hi) data[i] = belowOpenEnd(data[i], hi, lo, p.dtype);
+      // draw takes the dtype's next value below HI instead, where that is still at least LO; and
+      // it can fall below LO: such a draw takes the dtype's next value above LO, where that is
+      // still below HI
+      for (let i = 0; i < length; i++) {
+        if (data[i] >= hi) data[i] = belowOpenEnd(data[i], hi, lo, p.dtype);
+        else if (data[i] < lo) data[i] = aboveClosedEnd(data[i], lo, hi, p.dtype);
+      }
       out.set(p.name, data);
     }
   });

@@ -56,6 +56,10 @@ export interface OracleResult {
    *  such an intermediate one unit in its last place apart from the reference, so the output is
    *  compared with that dtype's tolerance (validate-run.ts). */
   narrowDerived: Map<string, string>;
+  /** f16 and bf16 buffers: the value each store computed before rounding to the dtype (the
+   *  elements no store writes hold their initial values) (validate-run.ts: at the edge of the
+   *  dtype's range, an f32 value within the tolerance may round to either side). */
+  unrounded: Map<string, Float64Array>;
 }
 
 export class OracleError extends Error {
@@ -109,6 +113,8 @@ export interface Buf {
   /** Set by the document's pre-scan: some store writes this buffer. */
   stored: boolean;
   narrowDerived: string;
+  /** f16 and bf16 storage: each store's value before the rounding to the dtype. */
+  unrounded?: Float64Array;
 }
 
 export type Scope = Map<string, Binding>;
@@ -336,9 +342,12 @@ export class Compiler {
       const round = buf.storage === "f16" ? roundF16 : roundBf16;
       // the kernel rounds its f32 result: first to f32, then to the 16-bit dtype (rounding the
       // double straight to 16 bits differs at f16 ties and at the edge of the f16 range)
+      const unrounded = buf.unrounded!;
       return () => {
         const o = offset();
-        data[o] = round(Math.fround(f()));
+        const v = f();
+        data[o] = round(Math.fround(v));
+        unrounded[o] = v;
         written[o] = 1;
       };
     }
@@ -726,7 +735,9 @@ export function evaluate(doc: any, inputs: Map<string, Float64Array | Int32Array
   const decidedDerived = new Set<string>();
   const flowDerived = new Set<string>();
   const narrowDerived = new Map<string, string>();
+  const unrounded = new Map<string, Float64Array>();
   for (const [name, buf] of compiler.buffers) {
+    if (buf.unrounded) unrounded.set(name, buf.unrounded);
     buffers.set(name, buf.data);
     written.set(name, buf.written);
     if (buf.castDerived) castDerived.add(name);
@@ -734,7 +745,7 @@ export function evaluate(doc: any, inputs: Map<string, Float64Array | Int32Array
     if (buf.flowDerived) flowDerived.add(name);
     if (buf.narrowDerived !== "") narrowDerived.set(name, buf.narrowDerived);
   }
-  return { buffers, written, castDerived, decidedDerived, flowDerived, narrowDerived };
+  return { buffers, written, castDerived, decidedDerived, flowDerived, narrowDerived, unrounded };
 }
 
 /** The document's version and sizes, checked (evaluate, and bounds.ts). */
@@ -771,6 +782,6 @@ export function setUp(doc: any, inputs: Map<string, Float64Array | Int32Array>, 
       if (!(given instanceof Int32Array)) fail(path, "i32 param " + p.name + " needs Int32Array input");
       data = Int32Array.from(given);
     }
-    compiler.buffers.set(p.name, { name: p.name, dtype: p.dtype === "i32" ? "i32" : "f32", storage: p.dtype, dims, data, written: new Uint8Array(length), castDerived: false, decidedDerived: false, flowDerived: false, stored: storedNames.has(p.name), narrowDerived: "" });
+    compiler.buffers.set(p.name, { name: p.name, dtype: p.dtype === "i32" ? "i32" : "f32", storage: p.dtype, dims, data, written: new Uint8Array(length), castDerived: false, decidedDerived: false, flowDerived: false, stored: storedNames.has(p.name), narrowDerived: "", unrounded: p.dtype === "f16" || p.dtype === "bf16" ? Float64Array.from(data) : undefined });
   });
 }

@@ -11,7 +11,7 @@ import { InputRange, describeInputs, makeInputs, shapeOf } from "./inputs";
 import { bufferAccess } from "./access";
 import { NPY_DESCR, encodeNpy } from "./npy";
 import { ensureDir, UsageError, writeOutput } from "./io";
-import { bf16ToNumber, f16ToNumber, numberToBf16, numberToF16 } from "./f16";
+import { bf16ToNumber, f16ToNumber, numberToBf16, numberToF16, roundBf16, roundF16 } from "./f16";
 
 /** Bytes per element of a buffer of `dtype`. */
 function elementSize(dtype: string): number {
@@ -135,11 +135,22 @@ export interface OutputCheck {
   /** Elements whose reference rounds past the dtype's range to an infinity where the kernel holds
    *  the dtype's largest finite value of that sign, as the document evaluated in plain f32 in
    *  program order does (the exact value lies at the rounding boundary: 65519.99989 is 65504 in
-   *  f16, its f32 rounding 65520 is infinity): how many; they pass. */
+   *  f16, its f32 rounding 65520 is infinity); and, for f16 and bf16 outputs, elements where the
+   *  kernel and the reference are that largest value and that infinity, one each, where f32 values
+   *  within the f32 tolerance (and the rounding estimate) of the FP64 value round to both (an
+   *  exact sum of 65519.998 is 65504 in f16; a pairwise f32 sum may give 65520, infinity): how
+   *  many; they pass. */
   rangeEdge?: number;
   /** The tolerance this output was compared with: its dtype's, or the looser one of a 16-bit
    *  intermediate its value reads back (`through`, see compare). */
   tolerance: { abs: number; rel: number; dtype: string; through?: string };
+}
+
+/** Whether g and r are the largest finite value and the infinity of one sign, one each. */
+function edgePair(g: number, r: number, largest: number): boolean {
+  if (Math.sign(g) !== Math.sign(r) || g === r) return false;
+  const a = Math.abs(g), b = Math.abs(r);
+  return (a === largest && b === Infinity) || (a === Infinity && b === largest);
 }
 
 /**
@@ -166,11 +177,13 @@ function excuse(o: OutputCheck, excused: Set<number>, mask: Uint8Array, got: Arr
  *   - or, given `bound` (bounds.ts), the kernel lies within the tolerance plus the estimate of
  *     f32's rounding in its order of combination (withinRoundingBound);
  *   - a reference at the edge of the range rounded to infinity, held as the largest finite value
- *     as plain f32 holds it (rangeEdge).
+ *     as plain f32 holds it; for a 16-bit output, the largest finite value and the infinity of
+ *     one sign, one each, where f32 values within the f32 tolerance of the FP64 value (`unrounded`,
+ *     before the rounding to the dtype) round to both (rangeEdge).
  * An element computed through a value past the f32 range (`bound` NaN) is excused by none of them
  * (f32Overflow). Every other mismatch stays.
  */
-export function illConditioned(o: OutputCheck, dtype: string, got: ArrayLike<number>, ref: ArrayLike<number>, mask: Uint8Array, f32: ArrayLike<number>, bound?: ArrayLike<number>): void {
+export function illConditioned(o: OutputCheck, dtype: string, got: ArrayLike<number>, ref: ArrayLike<number>, mask: Uint8Array, f32: ArrayLike<number>, bound?: ArrayLike<number>, unrounded?: ArrayLike<number>): void {
   const tol = o.tolerance;
   const refOf = (i: number): number => (dtype === "f32" ? Math.fround(ref[i]) : ref[i]);
   const largest = LARGEST_FINITE[dtype] ?? LARGEST_FINITE.f32;
@@ -185,6 +198,24 @@ export function illConditioned(o: OutputCheck, dtype: string, got: ArrayLike<num
       agreeing.add(i);
       edge++;
       continue;
+    }
+    // a 16-bit output at the edge of its range, the kernel and the reference on either side of
+    // it (the largest finite value and the infinity of one sign): the kernel rounds an f32 value,
+    // and an f32 value anywhere within the f32 tolerance (and the rounding estimate of the
+    // kernel's order) of the FP64 value is right; where such values round to both, either is
+    if (unrounded !== undefined && (dtype === "f16" || dtype === "bf16") && edgePair(g, r, largest)) {
+      const x = unrounded[i];
+      const b = bound === undefined ? 0 : bound[i];
+      if (Number.isFinite(x) && Number.isFinite(b)) {
+        const t = TOLERANCE.f32.abs + TOLERANCE.f32.rel * Math.abs(x) + b;
+        const round = dtype === "f16" ? roundF16 : roundBf16;
+        const lo = round(Math.fround(x - t)), hi = round(Math.fround(x + t));
+        if (g >= lo && g <= hi) {
+          agreeing.add(i);
+          edge++;
+          continue;
+        }
+      }
     }
     if (!Number.isFinite(g) || !Number.isFinite(r)) continue;
     const within = tol.abs + tol.rel * Math.abs(r);
@@ -746,7 +777,7 @@ function validateOnce(req: RunRequest, mayReplan: boolean): RunResult {
             if (c.outside > 0 || c.nonFinite > 0) o.f32ProgramOrder = c;
             // elements outside the tolerance where plain f32 misses too, and references rounded to an
             // infinity at the edge of the range (which f32ProgramOrder, on finite references, skips)
-            illConditioned(o, g.dtype, g.view, oracle.buffers.get(o.name)!, oracle.written.get(o.name)!, plain.buffers.get(o.name)!, bounds?.get(o.name));
+            illConditioned(o, g.dtype, g.view, oracle.buffers.get(o.name)!, oracle.written.get(o.name)!, plain.buffers.get(o.name)!, bounds?.get(o.name), oracle.unrounded.get(o.name));
           }
         }
       }

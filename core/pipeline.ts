@@ -17,6 +17,7 @@ import { Plan, REALIZATION_SERIAL } from "./plan/plan";
 import { solve } from "./solver/solver";
 import { bindingsFor, kernelName } from "./emit/abi";
 import { emitKernel, mslOf } from "./emit/emit";
+import { unifySiblingAxes } from "./analysis/siblings";
 import { TARGET_METAL, exportModule } from "./export/export";
 import { AuditReport, auditMsl } from "./audit/audit";
 
@@ -104,7 +105,9 @@ function stages(r: Compiled, loaded: Loaded, o: Options, emit: bool, version: st
     r.failedAt = "plan";
     return;
   }
-  // 3. analyse: the family, from the structure of the IR alone
+  // 3. analyse: the family, from the structure of the IR alone (sibling reduces over one range
+  //    first take one axis name: core/analysis/siblings.ts)
+  unifySiblingAxes(r.doc.body);
   let st: Structure = recognize(r.doc);
   // 3b. a program's stored scalar read back later in the same program takes the stored value
   //     (core/analysis/forward.ts); the structure is recognized again without those loads

@@ -92,6 +92,35 @@ describe("tile run --dump", () => {
     expect(JSON.parse(fs.readFileSync(path.join(again, "manifest.json"), "utf8")).document).toBe("softmax");
   });
 
+  it("a buffer's name is no path: ../X, a/b and X beside x stay in the folder as files of their own (red team, session 27)", () => {
+    const parent = tmp("dump-names");
+    const dir = path.join(parent, "d");
+    const doc = {
+      tile: 1, name: "names", attrs: { noalias: true }, sizes: { N: 10 },
+      params: [{ name: "../X", dtype: "f32", shape: ["N"] }, { name: "a/b", dtype: "f32", shape: ["N"] }, { name: "x", dtype: "f32", shape: ["N"] }, { name: "X", dtype: "f32", shape: ["N"] }],
+      body: [{ for: "i", in: [0, "N"], kind: "parallel", body: [
+        { store: "a/b", at: ["i"], value: ["load", "../X", ["i"]] },
+        { store: "X", at: ["i"], value: ["load", "x", ["i"]] },
+      ] }],
+    };
+    const file = path.join(parent, "names.json");
+    fs.writeFileSync(file, JSON.stringify(doc));
+    const r = tile(["run", file, "--runtime", "host", "--dump", dir]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(fs.readdirSync(parent).sort()).toEqual(["d", "names.json"]);
+    const stems = ["%2E%2E%2FX", "a%2Fb", "x", "X~2"];
+    expect(fs.readdirSync(dir).sort()).toEqual([...stems.flatMap((s) => [`${s}.final.npy`, `${s}.initial.npy`]), "document.json", "kernel.metal", "manifest.json"].sort());
+    const m = JSON.parse(fs.readFileSync(path.join(dir, "manifest.json"), "utf8"));
+    expect(m.buffers.map((b: any) => [b.name, b.initial, b.final])).toEqual(doc.params.map((p, k) => [p.name, `${stems[k]}.initial.npy`, `${stems[k]}.final.npy`]));
+    // the copy through the odd names: a/b holds ../X, X holds x
+    expect(f32s(readNpy(path.join(dir, "a%2Fb.final.npy")))).toEqual(f32s(readNpy(path.join(dir, "%2E%2E%2FX.initial.npy"))));
+    expect(f32s(readNpy(path.join(dir, "X~2.final.npy")))).toEqual(f32s(readNpy(path.join(dir, "x.initial.npy"))));
+    // used again by another run: the earlier manifest's files of other buffers go, in the folder only
+    const r2 = tile(["run", "cases/softmax.json", ...SIZES, "--runtime", "host", "--dump", dir]);
+    expect(r2.status, r2.stderr).toBe(0);
+    expect(fs.readdirSync(dir).sort()).toEqual(["X.final.npy", "X.initial.npy", "Y.final.npy", "Y.initial.npy", "document.json", "kernel.metal", "manifest.json"]);
+  });
+
   const numpy = spawnSync("python3", ["-c", "import numpy"]).status === 0;
   it.skipIf(!numpy)("NumPy reads the dump to the same values (python3 + numpy)", () => {
     const py = `import numpy, json, sys\nd = sys.argv[1]\nout = {}\nfor n in ['X', 'Y']:\n  a = numpy.load(d + '/' + n + '.final.npy')\n  out[n] = [str(a.dtype), list(a.shape), a.view(numpy.uint32).ravel().tolist()]\nprint(json.dumps(out))`;

@@ -12,7 +12,8 @@
 // nothing the run computes (no member reads another member's result), and between the members
 // there is no statement. Only the order in which the accumulators are updated interleaves, and
 // they are separate registers. Decided from the IR's structure only (statement kinds, expression
-// trees, names).
+// trees, names); a later member's axis variable of another name is renamed first
+// (unifySiblingAxes), so that the choice never depends on what the axes are called.
 
 import { Expr, Stmt } from "../ir/ast";
 import { sameExpr } from "./vectors";
@@ -22,6 +23,14 @@ function mentionsOneOf(e: Expr, names: Array<string>): bool {
   if (e.op == "name" && names.indexOf(e.name) >= 0) return true;
   for (let i: i32 = 0; i < e.args.length; i++) if (mentionsOneOf(e.args[i], names)) return true;
   return false;
+}
+
+/** Whether reduce `s`, right after reduce `p`, joins p's run (`results`: the run's results so
+ *  far), were its axis variable named `axis`. */
+function joinsRun(p: Stmt, s: Stmt, results: Array<string>, axis: string): bool {
+  return axis == p.axis && sameExpr(s.min, p.min) && sameExpr(s.extent, p.extent)
+    && results.indexOf(s.name) < 0 && s.name != axis
+    && !mentionsOneOf(s.value, results) && !mentionsOneOf(s.min, results) && !mentionsOneOf(s.extent, results);
 }
 
 /** For each statement of `list`, whether it is a reduce computed in the same stripe pass as the
@@ -34,17 +43,49 @@ export function siblingJoins(list: Array<Stmt>): Array<bool> {
   for (let i: i32 = 0; i < list.length; i++) {
     const s = list[i];
     let joins: bool = false;
-    if (i > 0 && s.kind == "reduce" && list[i - 1].kind == "reduce") {
-      const p = list[i - 1];
-      joins = s.axis == p.axis && sameExpr(s.min, p.min) && sameExpr(s.extent, p.extent)
-        && results.indexOf(s.name) < 0 && s.name != s.axis
-        && !mentionsOneOf(s.value, results) && !mentionsOneOf(s.min, results) && !mentionsOneOf(s.extent, results);
-    }
+    if (i > 0 && s.kind == "reduce" && list[i - 1].kind == "reduce") joins = joinsRun(list[i - 1], s, results, s.axis);
     if (!joins) results = new Array<string>();
     results.push(s.name);
     out.push(joins);
   }
   return out;
+}
+
+/** Renames `from` to `to` in `e` (every name node; an expression binds no name). */
+function renameIn(e: Expr, from: string, to: string): void {
+  if (e.op == "name" && e.name == from) e.name = to;
+  for (let i: i32 = 0; i < e.args.length; i++) renameIn(e.args[i], from, to);
+}
+
+/** Structure, not names, decides a sibling run: a reduce that would join the run before it but
+ *  for the name of its axis variable (`over: ["d", ...]` after `over: ["c", ...]`, the same range)
+ *  gets the earlier axis's name, in its binding and its value, wherever that renaming captures
+ *  nothing (the value does not mention the earlier name; the reduce's result is not named so).
+ *  The renamed reduce computes the same value (its axis is bound only in its value). Every list
+ *  of `list`'s statements, nested ones included; in place. */
+export function unifySiblingAxes(list: Array<Stmt>): void {
+  let results = new Array<string>();
+  for (let i: i32 = 0; i < list.length; i++) {
+    const s = list[i];
+    let joins: bool = false;
+    if (i > 0 && s.kind == "reduce" && list[i - 1].kind == "reduce") {
+      const p = list[i - 1];
+      joins = joinsRun(p, s, results, s.axis);
+      if (!joins && s.axis != p.axis && joinsRun(p, s, results, p.axis)) {
+        const names = new Array<string>();
+        names.push(p.axis);
+        if (!mentionsOneOf(s.value, names)) {
+          renameIn(s.value, s.axis, p.axis);
+          s.axis = p.axis;
+          joins = true;
+        }
+      }
+    }
+    if (!joins) results = new Array<string>();
+    results.push(s.name);
+    unifySiblingAxes(s.body);
+    unifySiblingAxes(s.orelse);
+  }
 }
 
 /** The number of statements from index i on in its sibling run, from `siblingJoins` of the list

@@ -814,11 +814,11 @@ function validateOnce(req: RunRequest, mayReplan: boolean): RunResult {
 
 /**
  * A `--dump` folder used before holds the files of that run's buffers: the .npy files its
- * manifest.json lists for buffers this run does not have are removed, so that the folder holds
+ * manifest.json lists that this run does not write are removed, so that the folder holds
  * one run (the run's own files are written over). Only names of the dump's own form
  * (`NAME.initial.npy`, `NAME.final.npy`) are touched; a manifest that is not Tile's is ignored.
  */
-function removeEarlierDump(dir: string, names: Set<string>): void {
+function removeEarlierDump(dir: string, keep: Set<string>): void {
   let old: any;
   try {
     old = JSON.parse(fs.readFileSync(path.join(dir, "manifest.json"), "utf8"));
@@ -827,9 +827,9 @@ function removeEarlierDump(dir: string, names: Set<string>): void {
   }
   if (!old || !Array.isArray(old.files)) return;
   for (const f of old.files) {
-    if (!f || typeof f.file !== "string" || typeof f.buffer !== "string" || names.has(f.buffer)) continue;
-    if (f.file !== `${f.buffer}.initial.npy` && f.file !== `${f.buffer}.final.npy`) continue;
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(f.buffer)) continue;
+    if (!f || typeof f.file !== "string" || keep.has(f.file)) continue;
+    // a file name of the dump's own form (dumpStems), in the folder itself
+    if (!/^[A-Za-z0-9_%~-]+\.(initial|final)\.npy$/.test(f.file)) continue;
     try {
       fs.unlinkSync(path.join(dir, f.file));
     } catch {
@@ -839,21 +839,47 @@ function removeEarlierDump(dir: string, names: Set<string>): void {
 }
 
 /**
+ * The file name stem of each buffer's dump files, in order: the name itself where it is made of
+ * ASCII letters, digits, `_` and `-`; otherwise every other UTF-8 byte written `%XX` (a name is any
+ * string: `../X` must not leave the folder, `a/b` is no sub-folder). Stems that differ only in
+ * case (`X`, `x`: one file on a case-insensitive file system) get `~2`, `~3`, ... after the first.
+ */
+export function dumpStems(names: string[]): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  for (const name of names) {
+    let stem = "";
+    for (const b of new TextEncoder().encode(name)) {
+      const c = String.fromCharCode(b);
+      stem += /[A-Za-z0-9_-]/.test(c) ? c : "%" + b.toString(16).toUpperCase().padStart(2, "0");
+    }
+    if (stem === "") stem = "%";
+    let k = 1, s = stem;
+    while (seen.has(s.toLowerCase())) s = `${stem}~${++k}`;
+    seen.add(s.toLowerCase());
+    out.push(s);
+  }
+  return out;
+}
+
+/**
  * `--dump DIR`: every buffer's initial and final contents as NumPy .npy files (NAME.initial.npy,
- * NAME.final.npy; final = after the DISPATCHES dispatches), the document, the kernel, and
- * manifest.json saying which buffers are inputs, outputs and updated in place.
+ * NAME.final.npy, NAME as dumpStems writes it; final = after the DISPATCHES dispatches), the
+ * document, the kernel, and manifest.json saying which buffers are inputs, outputs and updated in
+ * place, and which file holds what.
  */
 function writeDump(dir: string, doc: any, plan: any, msl: string, req: RunRequest, dumps: any[], read: Set<string>, written: Set<string>): void {
   ensureDir(dir);
-  removeEarlierDump(dir, new Set(dumps.map((d) => d.name)));
+  const stems = dumpStems(dumps.map((d) => d.name));
+  removeEarlierDump(dir, new Set(stems.flatMap((s) => [`${s}.initial.npy`, `${s}.final.npy`])));
   const files: any[] = [];
   const buffers: any[] = [];
   const role = (n: string): string => (read.has(n) && written.has(n) ? "updated in place" : written.has(n) ? "output" : read.has(n) ? "input" : "unused");
-  for (const d of dumps) {
+  for (const [k, d] of dumps.entries()) {
     const entry: any = { name: d.name, dtype: d.dtype, shape: d.shape, role: role(d.name),
       initialFrom: req.inputFiles?.get(d.name) ?? (written.has(d.name) && !read.has(d.name) ? "sentinels" : `seed ${req.seed}`) };
     for (const which of ["initial", "final"]) {
-      const file = `${d.name}.${which}.npy`;
+      const file = `${stems[k]}.${which}.npy`;
       let arr = d[which] as Float32Array | Int32Array | Uint16Array;
       // bf16 has no NumPy dtype: its values are written as float32 (exact)
       if (d.dtype === "bf16") arr = new Float32Array(Uint32Array.from(arr as Uint16Array, (h) => h << 16).buffer);

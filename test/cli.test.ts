@@ -355,6 +355,9 @@ describe("--json on a usage error", () => {
       expect(out, args.join(" ")).toMatchObject({ ok: false, exit: 2, error: { code } });
       expect(out.error.message.length).toBeGreaterThan(0);
       expect(r.stderr).toContain(out.error.message);
+      // a diagnostic's error carries its id, as every diagnostic object does (it was "name")
+      expect(Object.keys(out.error).sort(), args.join(" ")).toEqual(code === "TSH001" ? ["code", "id", "message"] : ["code", "message"]);
+      if (code === "TSH001") expect(out.error.id).toBe("unreadable-file");
       noStack(r);
     }
     // without --json nothing goes to stdout

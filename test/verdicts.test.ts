@@ -66,6 +66,8 @@ describe("verdicts at the edges of f32 arithmetic", () => {
     const y = r.outputs[0];
     expect(y.decidedByF32).toBe(true);
     expect(y.decidedAgreesWithF32).toBe(3);
+    // the tolerance recorded is the one applied: an i32 output is compared exactly
+    expect(y.tolerance).toEqual({ abs: 0, rel: 0, dtype: "i32" });
     expect(y.castFromF32).toBeUndefined();
     // a kernel that answers 1 everywhere: the three decided elements pass, the fourth (0 in f32 and
     // FP64) fails
@@ -119,6 +121,8 @@ describe("verdicts at the edges of f32 arithmetic", () => {
     const r = run("cast_readback", [["X", f32(0.7, 0.7, 1.3, -0.7)]]);
     expect(r.passed).toBe(true);
     expect(r.outputs.find((o) => o.name === "Y")!.castFromF32).toBe(true);
+    // within one more than the f32 tolerance, as recorded (red team, session 27: it said 2e-6)
+    expect(r.outputs.find((o) => o.name === "Y")!.tolerance).toEqual({ abs: 1 + 2e-6, rel: 2e-5, dtype: "i32" });
     const wrong = run("cast_readback", [["X", f32(0.7, 0.7, 1.3, -0.7)]], (msl) => msl.replace("Y[v_i] = T[v_i];", "Y[v_i] = T[v_i] + 2;"));
     expect(wrong.passed).toBe(false);
   });

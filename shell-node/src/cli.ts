@@ -329,11 +329,12 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 /** `{"ok": false, "exit": N, "error": {"code", "message"}}` on stdout: `code` is a diagnostic's code
- *  where the message carries one (`error TSH001 (unreadable-file): ...`), else commander's code
- *  (`commander.unknownOption`, ...), "usage" or "internal". */
+ *  where the message carries one (`error TSH001 (unreadable-file): ...`, then also its `id`, as
+ *  every diagnostic object has it), else commander's code (`commander.unknownOption`, ...),
+ *  "usage" or "internal". */
 function writeJsonError(exit: number, message: string, fallback: string): void {
   const m = /^error (T[A-Z]+\d+) \(([a-z0-9-]+)\): ([\s\S]*)$/.exec(message.trim());
-  const error = m ? { code: m[1], name: m[2], message: m[3] } : { code: fallback, message: message.trim() };
+  const error = m ? { code: m[1], id: m[2], message: m[3] } : { code: fallback, message: message.trim() };
   process.stdout.write(JSON.stringify({ ok: false, exit, error }, null, 2) + "\n");
 }
 export { loadEngine, wasmPath } from "./engine";

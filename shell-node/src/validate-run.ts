@@ -429,7 +429,10 @@ export function compare(name: string, dtype: string, got: ArrayLike<number>, ref
   const via = dtype !== "i32" && through !== "" ? TOLERANCE[through] : undefined;
   const looser = via !== undefined && via.rel > own.rel;
   const tol = looser ? via : own;
-  const tolerance: OutputCheck["tolerance"] = { abs: tol.abs, rel: tol.rel, dtype };
+  // an i32 output records the tolerance applied to it: none (compared exactly), or one more than
+  // the f32 tolerance for a value cast from f32 (the truncation of a value inside it)
+  const tolerance: OutputCheck["tolerance"] = dtype !== "i32" ? { abs: tol.abs, rel: tol.rel, dtype }
+    : castDerived ? { abs: 1 + tol.abs, rel: tol.rel, dtype } : { abs: 0, rel: 0, dtype };
   if (looser) tolerance.through = through;
   const c: OutputCheck = { name, elements: got.length, written: 0, maxAbsError: 0, maxRelError: 0, mismatches: 0, nonFinite: 0, examples: [], worst: null, nonFiniteRefs: 0, tolerance };
   if (dtype === "i32" && castDerived) c.castFromF32 = true;

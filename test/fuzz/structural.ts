@@ -277,7 +277,12 @@ export function buildStructural(s: StructSpec): StructCase {
       params[0].name = "ray_data";
       params.push({ name: "object_data", dtype: "f32", shape: ["R"] });
       body[0].value = s.combiner === "sum" ? ["mul", scale, L("ray_data", row, cv)] : L("ray_data", row, cv);
-      body.splice(1, 0, { reduce: s2Name, combiner: "max", over: [cv, 0, "C"], value: L("ray_data", row, cv) });
+      // the sibling's axis another (reserved) name half the time: planned as one pass all the same
+      // (core/analysis/siblings.ts unifySiblingAxes)
+      {
+        const cv2 = s.k % 2 === 1 ? "M_SQRT2_F" : cv;
+        body.splice(1, 0, { reduce: s2Name, combiner: "max", over: [cv2, 0, "C"], value: L("ray_data", row, cv2) });
+      }
       body.push({ let: "FLT_MAX", value: ["add", sc, ["mul", f32(0.25), s2Name]] });
       body.push({ let: "INFINITY", value: ["mul", "FLT_MAX", f32(0.5)] });
       body.push({ let: "acc_s", value: ["add", "INFINITY", f32(1)] });

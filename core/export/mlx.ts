@@ -10,9 +10,8 @@
 
 import { Doc } from "../ir/ast";
 import { Plan } from "../plan/plan";
-import { Text } from "../util/text";
+import { Text, hexDigits } from "../util/text";
 import { formatI32 } from "../util/num";
-import { hexDigits } from "../util/text";
 import { KernelText } from "../emit/emit";
 import { ACCESS_READ, THREAD_ARGS, accessOf, threadgroupMemoryBytes, usesThreadArg } from "../emit/abi";
 import { pyBlock, pyIdent, pyPlain, pyShape, pyStr, sizesText } from "./python";

@@ -3,14 +3,18 @@
 // (1, 8, 7). Decoding is exact; encoding rounds a double to the nearest value, ties to even, with
 // overflow to infinity, computed arithmetically (scaling by powers of two is exact in a double).
 
+/** The smallest magnitudes that round to infinity: the largest finite value plus half its gap. */
+export const F16_OVERFLOW = 65520;
+export const BF16_OVERFLOW = (2 - 2 ** -8) * 2 ** 127;
+
 /** `x` rounded to the nearest f16 value (as a double). */
 export function roundF16(x: number): number {
-  return roundNarrow(x, -14, 10, 65520);
+  return roundNarrow(x, -14, 10, F16_OVERFLOW);
 }
 
 /** `x` rounded to the nearest bf16 value (as a double). */
 export function roundBf16(x: number): number {
-  return roundNarrow(x, -126, 7, (2 - 2 ** -8) * 2 ** 127);
+  return roundNarrow(x, -126, 7, BF16_OVERFLOW);
 }
 
 /** Rounds to a binary format with minimum normal exponent `emin` and `p` fraction bits. */

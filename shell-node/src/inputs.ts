@@ -16,7 +16,7 @@
 
 import { UsageError, ownRecord, setOwn } from "./io";
 
-import { roundBf16, roundF16 } from "./f16";
+import { BF16_OVERFLOW, F16_OVERFLOW, roundBf16, roundF16 } from "./f16";
 
 export type InputBuffer = Float64Array | Int32Array;
 
@@ -161,24 +161,24 @@ export function describeInputs(seed: number, range: InputRange = DEFAULT_INPUT_R
  *  `hi` or past it; `x` itself where that value is below `lo` (no value of the dtype lies in
  *  [lo, hi), as in `--input-range 100.1,100.2` on bf16). */
 function belowOpenEnd(x: number, hi: number, lo: number, dtype: string): number {
-  const round = dtype === "f16" ? roundF16 : dtype === "bf16" ? roundBf16 : Math.fround;
-  // mantissa bits and smallest normal exponent of the dtype
-  const [bits, minExp] = dtype === "f16" ? [10, -14] : dtype === "bf16" ? [7, -126] : [23, -126];
+  const { round, bits, minExp } = floatFormat(dtype);
   let v = round(hi);
   // step down one ulp of the dtype at a time (round(hi) is within an ulp of hi)
   for (let k = 0; k < 3 && v >= hi; k++) v = round(v - ulpBelow(v, bits, minExp));
   return v < hi && v >= lo ? v : x;
 }
 
-/** The smallest magnitudes that round to infinity in f16 and bf16 (largest + half its ulp). */
-const F16_OVERFLOW = 65520;
-const BF16_OVERFLOW = 3.39617752923046e38;
+/** The rounding to `dtype` (f32, f16, bf16), its fraction bits and smallest normal exponent. */
+function floatFormat(dtype: string): { round: (x: number) => number; bits: number; minExp: number } {
+  if (dtype === "f16") return { round: roundF16, bits: 10, minExp: -14 };
+  if (dtype === "bf16") return { round: roundBf16, bits: 7, minExp: -126 };
+  return { round: Math.fround, bits: 23, minExp: -126 };
+}
 
 /** The smallest value of `dtype` (f32, f16, bf16) at or above `lo`, for a draw `x` that rounded
  *  below `lo`; `x` itself where that value is not below `hi`. */
 function aboveClosedEnd(x: number, lo: number, hi: number, dtype: string): number {
-  const round = dtype === "f16" ? roundF16 : dtype === "bf16" ? roundBf16 : Math.fround;
-  const [bits, minExp] = dtype === "f16" ? [10, -14] : dtype === "bf16" ? [7, -126] : [23, -126];
+  const { round, bits, minExp } = floatFormat(dtype);
   let v = round(lo);
   // step up one ulp of the dtype at a time (round(lo) is within an ulp of lo); the gap above v
   // is the gap below the next value up, which ulpBelow gives for -v
@@ -234,7 +234,7 @@ export function makeInputs(doc: any, seed: number, range: InputRange = DEFAULT_I
   for (const p of params) {
     const edge = p.dtype === "f16" ? F16_OVERFLOW : p.dtype === "bf16" ? BF16_OVERFLOW : Infinity;
     if (lo <= -edge || hi > edge) {
-      const largest = p.dtype === "f16" ? "65504" : "3.3895314e38";
+      const largest = p.dtype === "f16" ? "65504" : "3.3895314e38"; // the largest finite values
       throw new UsageError(`--input-range ${lo},${hi} reaches past the ${p.dtype} range of the input ${p.name} (its largest finite value is ${largest}; a draw there would round to an infinity); give a range within it`);
     }
   }

@@ -56,7 +56,7 @@ export interface OracleResult {
    *  such an intermediate one unit in its last place apart from the reference, so the output is
    *  compared with that dtype's tolerance (validate-run.ts). */
   narrowDerived: Map<string, string>;
-  /** f16 and bf16 buffers: the value each store computed before rounding to the dtype (the
+  /** f16 and bf16 buffers some store writes: the value each store computed before rounding to the dtype (the
    *  elements no store writes hold their initial values) (validate-run.ts: at the edge of the
    *  dtype's range, an f32 value within the tolerance may round to either side). */
   unrounded: Map<string, Float64Array>;
@@ -113,7 +113,7 @@ export interface Buf {
   /** Set by the document's pre-scan: some store writes this buffer. */
   stored: boolean;
   narrowDerived: string;
-  /** f16 and bf16 storage: each store's value before the rounding to the dtype. */
+  /** f16 and bf16 storage that a store writes: each store's value before the rounding to the dtype. */
   unrounded?: Float64Array;
 }
 
@@ -342,7 +342,8 @@ export class Compiler {
       const round = buf.storage === "f16" ? roundF16 : roundBf16;
       // the kernel rounds its f32 result: first to f32, then to the 16-bit dtype (rounding the
       // double straight to 16 bits differs at f16 ties and at the edge of the f16 range)
-      const unrounded = buf.unrounded!;
+      // (the pre-scan found this store, so the buffer keeps its unrounded values)
+      const unrounded = buf.unrounded ?? (buf.unrounded = Float64Array.from(data));
       return () => {
         const o = offset();
         const v = f();
@@ -782,6 +783,6 @@ export function setUp(doc: any, inputs: Map<string, Float64Array | Int32Array>, 
       if (!(given instanceof Int32Array)) fail(path, "i32 param " + p.name + " needs Int32Array input");
       data = Int32Array.from(given);
     }
-    compiler.buffers.set(p.name, { name: p.name, dtype: p.dtype === "i32" ? "i32" : "f32", storage: p.dtype, dims, data, written: new Uint8Array(length), castDerived: false, decidedDerived: false, flowDerived: false, stored: storedNames.has(p.name), narrowDerived: "", unrounded: p.dtype === "f16" || p.dtype === "bf16" ? Float64Array.from(data) : undefined });
+    compiler.buffers.set(p.name, { name: p.name, dtype: p.dtype === "i32" ? "i32" : "f32", storage: p.dtype, dims, data, written: new Uint8Array(length), castDerived: false, decidedDerived: false, flowDerived: false, stored: storedNames.has(p.name), narrowDerived: "", unrounded: (p.dtype === "f16" || p.dtype === "bf16") && storedNames.has(p.name) ? Float64Array.from(data) : undefined });
   });
 }

@@ -22,7 +22,8 @@ export class Stage {
   kind: string;
   /** Elements the stage visits per program (1 for "scalar"). */
   extent: i32;
-  /** False when the extent is not a constant (it varies by program): `extent` is then 1. */
+  /** False when the extent is not a constant (it varies by program): `extent` is then the mean
+   *  over the programs where the extent is affine in the program variable (meanExtent), else 1. */
   extentKnown: bool = true;
   /** Reduces of a sibling run computed in this stage's one pass (1 for any other stage). */
   members: i32 = 1;
@@ -300,6 +301,12 @@ function extentOf(doc: Doc, e: Expr, fallback: i32): i32 {
   return v < 0 ? fallback : v;
 }
 
+/** The counted extent of a stage whose extent is not a constant: meanExtent, else 1. */
+function varyingExtent(doc: Doc, e: Expr, pv: ProgramRange, wrapNames: Array<string>, wrapValues: Array<i32>): i32 {
+  const m = meanExtent(doc, e, pv, wrapNames, wrapValues);
+  return m < 0 ? 1 : m;
+}
+
 /** Counts statements executed `times` times; with `domain`, parallel loops are the grid (x1). */
 function countBody(doc: Doc, list: Array<Stmt>, st: Stage, times: f64, domain: bool): void {
   for (let i: i32 = 0; i < list.length; i++) {
@@ -354,9 +361,10 @@ function addPacked(doc: Doc, acc: VectorAccesses, st: Stage, times: f64): void {
 
 /** Stages of one logical program of the reduction family (the program loop's body, `v` its
  *  variable). */
-export function reductionWork(doc: Doc, body: Array<Stmt>, v: string, fuse: bool): Work {
+export function reductionWork(doc: Doc, body: Array<Stmt>, v: string, fuse: bool, programMin: i32, programs: i32): Work {
   const w = new Work();
-  addProgramStages(doc, body, w, fuse, NO_NAMES, NO_VALUES);
+  const pv = new ProgramRange(v, programMin, programs);
+  addProgramStages(doc, body, w, fuse, NO_NAMES, NO_VALUES, pv);
   const deps = findBroadcast(doc, body, v, w.broadcast);
   w.broadcastBytes = w.sumBroadcastBytes();
   addStrides(doc, body, v, deps, w, fuse);
@@ -586,7 +594,61 @@ function countExprAfter(doc: Doc, e: Expr, st: Stage, earlier: Array<Expr>): voi
   for (let i: i32 = 0; i < e.args.length; i++) countExprAfter(doc, e.args[i], st, earlier);
 }
 
-function addProgramStages(doc: Doc, body: Array<Stmt>, w: Work, fuse: bool, wrapNames: Array<string>, wrapValues: Array<i32>): void {
+/** The program loop's variable and the values it takes (min, min + 1, ..., count of them). */
+class ProgramRange {
+  name: string;
+  min: i32;
+  count: i32;
+  constructor(name: string, min: i32, count: i32) {
+    this.name = name;
+    this.min = min;
+    this.count = count;
+  }
+}
+
+/** How many program values meanExtent samples, evenly spaced from the first to the last. */
+const EXTENT_SAMPLES: i32 = 65;
+
+/**
+ * A stage extent that varies by program (a causal row [0, r + 1), a band [r, C - 2r)): the mean,
+ * over the programs, of max(0, extent), where the extent is affine in the program variable (sizes
+ * and run-once wrapper values besides); -1 otherwise. Sampled at up to EXTENT_SAMPLES program
+ * values, so its cost does not grow with the program count. The cost model counts a stage's work
+ * by this estimate (it still treats the extent as unknown where it decides how many workers are
+ * busy or which chunks are whole); without it, such a stage counted one element.
+ */
+function meanExtent(doc: Doc, e: Expr, pv: ProgramRange, wrapNames: Array<string>, wrapValues: Array<i32>): i32 {
+  if (pv.count <= 0) return -1;
+  const env = new AffineEnv();
+  for (let i: i32 = 0; i < doc.sizeNames.length; i++) {
+    env.constNames.push(doc.sizeNames[i]);
+    env.constValues.push(doc.sizeValues[i]);
+  }
+  for (let i: i32 = 0; i < wrapNames.length; i++) {
+    env.constNames.push(wrapNames[i]);
+    env.constValues.push(wrapValues[i]);
+  }
+  env.symbols.push(pv.name);
+  const a = affineOf(e, env, 0);
+  if (a === null) return -1;
+  const f = changetype<Affine>(a);
+  const sup = f.support();
+  if (sup.length != 1 || sup[0] != pv.name) return -1;
+  const k: f64 = f.coef(pv.name);
+  const n: i32 = pv.count < EXTENT_SAMPLES ? pv.count : EXTENT_SAMPLES;
+  const span: f64 = <f64>pv.count - 1.0;
+  let sum: f64 = 0.0;
+  for (let i: i32 = 0; i < n; i++) {
+    const p: f64 = <f64>pv.min + (n == 1 ? 0.0 : Math.floor(span * <f64>i / <f64>(n - 1)));
+    const x: f64 = k * p + f.c;
+    if (x > 0.0) sum += x;
+  }
+  const mean: f64 = Math.floor(sum / <f64>n + 0.5);
+  if (mean < 1.0) return 1;
+  return mean > 2147483647.0 ? 2147483647 : <i32>mean;
+}
+
+function addProgramStages(doc: Doc, body: Array<Stmt>, w: Work, fuse: bool, wrapNames: Array<string>, wrapValues: Array<i32>, pv: ProgramRange): void {
   const joins = siblingJoins(body);
   for (let i: i32 = 0; i < body.length; i++) {
     const s = body[i];
@@ -604,7 +666,7 @@ function addProgramStages(doc: Doc, body: Array<Stmt>, w: Work, fuse: bool, wrap
       w.reduces++;
     } else if (s.kind == "reduce") {
       const n: i32 = constValueWith(doc, s.extent, wrapNames, wrapValues);
-      const st = new Stage("reduce", n < 0 ? 1 : n);
+      const st = new Stage("reduce", n < 0 ? varyingExtent(doc, s.extent, pv, wrapNames, wrapValues) : n);
       st.extentKnown = n >= 0;
       countExpr(doc, s.value, st, 1.0);
       addPacked(doc, vectorAccessesOfReduce(doc, s), st, 1.0);
@@ -612,7 +674,7 @@ function addProgramStages(doc: Doc, body: Array<Stmt>, w: Work, fuse: bool, wrap
       w.reduces++;
     } else if (s.kind == "for" && s.parallel) {
       const n: i32 = constValueWith(doc, s.extent, wrapNames, wrapValues);
-      const st = new Stage("loop", n < 0 ? 1 : n);
+      const st = new Stage("loop", n < 0 ? varyingExtent(doc, s.extent, pv, wrapNames, wrapValues) : n);
       st.extentKnown = n >= 0;
       st.valuesFirst = valuesBeforeStores(s.body);
       if (st.valuesFirst) st.varying = varyingLoads(s.body, s.name);
@@ -629,7 +691,7 @@ function addProgramStages(doc: Doc, body: Array<Stmt>, w: Work, fuse: bool, wrap
         names.push(s.name);
         values.push(min);
       }
-      addProgramStages(doc, s.body, w, fuse, names, values);
+      addProgramStages(doc, s.body, w, fuse, names, values, pv);
     } else {
       const st = new Stage("scalar", 1);
       const one = new Array<Stmt>();

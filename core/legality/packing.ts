@@ -120,14 +120,15 @@ function classifyPair(l: Site, s: Site, pv: string, span: f64): i32 {
     const r = new Array<f64>();
     if (affineRange(diff, names, los, his, r) && (r[0] > 0.0 || r[1] < 0.0)) return PAIR_OK;
   }
-  // 3. Owner-local: both distributed over identical ranges, and one dimension pins the
-  //    distributed variable (a*v + g with the same a != 0 and the same program-uniform g).
+  // 3. Owner-local: both distributed with one owner for each value (sameOwners), and one
+  //    dimension pins the distributed variable (a*v + g with the same a != 0 and the same
+  //    program-uniform g).
   const ld = l.dist;
   const sd = s.dist;
   if (ld !== null && sd !== null) {
     const lv = changetype<LoopInfo>(ld);
     const sv = changetype<LoopInfo>(sd);
-    if (lv.sameRange(sv)) {
+    if (sameOwners(lv, sv, pv)) {
       for (let d: i32 = 0; d < n; d++) {
         const lf = l.forms[d];
         const sf = s.forms[d];
@@ -144,6 +145,28 @@ function classifyPair(l: Site, s: Site, pv: string, span: f64): i32 {
   }
   if (!l.allAffine() || !s.allAffine()) return PAIR_UNKNOWN;
   return provenShared(l, s, span) ? PAIR_FAILS : PAIR_UNKNOWN;
+}
+
+/**
+ * Whether two distributed loops give each value of their variables to one worker. The emitter's
+ * stripes (core/emit/cooperative.ts, emitStripe) give iteration v to the worker that the offset
+ * v - min alone decides (chunks of W*V elements, worker w's V elements in each), whatever the
+ * extent: the extent only decides where the stripe ends. So two loops of step 1 whose minimum is
+ * one value in every worker of a program (the same constant, or the same form of the program
+ * variable alone: a triangular or causal row [r, ...) or [0, r + 1)) share their owners. A
+ * minimum that depends on another loop variable may differ between that loop's iterations, and
+ * with it the owner of one element.
+ */
+function sameOwners(a: LoopInfo, b: LoopInfo, pv: string): bool {
+  if (a.sameRange(b)) return true;
+  if (!a.stepConst || !b.stepConst || a.step != 1.0 || b.step != 1.0) return false;
+  if (a.minConst || b.minConst) return a.minConst && b.minConst && a.min == b.min;
+  const am = a.minForm;
+  const bm = b.minForm;
+  if (am === null || bm === null) return false;
+  const af = changetype<Affine>(am);
+  const bf = changetype<Affine>(bm);
+  return onlyProgramVar(af, pv) && onlyProgramVar(bf, pv) && affineEqual(af, bf);
 }
 
 /** Every loop of the access runs and has an exact range (constant min, extent >= 1, step). */

@@ -173,9 +173,11 @@ class Search {
     this.o = o;
     this.plan = plan;
     const loop = changetype<Stmt>(st.programLoop);
-    this.work = reductionWork(doc, loop.body, loop.name, o.fuse);
-    this.programs = programExtent(doc, loop);
-    this.programMin = programStart(doc, loop);
+    const programs = programExtent(doc, loop);
+    const programMin = programStart(doc, loop);
+    this.work = reductionWork(doc, loop.body, loop.name, o.fuse, programMin, programs);
+    this.programs = programs;
+    this.programMin = programMin;
     const none = new Array<string>();
     this.cacheable = none;
     this.cacheableLanes = none;

@@ -9,7 +9,8 @@
 //   extents that are constant but not affine (min and max of sizes and literals), and perfect
 //   nests of two parallel loops above the reduction (core/analysis/nest.ts: flat outputs at the
 //   nest's linear index, scaled and offset, a transposed one, and programs that collide where the
-//   planner reorders the loops, which must then run in the written order).
+//   planner reorders the loops, which must then run in the written order), and loops and reduces
+//   whose ranges vary by program (causal rows and bands, read back with the same or another minimum).
 // `honest` is false when the document's `parallel` claim is false (a cross-program read); every
 // admitted kernel, the serial fallback included, is still held to the oracle (the fallback runs
 // unproven programs in order in one thread). Sizes near 2^31 are drawn by `hugeSpec` for planning and emitting only.
@@ -19,7 +20,7 @@ import { type Skel, fexpr, skel1 } from "./gen";
 export const SHAPES = [
   "if-else", "if-overwrite", "if-inplace", "serial-around", "inplace", "shifted", "neg-min", "mod-min",
   "step", "guarded", "offsets", "offsets-interleaved", "cross-read", "names", "select-pad", "minmax-extent",
-  "i32-reuse", "wrap-extent", "nest",
+  "i32-reuse", "wrap-extent", "nest", "ragged",
 ] as const;
 export type Shape = (typeof SHAPES)[number];
 
@@ -273,6 +274,25 @@ export function buildStructural(s: StructSpec): StructCase {
         body.push({ store: "O", at: [["mul", row, ["mul", 65536, 65536]]], value: ["add", L("O", 0), sc] });
       } else body.push({ store: "O", at: [["add", row, ["mul", ["mul", 65536, 65536], s.k]]], value: sc });
       break;
+    case "ragged": {
+      // ranges that vary by program (session 28): a triangular row [0, C - r) or a band [r, C)
+      // (extent C - r: empty past C), reduced and stored; k = 2 reads the stored row back over
+      // the whole row (the same minimum: the same owners); k = 3 stores over the band and reads
+      // back from 0 (other owners: not proven, so serial)
+      addY();
+      params.push({ name: "Z", dtype: "f32", shape: ["R", "C"] });
+      params.push({ name: "T", dtype: "f32", shape: ["R"] });
+      const band = s.k % 2 === 1;
+      const lo: J = band ? rv : 0;
+      const ext: J = ["sub", "C", rv];
+      body.push({ reduce: "sr", combiner: s.combiner, over: [cv, lo, ext], value: reduceValue });
+      body.push({ store: "T", at: [row], value: "sr" });
+      body.push(ploop([{ store: "Y", at: [row, cv], value: val([x(), ["mul", f32(0.5), "sr"]]) }], lo, ext));
+      if (s.k >= 2) {
+        body.push(ploop([{ store: "Z", at: [row, cv], value: ["add", L("Y", row, cv), f32(0.25)] }], s.k === 2 ? lo : 0, "C"));
+      }
+      break;
+    }
     case "names":
       params[0].name = "ray_data";
       params.push({ name: "object_data", dtype: "f32", shape: ["R"] });

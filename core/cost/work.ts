@@ -360,8 +360,9 @@ function addPacked(doc: Doc, acc: VectorAccesses, st: Stage, times: f64): void {
 }
 
 /** Stages of one logical program of the reduction family (the program loop's body, `v` its
- *  variable). */
-export function reductionWork(doc: Doc, body: Array<Stmt>, v: string, fuse: bool, programMin: i32, programs: i32): Work {
+ *  variable, taking `programs` values from `programMin`; with no programs given, a stage whose
+ *  extent varies counts one element). */
+export function reductionWork(doc: Doc, body: Array<Stmt>, v: string, fuse: bool, programMin: i32 = 0, programs: i32 = 0): Work {
   const w = new Work();
   const pv = new ProgramRange(v, programMin, programs);
   addProgramStages(doc, body, w, fuse, NO_NAMES, NO_VALUES, pv);

@@ -122,13 +122,37 @@ function checkCompact(ctx: LegalityContext, s: Site, v: Verdict): void {
 class StoreImage {
   lo: Array<f64> = new Array<f64>();
   hi: Array<f64> = new Array<f64>();
+  /** Per dimension the distance between neighbouring elements of the image: |k| of its index
+   *  k*v + c (0 for a constant index). */
+  step: Array<f64> = new Array<f64>();
   count: f64 = 1.0;
 }
 
+/** The greatest common divisor of two non-negative integers held in f64. */
+function gcdF(a: f64, b: f64): f64 {
+  let x = a;
+  let y = b;
+  while (y != 0.0) {
+    const t = x % y;
+    x = y;
+    y = t;
+  }
+  return x;
+}
+
+/** Whether two images of one dimension never meet: their intervals do not overlap, or the
+ *  elements of each are lo + step*t and the steps' common divisor does not divide the distance
+ *  between their starts (the interleaved halves 2i and 2i + 1 of a rotary embedding). */
+function apartIn(a: StoreImage, b: StoreImage, d: i32): bool {
+  if (a.hi[d] < b.lo[d] || b.hi[d] < a.lo[d]) return true;
+  const g = gcdF(a.step[d], b.step[d]);
+  return g > 1.0 && Math.abs(a.lo[d] - b.lo[d]) % g != 0.0;
+}
+
 /** The image of store `s` when its index map is injective (each dimension one domain variable
- *  with coefficient +1 or -1 plus an offset, or a constant; no variable in two dimensions; every
- *  domain variable of more than one iteration used) and inside the buffer; else null, with the
- *  reason recorded on `v`. */
+ *  with a nonzero integer coefficient plus an offset, or a constant; no variable in two
+ *  dimensions; every domain variable of more than one iteration used) and inside the buffer; else
+ *  null, with the reason recorded on `v`. */
 function injectiveImage(ctx: LegalityContext, s: Site, v: Verdict): StoreImage | null {
   const pi = ctx.doc.paramIndex(s.buffer);
   if (pi < 0) {
@@ -161,8 +185,9 @@ function injectiveImage(ctx: LegalityContext, s: Site, v: Verdict): StoreImage |
     }
     const a = changetype<Affine>(fd);
     const sup = a.support();
-    if (sup.length > 1 || (sup.length == 1 && Math.abs(a.coef(sup[0])) != 1.0) || (sup.length == 1 && used.indexOf(sup[0]) >= 0)) {
-      v.unknown("Index " + d.toString() + " of the store to " + quoted(s.buffer) + " is not a domain variable of its own with coefficient +1 or -1 plus an offset, so the store is not proven injective.", ip);
+    const k: f64 = sup.length == 1 ? Math.abs(a.coef(sup[0])) : 0.0;
+    if (sup.length > 1 || (sup.length == 1 && (k < 1.0 || k != Math.floor(k))) || (sup.length == 1 && used.indexOf(sup[0]) >= 0)) {
+      v.unknown("Index " + d.toString() + " of the store to " + quoted(s.buffer) + " is not a domain variable of its own with a nonzero integer coefficient plus an offset, so the store is not proven injective.", ip);
       return null;
     }
     if (sup.length == 1) used.push(sup[0]);
@@ -178,7 +203,8 @@ function injectiveImage(ctx: LegalityContext, s: Site, v: Verdict): StoreImage |
     }
     img.lo.push(r[0]);
     img.hi.push(r[1]);
-    imageCount = imageCount * (r[1] - r[0] + 1.0);
+    img.step.push(k);
+    imageCount = imageCount * (k > 0.0 ? (r[1] - r[0]) / k + 1.0 : 1.0);
   }
   if (imageCount != img.count) {
     v.fail("The store to " + quoted(s.buffer) + " does not use every domain variable of more than one iteration in its index, so two iterations write one element.", s.ptr);
@@ -205,16 +231,16 @@ function checkPartition(ctx: LegalityContext, stores: Array<Site>, v: Verdict, c
     for (let j: i32 = 0; j < images.length; j++) {
       const o = images[j];
       let apart = false;
-      for (let d: i32 = 0; d < im.lo.length && !apart; d++) apart = im.hi[d] < o.lo[d] || o.hi[d] < im.lo[d];
-      // two injective stores onto the same box both write every element of it
+      for (let d: i32 = 0; d < im.lo.length && !apart; d++) apart = apartIn(im, o, d);
+      // two injective stores onto the same elements both write every one of them
       let same: bool = im.lo.length == o.lo.length;
-      for (let d: i32 = 0; same && d < im.lo.length; d++) same = im.lo[d] == o.lo[d] && im.hi[d] == o.hi[d];
+      for (let d: i32 = 0; same && d < im.lo.length; d++) same = im.lo[d] == o.lo[d] && im.hi[d] == o.hi[d] && (im.step[d] == o.step[d] || im.lo[d] == im.hi[d]);
       if (same) {
         v.fail("The stores to " + quoted(s.buffer) + " at " + stores[j].ptr + " and " + s.ptr + " write the same elements, so each is written twice (WAW).", s.ptr);
         return;
       }
       if (!apart) {
-        v.unknown("The stores to " + quoted(s.buffer) + " at " + stores[j].ptr + " and " + s.ptr + " have index ranges that meet in every dimension, so they are not shown to write different elements.", s.ptr);
+        v.unknown("The stores to " + quoted(s.buffer) + " at " + stores[j].ptr + " and " + s.ptr + " have index ranges that meet in every dimension (and no dimension interleaves them, as 2i and 2i + 1 do), so they are not shown to write different elements.", s.ptr);
         return;
       }
     }
@@ -262,7 +288,7 @@ export function checkInjectiveCompactStore(ctx: LegalityContext): RuleResult {
   }
   if (shared > 0) {
     return v.result("Each output has one unconditional store whose index maps every domain variable (coefficient +1 or -1) onto a distinct buffer dimension exactly, a bijection, or (" + shared.toString() +
-      (shared == 1 ? " output" : " outputs") + ") several unconditional stores, each injective, whose images are disjoint in some dimension and together are the whole buffer: every element written once by one thread.");
+      (shared == 1 ? " output" : " outputs") + ") several unconditional stores, each injective, whose images are disjoint in some dimension (apart as ranges, or interleaved: 2i and 2i + 1) and together are the whole buffer: every element written once by one thread.");
   }
   return v.result("Each output has exactly one unconditional store whose index maps every domain variable (coefficient +1 or -1) onto a distinct buffer dimension exactly, and the domain has as many elements as the buffer: a bijection.");
 }

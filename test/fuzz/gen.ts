@@ -310,8 +310,9 @@ export function buildReduction(s: ReductionSpec, name = "fz_reduce"): { doc: any
 // ---------------------------------------------------------------- element family
 
 export interface OutputSpec {
-  /** How the output is indexed: "rc" its own row-major element, "cr" transposed, "off" shifted by one column, "flat" a flattened 1-D buffer. */
-  layout: "rc" | "cr" | "off" | "flat";
+  /** How the output is indexed: "rc" its own row-major element, "cr" transposed, "off" shifted by one column, "flat" a flattened 1-D buffer,
+   *  "pair" two columns per element, written by two stores at 2c and 2c + 1 (interleaved, as a rotary embedding's pairs). */
+  layout: "rc" | "cr" | "off" | "flat" | "pair";
   dtype: "f32" | "i32";
   skel: Skel;
   cond: "none" | "if" | "if-else";
@@ -345,7 +346,7 @@ export interface ElementSpec {
 }
 
 const outputArb: fc.Arbitrary<OutputSpec> = fc.record({
-  layout: fc.constantFrom("rc" as const, "rc" as const, "rc" as const, "rc" as const, "rc" as const, "cr" as const, "cr" as const, "off" as const, "flat" as const),
+  layout: fc.constantFrom("rc" as const, "rc" as const, "rc" as const, "rc" as const, "rc" as const, "cr" as const, "cr" as const, "off" as const, "flat" as const, "pair" as const),
   dtype: fc.oneof({ arbitrary: fc.constant("f32" as const), weight: 4 }, { arbitrary: fc.constant("i32" as const), weight: 1 }),
   skel: skel2,
   cond: fc.constantFrom("none" as const, "none" as const, "none" as const, "none" as const, "none" as const, "if" as const, "if-else" as const),
@@ -383,22 +384,24 @@ export function buildElement(s: ElementSpec, name = "fz_element"): { doc: any; o
   // the element (r, c) of the domain, r in [r0, r0 + R), c in [0, C)
   const rr: J = r0 === 0 ? "r" : ["sub", "r", r0];
   const dimsRC = (extraCols: number): J[] => (s.oneD ? [extraCols ? C + extraCols : "C"] : ["R", extraCols ? C + extraCols : "C"]);
-  const at = (layout: "rc" | "cr" | "off" | "flat"): J[] => {
-    if (s.oneD) return layout === "off" ? [["add", "c", 1]] : ["c"];
+  const at = (layout: "rc" | "cr" | "off" | "flat" | "pair"): J[] => {
+    if (s.oneD) return layout === "off" ? [["add", "c", 1]] : layout === "pair" ? [["mul", 2, "c"]] : ["c"];
     switch (layout) {
       case "rc": return [rr, "c"];
       case "cr": return ["c", rr];
       case "off": return [rr, ["add", "c", 1]];
       case "flat": return [["add", ["mul", rr, C], "c"]];
+      case "pair": return [rr, ["mul", 2, "c"]];
     }
   };
-  const shapeFor = (layout: "rc" | "cr" | "off" | "flat"): J[] => {
-    if (s.oneD) return dimsRC(layout === "off" ? 1 : 0);
+  const shapeFor = (layout: "rc" | "cr" | "off" | "flat" | "pair"): J[] => {
+    if (s.oneD) return layout === "pair" ? [2 * C] : dimsRC(layout === "off" ? 1 : 0);
     switch (layout) {
       case "rc": return ["R", "C"];
       case "cr": return ["C", "R"];
       case "off": return ["R", C + 1];
       case "flat": return [R * C];
+      case "pair": return ["R", 2 * C];
     }
   };
   params.push({ name: "X", dtype: "f32", shape: shapeFor(s.inputLayout) });
@@ -432,7 +435,7 @@ export function buildElement(s: ElementSpec, name = "fz_element"): { doc: any; o
 
   const main: any[] = pre.slice();
   const side: any[] = [];
-  const written: { name: string; layout: "rc" | "cr" | "off" | "flat"; dtype: string }[] = [];
+  const written: { name: string; layout: "rc" | "cr" | "off" | "flat" | "pair"; dtype: string }[] = [];
   s.outputs.forEach((o, k) => {
     const bname = "O" + k;
     params.push({ name: bname, dtype: o.dtype, shape: shapeFor(o.layout) });
@@ -459,6 +462,12 @@ export function buildElement(s: ElementSpec, name = "fz_element"): { doc: any; o
       const st: any = { if: cond, then: [store(o.skel)] };
       if (o.cond === "if-else") st.else = [store(o.condSkel)];
       stmts.push(st);
+    }
+    if (o.layout === "pair") {
+      // the odd column of the pair: a second store to the buffer, interleaved with the first
+      const odd = at("pair").slice();
+      odd[odd.length - 1] = ["add", odd[odd.length - 1], 1];
+      stmts.push({ store: bname, at: odd, value: value(o.condSkel) });
     }
     if (o.storeTwice) stmts.push(store(o.condSkel));
     for (const x of stmts) here.push(x);

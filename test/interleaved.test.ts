@@ -1,0 +1,60 @@
+// Interleaved stores in the element grid (session 28; test/fixtures/interleaved/): a rotary
+// embedding that writes the pair (2i, 2i + 1) of each row from one thread. The partition of an
+// output among several stores (core/legality/fusion.ts checkPartition) took only images apart as
+// ranges (the halves i and i + H); an index k*i + c now has the image lo + k*t, and two images
+// whose steps' common divisor does not divide the distance between their starts never meet
+// (apartIn). Coverage is still exact: the images' element counts must add up to the buffer's.
+// Before, the interleaved rotary embedding ran one thread per row (the serial program).
+import { describe, expect, it } from "vitest";
+import fs from "node:fs";
+import path from "node:path";
+import { runAndValidate } from "../shell-node/src/validate-run";
+import { emitBothChecked, hostContext } from "./helpers/host";
+import { FIXTURES_DIR } from "./helpers/files";
+
+const h = hostContext();
+const read = (name: string): string => fs.readFileSync(path.join(FIXTURES_DIR, "interleaved", name + ".json"), "utf8");
+const ROPE = read("rope_interleaved");
+
+const rule = (plan: any, id: string): any => plan.rules.find((r: any) => r.id === id);
+
+function passes(doc: string, options: object): boolean {
+  const emitted = emitBothChecked(h, doc, options);
+  const r = runAndValidate({ engine: h.wasm, runtime: h.runtime, text: doc, options, seed: 5, emitted });
+  return r.passed && r.guards === "intact";
+}
+
+describe("interleaved stores of one output", () => {
+  it("a rotary embedding's pairs (2i, 2i + 1) are one fused element grid, and validate at V = 1, 4, 8 with the detector on", () => {
+    const e = emitBothChecked(h, ROPE, {});
+    expect(e.plan.realization).toBe("fused-elementwise");
+    expect(rule(e.plan, "injective-compact-store").verdict).toBe("holds");
+    expect(rule(e.plan, "injective-compact-store").reason).toContain("interleaved: 2i and 2i + 1");
+    expect(rule(e.plan, "single-writer").verdict).toBe("holds");
+    expect(h.runtime.detectorEnabled()).toBe(true);
+    for (const options of [{}, { vector: 4 }, { vector: 8 }, { vector: 4, unroll: 2 }, { sizes: { R: 64, H: 32, D: 64 } }]) {
+      expect(passes(ROPE, options), JSON.stringify(options)).toBe(true);
+    }
+    // four interleaved stores (4i + 0..3) in any order partition a buffer of 4H columns
+    const four = JSON.parse(ROPE);
+    const body = four.body[0].body[0].body;
+    four.sizes.D = 4 * four.sizes.H;
+    four.body[0].body[0].body = [...body.slice(0, 2), ...[0, 3, 1, 2].map((c) => ({ store: "Y", at: ["r", ["add", ["mul", 4, "i"], c]], value: ["add", "a", ["f32", c]] }))];
+    const f = emitBothChecked(h, JSON.stringify(four), {});
+    expect(f.plan.realization).toBe("fused-elementwise");
+    expect(passes(JSON.stringify(four), { vector: 4 })).toBe(true);
+  });
+
+  it("stores that meet (2i and 2i + 2) or leave elements unwritten (3i and 3i + 1 of 3H) are not fused", () => {
+    const overlap = emitBothChecked(h, read("pairs_overlap"), {});
+    expect(overlap.plan.realization).toBe("serial-program");
+    expect(rule(overlap.plan, "injective-compact-store").verdict).toBe("unknown");
+    expect(rule(overlap.plan, "injective-compact-store").reason).toContain("meet in every dimension");
+    const thirds = emitBothChecked(h, read("thirds_uncovered"), {});
+    expect(thirds.plan.realization).toBe("serial-program");
+    expect(rule(thirds.plan, "injective-compact-store").verdict).toBe("fails");
+    expect(rule(thirds.plan, "injective-compact-store").reason).toContain("part of the buffer is never written");
+    expect(passes(read("pairs_overlap"), {})).toBe(true);
+    expect(passes(read("thirds_uncovered"), {})).toBe(true);
+  });
+});

@@ -5,6 +5,10 @@
 // whose steps' common divisor does not divide the distance between their starts never meet
 // (apartIn). Coverage is still exact: the images' element counts must add up to the buffer's.
 // Before, the interleaved rotary embedding ran one thread per row (the serial program).
+// In the reduction family, two stores of one distributed loop whose indices differ by a constant
+// that the coefficients' common divisor does not divide never meet (core/legality/packing.ts
+// neverZero): T[r, 2c] and T[r, 2c + 1] are written by their owners, where before the kernel was
+// serial.
 import { describe, expect, it } from "vitest";
 import fs from "node:fs";
 import path from "node:path";
@@ -15,6 +19,8 @@ import { FIXTURES_DIR } from "./helpers/files";
 const h = hostContext();
 const read = (name: string): string => fs.readFileSync(path.join(FIXTURES_DIR, "interleaved", name + ".json"), "utf8");
 const ROPE = read("rope_interleaved");
+const PAIRS = read("softmax_pairs");
+const PAIRS_MEET = read("softmax_pairs_meet");
 
 const rule = (plan: any, id: string): any => plan.rules.find((r: any) => r.id === id);
 
@@ -56,5 +62,23 @@ describe("interleaved stores of one output", () => {
     expect(rule(thirds.plan, "injective-compact-store").reason).toContain("part of the buffer is never written");
     expect(passes(read("pairs_overlap"), {})).toBe(true);
     expect(passes(read("thirds_uncovered"), {})).toBe(true);
+  });
+});
+
+describe("even and odd elements stored by one distributed loop (reduction family)", () => {
+  it("T[r, 2c] and T[r, 2c + 1] are written by their owners: cooperative, validated with the detector on", () => {
+    const e = emitBothChecked(h, PAIRS, {});
+    expect(e.plan.realization).toBe("cooperative-reduction");
+    expect(rule(e.plan, "independent-store").verdict).toBe("holds");
+    for (const options of [{}, { vector: 4 }, { vector: 8, unroll: 2 }, { cacheInput: false, vector: 4, unroll: 3 }, { layout: "programs-on-lanes" }]) {
+      expect(passes(PAIRS, options), JSON.stringify(options)).toBe(true);
+    }
+  });
+
+  it("T[r, 2c] and T[r, 2c + 2] meet (2c' = 2c + 2): not proven, and the serial program runs it", () => {
+    const e = emitBothChecked(h, PAIRS_MEET, {});
+    expect(e.plan.realization).toBe("serial-program");
+    expect(rule(e.plan, "independent-store").verdict).toBe("unknown");
+    expect(passes(PAIRS_MEET, {})).toBe(true);
   });
 });

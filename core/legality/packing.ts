@@ -119,6 +119,7 @@ function classifyPair(l: Site, s: Site, pv: string, span: f64): i32 {
     const diff = affineSub(renameApart(changetype<Affine>(lf), "l:", pv), renameApart(changetype<Affine>(sf), "s:", pv));
     const r = new Array<f64>();
     if (affineRange(diff, names, los, his, r) && (r[0] > 0.0 || r[1] < 0.0)) return PAIR_OK;
+    if (neverZero(diff)) return PAIR_OK;
   }
   // 3. Owner-local: both distributed with one owner for each value (sameOwners), and one
   //    dimension pins the distributed variable (a*v + g with the same a != 0 and the same
@@ -145,6 +146,30 @@ function classifyPair(l: Site, s: Site, pv: string, span: f64): i32 {
   }
   if (!l.allAffine() || !s.allAffine()) return PAIR_UNKNOWN;
   return provenShared(l, s, span) ? PAIR_FAILS : PAIR_UNKNOWN;
+}
+
+/** The greatest common divisor of two non-negative integers held in f64. */
+function gcdOf(a: f64, b: f64): f64 {
+  let x = a;
+  let y = b;
+  while (y != 0.0) {
+    const t = x % y;
+    x = y;
+    y = t;
+  }
+  return x;
+}
+
+/**
+ * Whether an affine difference of two indices is never 0 for integer values of its variables:
+ * its coefficients share a divisor that its constant is not a multiple of (2c - 2c' - 1 is odd:
+ * the even and odd elements T[r, 2c] and T[r, 2c + 1] of one loop never meet). Ranges play no
+ * part; the forms are exact i32 arithmetic (a form that may wrap is not affine).
+ */
+function neverZero(a: Affine): bool {
+  let g: f64 = 0.0;
+  for (let i: i32 = 0; i < a.coefs.length; i++) g = gcdOf(g, Math.abs(a.coefs[i]));
+  return g > 1.0 && Math.abs(a.c) % g != 0.0;
 }
 
 /**

@@ -10,7 +10,8 @@
 //   nests of two parallel loops above the reduction (core/analysis/nest.ts: flat outputs at the
 //   nest's linear index, scaled and offset, a transposed one, and programs that collide where the
 //   planner reorders the loops, which must then run in the written order), and loops and reduces
-//   whose ranges vary by program (causal rows and bands, read back with the same or another minimum).
+//   whose ranges vary by program (causal rows and bands, read back with the same or another minimum),
+//   and the even and odd elements of pairs stored by one loop.
 // `honest` is false when the document's `parallel` claim is false (a cross-program read); every
 // admitted kernel, the serial fallback included, is still held to the oracle (the fallback runs
 // unproven programs in order in one thread). Sizes near 2^31 are drawn by `hugeSpec` for planning and emitting only.
@@ -20,7 +21,7 @@ import { type Skel, fexpr, skel1 } from "./gen";
 export const SHAPES = [
   "if-else", "if-overwrite", "if-inplace", "serial-around", "inplace", "shifted", "neg-min", "mod-min",
   "step", "guarded", "offsets", "offsets-interleaved", "cross-read", "names", "select-pad", "minmax-extent",
-  "i32-reuse", "wrap-extent", "nest", "ragged",
+  "i32-reuse", "wrap-extent", "nest", "ragged", "even-odd",
 ] as const;
 export type Shape = (typeof SHAPES)[number];
 
@@ -291,6 +292,21 @@ export function buildStructural(s: StructSpec): StructCase {
       if (s.k >= 2) {
         body.push(ploop([{ store: "Z", at: [row, cv], value: ["add", L("Y", row, cv), f32(0.25)] }], s.k === 2 ? lo : 0, "C"));
       }
+      break;
+    }
+    case "even-odd": {
+      // one loop stores the even and the odd element of a pair (session 28: 2c and 2c + 1 never
+      // meet); k = 1 reads the odd ones back in a second loop, k = 2 stores 2c and 2c + 2 instead
+      // (they meet: not proven, so serial), k = 3 swaps the two stores' order
+      params.push({ name: "P2", dtype: "f32", shape: ["R", "C2P"] });
+      params.push({ name: "Z", dtype: "f32", shape: ["R", "C"] });
+      sizes.C2P = 2 * C + 2;
+      const even: J = ["mul", 2, cv];
+      const odd: J = ["add", ["mul", 2, cv], s.k === 2 ? 2 : 1];
+      const st = [{ store: "P2", at: [row, even], value: val([x(), sc]) }, { store: "P2", at: [row, odd], value: ["mul", f32(0.5), x()] }];
+      if (s.k === 3) st.reverse();
+      body.push(ploop(st));
+      if (s.k === 1) body.push(ploop([{ store: "Z", at: [row, cv], value: ["add", L("P2", row, ["add", ["mul", 2, cv], 1]), f32(0.25)] }]));
       break;
     }
     case "names":

@@ -82,3 +82,24 @@ describe("even and odd elements stored by one distributed loop (reduction family
     expect(passes(PAIRS_MEET, {})).toBe(true);
   });
 });
+
+describe("a flat column-major output (reduction family)", () => {
+  const FLAT = read("max_shift_flat_transposed");
+  const SHORT = read("max_shift_flat_short");
+
+  it("F[c * R + r] over programs r in [0, R): the multiples of R move farther than the programs reach, so programs write apart", () => {
+    const e = emitBothChecked(h, FLAT, {});
+    expect(e.plan.realization).toBe("cooperative-reduction");
+    expect(rule(e.plan, "independent-store").verdict).toBe("holds");
+    for (const options of [{}, { vector: 4 }, { layout: "workers-on-lanes", threads: 64, vector: 4, unroll: 2 }, { layout: "programs-on-lanes", programsPerGroup: 16, threads: 512 }]) {
+      expect(passes(FLAT, options), JSON.stringify(options)).toBe(true);
+    }
+  });
+
+  it("F[c * (R - 1) + r] collides (c = 1, r = 0 and c = 0, r = R - 1): not proven, and the programs run in order", () => {
+    const e = emitBothChecked(h, SHORT, {});
+    expect(e.plan.realization).toBe("serial-program");
+    expect(rule(e.plan, "independent-store").verdict).toBe("unknown");
+    expect(passes(SHORT, {})).toBe(true);
+  });
+});

@@ -310,8 +310,25 @@ function separatesPrograms(a: Site, b: Site, pv: string): bool {
     const diff = affineSub(renameApart(without(x, pv), "a:", ""), renameApart(without(y, pv), "b:", ""));
     const r = new Array<f64>();
     if (affineRange(diff, names, los, his, r) && r[0] > -Math.abs(k) && r[1] < Math.abs(k)) return true;
+    if (multipleApart(a, diff, k, pv)) return true;
   }
   return false;
+}
+
+/**
+ * The other terms move in steps wider than the program variable's whole reach: every coefficient
+ * of g_a - g_b and its constant are multiples of some M > |k| * (hi - lo), [lo, hi] the program
+ * variable's exact range. Equal indices k*p1 + g_a = k*p2 + g_b need k*(p1 - p2) = g_b - g_a, a
+ * multiple of M no larger than |k| * (hi - lo) in size, so 0: p1 = p2. This is the transposed
+ * flat store Y[c * R + r] over programs r in [0, R) (M = R > R - 1).
+ */
+function multipleApart(a: Site, diff: Affine, k: f64, pv: string): bool {
+  const loop = a.loopOf(pv);
+  if (loop === null || !changetype<LoopInfo>(loop).exact) return false;
+  const reach: f64 = Math.abs(k) * (changetype<LoopInfo>(loop).hi - changetype<LoopInfo>(loop).lo);
+  let g: f64 = Math.abs(diff.c);
+  for (let i: i32 = 0; i < diff.coefs.length; i++) g = gcdOf(g, Math.abs(diff.coefs[i]));
+  return g > reach;
 }
 
 /**

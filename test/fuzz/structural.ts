@@ -11,7 +11,7 @@
 //   nest's linear index, scaled and offset, a transposed one, and programs that collide where the
 //   planner reorders the loops, which must then run in the written order), and loops and reduces
 //   whose ranges vary by program (causal rows and bands, read back with the same or another minimum),
-//   and the even and odd elements of pairs stored by one loop.
+//   the even and odd elements of pairs stored by one loop, and flat column-major outputs.
 // `honest` is false when the document's `parallel` claim is false (a cross-program read); every
 // admitted kernel, the serial fallback included, is still held to the oracle (the fallback runs
 // unproven programs in order in one thread). Sizes near 2^31 are drawn by `hugeSpec` for planning and emitting only.
@@ -21,7 +21,7 @@ import { type Skel, fexpr, skel1 } from "./gen";
 export const SHAPES = [
   "if-else", "if-overwrite", "if-inplace", "serial-around", "inplace", "shifted", "neg-min", "mod-min",
   "step", "guarded", "offsets", "offsets-interleaved", "cross-read", "names", "select-pad", "minmax-extent",
-  "i32-reuse", "wrap-extent", "nest", "ragged", "even-odd",
+  "i32-reuse", "wrap-extent", "nest", "ragged", "even-odd", "flat-transposed",
 ] as const;
 export type Shape = (typeof SHAPES)[number];
 
@@ -307,6 +307,22 @@ export function buildStructural(s: StructSpec): StructCase {
       if (s.k === 3) st.reverse();
       body.push(ploop(st));
       if (s.k === 1) body.push(ploop([{ store: "Z", at: [row, cv], value: ["add", L("P2", row, ["add", ["mul", 2, cv], 1]), f32(0.25)] }]));
+      break;
+    }
+    case "flat-transposed": {
+      // a flat output in column-major order, FT[c * R + r] (session 28: the multiples of R move
+      // farther than the programs reach); k = 1 strides R + 1; k = 2 reads the element back, k = 3
+      // reads another program's (FT[c * R + R - 1 - r]: the `parallel` claim is false)
+      params.push({ name: "FT", dtype: "f32", shape: ["RC1"] });
+      params.push({ name: "Z", dtype: "f32", shape: ["R", "C"] });
+      sizes.RC1 = (R + 1) * C;
+      const stride: J = s.k === 1 ? ["add", "R", 1] : "R";
+      body.push(ploop([{ store: "FT", at: [["add", ["mul", cv, stride], row]], value: val([x(), sc]) }]));
+      if (s.k >= 2) {
+        honest = s.k === 2;
+        const other: J = s.k === 2 ? row : ["sub", ["sub", "R", 1], row];
+        body.push(ploop([{ store: "Z", at: [row, cv], value: ["add", L("FT", ["add", ["mul", cv, "R"], other]), f32(0.25)] }]));
+      }
       break;
     }
     case "names":

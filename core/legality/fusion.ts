@@ -6,6 +6,7 @@ import { RuleResult } from "../plan/plan";
 import { LegalityContext } from "./context";
 import { LoopInfo, Site, affineRange, loopLevel } from "./facts";
 import { Verdict, num, quoted } from "./verdict";
+import { gcdF64 } from "../util/num";
 
 function notElement(ctx: LegalityContext, id: string): RuleResult {
   const v = new Verdict(id);
@@ -128,24 +129,12 @@ class StoreImage {
   count: f64 = 1.0;
 }
 
-/** The greatest common divisor of two non-negative integers held in f64. */
-function gcdF(a: f64, b: f64): f64 {
-  let x = a;
-  let y = b;
-  while (y != 0.0) {
-    const t = x % y;
-    x = y;
-    y = t;
-  }
-  return x;
-}
-
 /** Whether two images of one dimension never meet: their intervals do not overlap, or the
  *  elements of each are lo + step*t and the steps' common divisor does not divide the distance
  *  between their starts (the interleaved halves 2i and 2i + 1 of a rotary embedding). */
 function apartIn(a: StoreImage, b: StoreImage, d: i32): bool {
   if (a.hi[d] < b.lo[d] || b.hi[d] < a.lo[d]) return true;
-  const g = gcdF(a.step[d], b.step[d]);
+  const g = gcdF64(a.step[d], b.step[d]);
   return g > 1.0 && Math.abs(a.lo[d] - b.lo[d]) % g != 0.0;
 }
 

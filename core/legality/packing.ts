@@ -17,6 +17,7 @@ import { RuleResult } from "../plan/plan";
 import { LegalityContext } from "./context";
 import { Facts, LOOP_PROGRAM, LoopInfo, Site, addRanges, affineEqual, affineRange, affineSub, renameApart } from "./facts";
 import { Verdict, num, quoted } from "./verdict";
+import { gcdF64 } from "../util/num";
 import { RUN_EVERY, RUN_ONE } from "../analysis/distribution";
 
 const I32_MAX: i32 = 2147483647;
@@ -148,18 +149,6 @@ function classifyPair(l: Site, s: Site, pv: string, span: f64): i32 {
   return provenShared(l, s, span) ? PAIR_FAILS : PAIR_UNKNOWN;
 }
 
-/** The greatest common divisor of two non-negative integers held in f64. */
-function gcdOf(a: f64, b: f64): f64 {
-  let x = a;
-  let y = b;
-  while (y != 0.0) {
-    const t = x % y;
-    x = y;
-    y = t;
-  }
-  return x;
-}
-
 /**
  * Whether an affine difference of two indices is never 0 for integer values of its variables:
  * its coefficients share a divisor that its constant is not a multiple of (2c - 2c' - 1 is odd:
@@ -168,7 +157,7 @@ function gcdOf(a: f64, b: f64): f64 {
  */
 function neverZero(a: Affine): bool {
   let g: f64 = 0.0;
-  for (let i: i32 = 0; i < a.coefs.length; i++) g = gcdOf(g, Math.abs(a.coefs[i]));
+  for (let i: i32 = 0; i < a.coefs.length; i++) g = gcdF64(g, Math.abs(a.coefs[i]));
   return g > 1.0 && Math.abs(a.c) % g != 0.0;
 }
 
@@ -327,7 +316,7 @@ function multipleApart(a: Site, diff: Affine, k: f64, pv: string): bool {
   if (loop === null || !changetype<LoopInfo>(loop).exact) return false;
   const reach: f64 = Math.abs(k) * (changetype<LoopInfo>(loop).hi - changetype<LoopInfo>(loop).lo);
   let g: f64 = Math.abs(diff.c);
-  for (let i: i32 = 0; i < diff.coefs.length; i++) g = gcdOf(g, Math.abs(diff.coefs[i]));
+  for (let i: i32 = 0; i < diff.coefs.length; i++) g = gcdF64(g, Math.abs(diff.coefs[i]));
   return g > reach;
 }
 

@@ -856,3 +856,15 @@ export function formatI32(v: i32): string {
   }
   return v < 0 ? "-" + s : s;
 }
+
+/** The greatest common divisor of two non-negative integers held in f64 (0 with 0 gives 0). */
+export function gcdF64(a: f64, b: f64): f64 {
+  let x = a;
+  let y = b;
+  while (y != 0.0) {
+    const t = x % y;
+    x = y;
+    y = t;
+  }
+  return x;
+}

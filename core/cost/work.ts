@@ -265,9 +265,8 @@ export function constValue(doc: Doc, e: Expr): i32 {
 const NO_NAMES: Array<string> = new Array<string>();
 const NO_VALUES: Array<i32> = new Array<i32>();
 
-/** constValue with the variables `names` bound to `values` besides the sizes: the variables of
- *  serial wrapper loops that run once (constant min, extent 1), whose one value is their min. */
-function constValueWith(doc: Doc, e: Expr, names: Array<string>, values: Array<i32>): i32 {
+/** The sizes and the variables `names` bound to `values`, as constants of affine forms. */
+function constEnv(doc: Doc, names: Array<string>, values: Array<i32>): AffineEnv {
   const env = new AffineEnv();
   for (let i: i32 = 0; i < doc.sizeNames.length; i++) {
     env.constNames.push(doc.sizeNames[i]);
@@ -277,7 +276,13 @@ function constValueWith(doc: Doc, e: Expr, names: Array<string>, values: Array<i
     env.constNames.push(names[i]);
     env.constValues.push(values[i]);
   }
-  const a = affineOf(e, env, 0);
+  return env;
+}
+
+/** constValue with the variables `names` bound to `values` besides the sizes: the variables of
+ *  serial wrapper loops that run once (constant min, extent 1), whose one value is their min. */
+function constValueWith(doc: Doc, e: Expr, names: Array<string>, values: Array<i32>): i32 {
+  const a = affineOf(e, constEnv(doc, names, values), 0);
   if (a === null) {
     // a constant that is not affine (["min", "C", 100], ["div", "R", 2]): its Tile IR value, as
     // the legality rules' exact ranges take it (analysis/ranges boundAffine)
@@ -620,15 +625,7 @@ const EXTENT_SAMPLES: i32 = 65;
  */
 function meanExtent(doc: Doc, e: Expr, pv: ProgramRange, wrapNames: Array<string>, wrapValues: Array<i32>): i32 {
   if (pv.count <= 0) return -1;
-  const env = new AffineEnv();
-  for (let i: i32 = 0; i < doc.sizeNames.length; i++) {
-    env.constNames.push(doc.sizeNames[i]);
-    env.constValues.push(doc.sizeValues[i]);
-  }
-  for (let i: i32 = 0; i < wrapNames.length; i++) {
-    env.constNames.push(wrapNames[i]);
-    env.constValues.push(wrapValues[i]);
-  }
+  const env = constEnv(doc, wrapNames, wrapValues);
   env.symbols.push(pv.name);
   const a = affineOf(e, env, 0);
   if (a === null) return -1;

@@ -103,3 +103,20 @@ describe("a flat column-major output (reduction family)", () => {
     expect(passes(SHORT, {})).toBe(true);
   });
 });
+
+describe("even and odd elements of a flat column-major output (reduction family)", () => {
+  it("F[2 * (c * R + r)] and F[2 * (c * R + r) + 1] never meet in any two programs: cooperative, validated", () => {
+    const FP = read("flat_pairs");
+    const e = emitBothChecked(h, FP, {});
+    expect(e.plan.realization).toBe("cooperative-reduction");
+    expect(rule(e.plan, "independent-store").verdict).toBe("holds");
+    for (const options of [{}, { vector: 4 }, { layout: "programs-on-lanes", programsPerGroup: 8, threads: 256 }]) {
+      expect(passes(FP, options), JSON.stringify(options)).toBe(true);
+    }
+    // 2 * (c * R + r) + 2 is the even element of the next program's column: serial
+    const meet = JSON.parse(FP);
+    meet.body[0].body[1].body[1].at[0][2] = 2;
+    meet.sizes.N += 2;
+    expect(emitBothChecked(h, JSON.stringify(meet), {}).plan.realization).toBe("serial-program");
+  });
+});

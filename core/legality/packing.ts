@@ -488,8 +488,9 @@ function determines(es: Array<Expr>, pv: string, M: i32): bool {
 
 /**
  * Accesses `a` and `b` never touch one element, in any two programs (the program variable renamed
- * apart too): in some dimension the exact range of a - b excludes 0. Stores to O[r] and O[r + R]
- * with r in [0, R) are disjoint this way.
+ * apart too): in some dimension the exact range of a - b excludes 0, or a - b is never 0
+ * (neverZero). Stores to O[r] and O[r + R] with r in [0, R) are disjoint the first way, the even
+ * and odd elements F[2 * (c * R + r)] and F[2 * (c * R + r) + 1] the second.
  */
 function disjointEverywhere(a: Site, b: Site): bool {
   const names = new Array<string>();
@@ -504,6 +505,8 @@ function disjointEverywhere(a: Site, b: Site): bool {
     const diff = affineSub(renameApart(changetype<Affine>(fa), "a:", ""), renameApart(changetype<Affine>(fb), "b:", ""));
     const r = new Array<f64>();
     if (affineRange(diff, names, los, his, r) && (r[0] > 0.0 || r[1] < 0.0)) return true;
+    // every variable renamed apart, the program variable too: never 0 in any two programs
+    if (neverZero(diff)) return true;
   }
   return false;
 }

@@ -12,8 +12,7 @@
 import { describe, expect, it } from "vitest";
 import fs from "node:fs";
 import path from "node:path";
-import { runAndValidate } from "../shell-node/src/validate-run";
-import { emitBothChecked, hostContext } from "./helpers/host";
+import { emitBothChecked, hostContext, validatesOnHost } from "./helpers/host";
 import { FIXTURES_DIR } from "./helpers/files";
 
 const h = hostContext();
@@ -24,11 +23,7 @@ const PAIRS_MEET = read("softmax_pairs_meet");
 
 const rule = (plan: any, id: string): any => plan.rules.find((r: any) => r.id === id);
 
-function passes(doc: string, options: object): boolean {
-  const emitted = emitBothChecked(h, doc, options);
-  const r = runAndValidate({ engine: h.wasm, runtime: h.runtime, text: doc, options, seed: 5, emitted });
-  return r.passed && r.guards === "intact";
-}
+const passes = (doc: string, options: object): boolean => validatesOnHost(h, doc, options, 5);
 
 describe("interleaved stores of one output", () => {
   it("a rotary embedding's pairs (2i, 2i + 1) are one fused element grid, and validate at V = 1, 4, 8 with the detector on", () => {

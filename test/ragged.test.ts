@@ -11,8 +11,7 @@
 import { describe, expect, it } from "vitest";
 import fs from "node:fs";
 import path from "node:path";
-import { runAndValidate } from "../shell-node/src/validate-run";
-import { emitBothChecked, hostContext } from "./helpers/host";
+import { emitBothChecked, hostContext, validatesOnHost } from "./helpers/host";
 import { FIXTURES_DIR, ROOT } from "./helpers/files";
 
 const h = hostContext();
@@ -24,11 +23,7 @@ const H200 = JSON.parse(fs.readFileSync(path.join(ROOT, "devices", "nvidia-h200-
 
 const verdict = (plan: any, rule: string): string => plan.rules.find((r: any) => r.id === rule)?.verdict;
 
-function passes(doc: string, options: object): boolean {
-  const emitted = emitBothChecked(h, doc, options);
-  const r = runAndValidate({ engine: h.wasm, runtime: h.runtime, text: doc, options, seed: 3, emitted });
-  return r.passed && r.guards === "intact";
-}
+const passes = (doc: string, options: object): boolean => validatesOnHost(h, doc, options, 3);
 
 describe("ranges that vary by program", () => {
   it("a causal softmax and a band read back over the same range are cooperative: the stores are owner-local", () => {

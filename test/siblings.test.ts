@@ -8,8 +8,7 @@
 import { describe, expect, it } from "vitest";
 import fs from "node:fs";
 import path from "node:path";
-import { runAndValidate } from "../shell-node/src/validate-run";
-import { emitBothChecked, hostContext } from "./helpers/host";
+import { emitBothChecked, hostContext, validatesOnHost } from "./helpers/host";
 import { ROOT } from "./helpers/files";
 
 const h = hostContext();
@@ -20,11 +19,8 @@ const ONE_PASS = "reduces over the same range, in one pass";
 
 const emitBoth = (doc: string, options: object): any => emitBothChecked(h, doc, options);
 
-function passes(doc: string, options: object, mslOverride?: (m: string) => string, inputs?: Map<string, Float64Array>): boolean {
-  const emitted = emitBoth(doc, options);
-  const r = runAndValidate({ engine: h.wasm, runtime: h.runtime, text: doc, options, seed: 7, emitted, mslOverride, inputs });
-  return r.passed && r.guards === "intact";
-}
+const passes = (doc: string, options: object, mslOverride?: (m: string) => string, inputs?: Map<string, Float64Array>): boolean =>
+  validatesOnHost(h, doc, options, 7, mslOverride, inputs);
 
 /** Stripe loops over chunks (`for (int k = 0;`): one per pass over a range. */
 const stripeLoops = (msl: string): number => (msl.match(/for \(int k = 0;/g) ?? []).length;

@@ -6,6 +6,7 @@ import { spawnSync } from "node:child_process";
 import { beforeAll, afterAll, expect } from "vitest";
 import { nativeLibraryPath, openRuntime, Runtime } from "../../shell-node/src/native";
 import { loadEngine, Engine } from "../../shell-node/src/engine";
+import { runAndValidate } from "../../shell-node/src/validate-run";
 import { ROOT } from "./files";
 
 export function ensureHostLibrary(): void {
@@ -42,4 +43,12 @@ export function emitBothChecked(h: HostContext, doc: string, options: object): a
   expect(a.ok, JSON.stringify(a.diagnostics)).toBe(true);
   expect(a.audit.ok, JSON.stringify(a.audit.findings)).toBe(true);
   return a;
+}
+
+/** `doc` emitted through both engines (emitBothChecked), then run on the host runtime and
+ *  validated against the oracle with seed `seed`: whether it passed with its guards intact. */
+export function validatesOnHost(h: HostContext, doc: string, options: object, seed: number, mslOverride?: (m: string) => string, inputs?: Map<string, Float64Array>): boolean {
+  const emitted = emitBothChecked(h, doc, options);
+  const r = runAndValidate({ engine: h.wasm, runtime: h.runtime, text: doc, options, seed, emitted, mslOverride, inputs });
+  return r.passed && r.guards === "intact";
 }

@@ -67,6 +67,61 @@ describe("ranges that vary by program", () => {
     expect(passes(CAUSAL, { programsPerGroup: 4, threads: 128, sizes: { R: 37, C: 40 } })).toBe(true);
   });
 
+  it("a causal row is kept in registers: the stripe is sized for the longest row, its fill and stages guarded by the row's own end", () => {
+    // private-ownership (core/legality/packing.ts stripeRange): a constant minimum and one extent
+    // affine in the program variable in every read; the emitter sizes cache_X for the largest
+    // extent over the programs and runs every stage reading it over that many chunks (constant
+    // indices into the registers), each element guarded by the program's own end
+    for (const device of [undefined, H200]) {
+      const options: any = device ? { device, sizes: { R: 4096, C: 4096 } } : {};
+      const e = emitBothChecked(h, CAUSAL, options);
+      expect(e.plan.realization).toBe("cooperative-reduction");
+      expect(e.plan.mapping.cached).toBe(true);
+      expect(e.plan.mapping.cacheBuffers).toEqual(["X"]);
+      expect(verdict(e.plan, "private-ownership")).toBe("holds");
+      expect(e.plan.rules.find((r: any) => r.id === "private-ownership").reason).toContain("varies by program");
+    }
+    const m = { threads: 64, vector: 4, sizes: { R: 300, C: 300 } };
+    const e = emitBothChecked(h, CAUSAL, m);
+    expect(e.plan.mapping.cached).toBe(true);
+    // 300 elements at most per row over W * V = 256: 2 chunks, 8 slots per worker
+    expect(e.msl).toContain("float cache_X[8];");
+    expect(e.msl).toContain("if (tile_v0 + 4 <= (r + 1)) {");
+    expect(e.msl).not.toMatch(/chunks_\d/);
+    expect(passes(CAUSAL, m)).toBe(true);
+    // the same rows read at another extent in one stage (the max over the whole row): not the same
+    // stripe in every stage, so nothing is cached, and the kernel is still right
+    const mixed = JSON.parse(CAUSAL);
+    mixed.body[0].body[0].over[2] = "C";
+    const mixedDoc = JSON.stringify(mixed);
+    const em = emitBothChecked(h, mixedDoc, {});
+    expect(em.plan.realization).toBe("cooperative-reduction");
+    expect(em.plan.mapping.cached).toBe(false);
+    expect(passes(mixedDoc, { vector: 4, threads: 32 })).toBe(true);
+    // uncached, on request, as before
+    const u = emitBothChecked(h, CAUSAL, { cacheInput: false });
+    expect(u.plan.mapping.cached).toBe(false);
+    expect(passes(CAUSAL, { cacheInput: false, vector: 8, unroll: 2, threads: 32, sizes: { R: 37, C: 301 } })).toBe(true);
+  });
+
+  it("a varying range that is empty for some programs, or starts past 0, is kept in registers and validates", () => {
+    // [3, 3 + (r - 2)): no element for r <= 2; [0, C - r): the longest row is the first
+    const offset = JSON.parse(CAUSAL);
+    const anti = JSON.parse(CAUSAL);
+    for (const st of offset.body[0].body) {
+      if (st.over) { st.over[1] = 3; st.over[2] = ["sub", "r", 2]; } else { st.in[0] = 3; st.in[1] = ["sub", "r", 2]; }
+    }
+    for (const st of anti.body[0].body) {
+      if (st.over) st.over[2] = ["sub", "C", "r"]; else st.in[1] = ["sub", "C", "r"];
+    }
+    for (const doc of [JSON.stringify(offset), JSON.stringify(anti)]) {
+      expect(emitBothChecked(h, doc, {}).plan.mapping.cached).toBe(true);
+      for (const options of [{}, { vector: 4, threads: 32 }, { vector: 8, unroll: 2, threads: 32, sizes: { R: 37, C: 301 } }, { layout: "programs-on-lanes", programsPerGroup: 4, threads: 128 }]) {
+        expect(passes(doc, options), JSON.stringify(options)).toBe(true);
+      }
+    }
+  });
+
   it("the cost model counts a varying stage by its mean extent over the programs", () => {
     // a causal row of 4096 programs has about 2048 elements on average: the same mapping costs
     // about what it costs with the constant extent 2048, and far more than one element per stage

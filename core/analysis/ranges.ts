@@ -143,6 +143,12 @@ export class LoopRanges {
     return i >= 0 && this.narrow[i];
   }
 
+  /** The greatest end (min + extent * step) of `s` over every program where `s` fits, else -1. */
+  greatestEnd(s: Stmt): f64 {
+    const i = this.stmts.indexOf(s);
+    return i >= 0 && this.narrow[i] ? this.endHi[i] : -1.0;
+  }
+
   /** True when `s` fits and its end plus `margin` (a stripe's overshoot) is still an i32. */
   fitsWith(s: Stmt, margin: f64): bool {
     const i = this.stmts.indexOf(s);

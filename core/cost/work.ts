@@ -25,6 +25,10 @@ export class Stage {
   /** False when the extent is not a constant (it varies by program): `extent` is then the mean
    *  over the programs where the extent is affine in the program variable (meanExtent), else 1. */
   extentKnown: bool = true;
+  /** The largest extent over the programs: `extent` where it is constant; for an extent affine in
+   *  the program variable, its largest max(0, extent) (at the first or the last program); else
+   *  I32 max (unknown). A register stripe is sized for it (core/solver/solver.ts widestExtents). */
+  most: i32 = 0;
   /** Reduces of a sibling run computed in this stage's one pass (1 for any other stage). */
   members: i32 = 1;
   /** A distributed loop whose U chunks the emitter computes before storing any of them
@@ -102,6 +106,7 @@ export class Stage {
   constructor(kind: string, extent: i32) {
     this.kind = kind;
     this.extent = extent;
+    this.most = extent;
     this.scalar = kind == "scalar";
     this.reduce = kind == "reduce";
   }
@@ -605,6 +610,8 @@ class ProgramRange {
   name: string;
   min: i32;
   count: i32;
+  /** Set by meanExtent: the largest extent over the programs (I32_MAX: unknown). */
+  most: i32 = 0;
   constructor(name: string, min: i32, count: i32) {
     this.name = name;
     this.min = min;
@@ -615,6 +622,9 @@ class ProgramRange {
 /** How many program values meanExtent samples, evenly spaced from the first to the last. */
 const EXTENT_SAMPLES: i32 = 65;
 
+/** An unknown largest extent. */
+const I32_MAX: i32 = 2147483647;
+
 /**
  * A stage extent that varies by program (a causal row [0, r + 1), a band [r, C - 2r)): the mean,
  * over the programs, of max(0, extent), where the extent is affine in the program variable (sizes
@@ -624,6 +634,7 @@ const EXTENT_SAMPLES: i32 = 65;
  * busy or which chunks are whole); without it, such a stage counted one element.
  */
 function meanExtent(doc: Doc, e: Expr, pv: ProgramRange, wrapNames: Array<string>, wrapValues: Array<i32>): i32 {
+  pv.most = I32_MAX;
   if (pv.count <= 0) return -1;
   const env = constEnv(doc, wrapNames, wrapValues);
   env.symbols.push(pv.name);
@@ -633,6 +644,9 @@ function meanExtent(doc: Doc, e: Expr, pv: ProgramRange, wrapNames: Array<string
   const sup = f.support();
   if (sup.length != 1 || sup[0] != pv.name) return -1;
   const k: f64 = f.coef(pv.name);
+  // the largest: an affine extent is largest at the first or the last program
+  const ends: f64 = Math.max(k * <f64>pv.min + f.c, k * (<f64>pv.min + <f64>pv.count - 1.0) + f.c);
+  pv.most = ends <= 0.0 ? 0 : (ends > 2147483647.0 ? I32_MAX : <i32>ends);
   const n: i32 = pv.count < EXTENT_SAMPLES ? pv.count : EXTENT_SAMPLES;
   const span: f64 = <f64>pv.count - 1.0;
   let sum: f64 = 0.0;
@@ -666,6 +680,7 @@ function addProgramStages(doc: Doc, body: Array<Stmt>, w: Work, fuse: bool, wrap
       const n: i32 = constValueWith(doc, s.extent, wrapNames, wrapValues);
       const st = new Stage("reduce", n < 0 ? varyingExtent(doc, s.extent, pv, wrapNames, wrapValues) : n);
       st.extentKnown = n >= 0;
+      if (n < 0) st.most = pv.most;
       countExpr(doc, s.value, st, 1.0);
       addPacked(doc, vectorAccessesOfReduce(doc, s), st, 1.0);
       w.stages.push(st);
@@ -674,6 +689,7 @@ function addProgramStages(doc: Doc, body: Array<Stmt>, w: Work, fuse: bool, wrap
       const n: i32 = constValueWith(doc, s.extent, wrapNames, wrapValues);
       const st = new Stage("loop", n < 0 ? varyingExtent(doc, s.extent, pv, wrapNames, wrapValues) : n);
       st.extentKnown = n >= 0;
+      if (n < 0) st.most = pv.most;
       st.valuesFirst = valuesBeforeStores(s.body);
       if (st.valuesFirst) st.varying = varyingLoads(s.body, s.name);
       countBody(doc, s.body, st, 1.0, false);

@@ -51,6 +51,8 @@ export class Ctx {
   cacheMin: Array<string> = new Array<string>();
   cacheExt: Array<string> = new Array<string>();
   cacheSize: Array<i32> = new Array<i32>();
+  /** The largest extent of each cache's range over the programs (its extent where constant). */
+  cacheMost: Array<i32> = new Array<i32>();
   /** The index position of the stripe variable in the cached loads (the last: a row stripe). */
   cacheDim: Array<i32> = new Array<i32>();
   cacheSite: Array<Stmt> = new Array<Stmt>();

@@ -117,7 +117,18 @@ function holdsSite(s: Stmt, site: Stmt): bool {
   return false;
 }
 
-/** Registers the plan's cache buffers that can be realized (immutable, constant stripe extent). */
+/** The largest extent of stripe statement `st` over the programs: its extent where constant; for
+ *  a constant minimum and an extent that varies by program (a causal row [0, r + 1)), the
+ *  greatest end less the minimum; -1 when not known. */
+function mostExtent(st: Stmt, minV: Val, extV: Val, cx: Ctx): i32 {
+  if (extV.known) return extV.ival;
+  if (!minV.known) return -1;
+  const e: f64 = cx.loopRanges.greatestEnd(st) - <f64>minV.ival;
+  return e >= 1.0 && e <= 2147483647.0 ? <i32>e : -1;
+}
+
+/** Registers the plan's cache buffers that can be realized (immutable; a constant stripe extent,
+ *  or a constant minimum and an extent that varies by program, the stripe sized for the largest). */
 function setupCaches(cx: Ctx, body: Array<Stmt>): void {
   const m = cx.plan.mapping;
   const stored = storedBuffers(cx.doc);
@@ -129,11 +140,13 @@ function setupCaches(cx: Ctx, body: Array<Stmt>): void {
     const st = changetype<Stmt>(site);
     const minV = emitExpr(st.min, cx);
     const extV = emitExpr(st.extent, cx);
-    if (!extV.known || extV.ival <= 0) continue;
+    const most = mostExtent(st, minV, extV, cx);
+    if (most <= 0) continue;
     cx.cacheBufs.push(b);
     cx.cacheMin.push(minV.text);
     cx.cacheExt.push(extV.text);
-    cx.cacheSize.push(ceilDiv(extV.ival, m.W * m.V) * m.V);
+    cx.cacheSize.push(ceilDiv(most, m.W * m.V) * m.V);
+    cx.cacheMost.push(most);
     const at = siteLoad(st, b, cx);
     cx.cacheDim.push(stripeDim(changetype<Expr>(at), st.kind == "reduce" ? st.axis : st.name));
     cx.cacheSite.push(st);
@@ -162,15 +175,21 @@ function fillCaches(s: Stmt, cx: Ctx): void {
     const v = s.kind == "reduce" ? s.axis : s.name;
     const minV = emitExpr(s.min, cx);
     const extV = emitExpr(s.extent, cx);
-    const chunks = ceilDiv(extV.ival, m.W * m.V);
-    const full: i32 = idiv(extV.ival, m.W * m.V);
+    const chunks = ceilDiv(cx.cacheMost[i], m.W * m.V);
+    const full: i32 = extV.known ? idiv(extV.ival, m.W * m.V) : 0;
     cx.line("// fill: the same stripe layout as the stages below; 0 outside the range");
     if (full > 0) {
       cx.open("for (int k = 0; k < " + num(full) + "; ++k) {");
       fillChunk(i, load, v, minV, extV, true, cx);
       cx.close("}");
     }
-    if (chunks > full) {
+    if (!extV.known) {
+      // a range that varies by program: every chunk up to the largest extent, guarded
+      cx.open("for (int k = 0; k < " + num(chunks) + "; ++k) {");
+      cx.line("// this program's range ends at " + guardEnd(minV, extV) + ": the slots past it stay 0");
+      fillChunk(i, load, v, minV, extV, false, cx);
+      cx.close("}");
+    } else if (chunks > full) {
       cx.open("{");
       cx.line("// the last chunk: a vector may be ragged or past the end");
       cx.line("const int k = " + num(full) + ";");
@@ -300,6 +319,10 @@ function emitStripe(s: Stmt, isReduce: bool, run: Array<Stmt>, accs: Array<Array
   } else if (extV.known) {
     chunkCount = extV.ival <= 0 ? 0 : ceilDiv(extV.ival, per);
     chunks = num(chunkCount);
+  } else if (!wide && cachedRange(minV, extV, cx) >= 0) {
+    // a range that varies by program, served from a register stripe: the stripe's chunks up to
+    // the largest extent (constant indices into the registers), each element guarded
+    chunks = num(ceilDiv(cx.cacheMost[cachedRange(minV, extV, cx)], per));
   } else {
     chunks = "chunks_" + num(cx.serial);
     cx.serial = cx.serial + 1;
@@ -351,6 +374,15 @@ function emitStripe(s: Stmt, isReduce: bool, run: Array<Stmt>, accs: Array<Array
   cx.stripeMin = saveMin;
   cx.stripeExt = saveExt;
   cx.cacheIndex = saveIdx;
+}
+
+/** The register cache whose range is the stripe's (the same min and extent texts, as cacheSlot
+ *  requires to serve a load from it), filled already, or -1. */
+function cachedRange(minV: Val, extV: Val, cx: Ctx): i32 {
+  for (let i: i32 = 0; i < cx.cacheBufs.length; i++) {
+    if (cx.cacheFilled[i] && cx.cacheMin[i] == minV.text && cx.cacheExt[i] == extV.text) return i;
+  }
+  return -1;
 }
 
 /** What the chunks of one stripe need (AssemblyScript has no closures). */

@@ -41,6 +41,11 @@ export class LoopInfo {
   hi: f64 = 0.0;
   /** Reduction family: this loop or axis is spread over the W workers of a program. */
   distributed: bool = false;
+  /** A value box [boxLo, boxHi] that holds the variable in every program (core/analysis/ranges.ts
+   *  loopBounds: also where the range varies by program, as [0, r + 1) does). */
+  boxKnown: bool = false;
+  boxLo: f64 = 0.0;
+  boxHi: f64 = 0.0;
 
   constructor(stmt: Stmt, name: string, kind: string) {
     this.stmt = stmt;
@@ -235,9 +240,12 @@ class Walker {
     return li;
   }
 
-  pushBounds(s: Stmt, isReduce: bool, name: string): void {
+  pushBounds(s: Stmt, isReduce: bool, name: string, li: LoopInfo): void {
     const b = new Array<f64>();
     loopBounds(s, isReduce, this.env, this.vb, this.doc, b);
+    li.boxKnown = b[0] == 1.0;
+    li.boxLo = b[1];
+    li.boxHi = b[2];
     this.vb.push(name, b[0] == 1.0, b[1], b[2]);
   }
 
@@ -272,7 +280,7 @@ class Walker {
         this.dist = li;
       }
       this.loops.push(li);
-      this.pushBounds(s, false, s.name);
+      this.pushBounds(s, false, s.name, li);
       this.env.symbols.push(s.name);
       this.stmts(s.body);
       this.env.symbols.length = this.env.symbols.length - 1;
@@ -292,7 +300,7 @@ class Walker {
         this.dist = li;
       }
       this.loops.push(li);
-      this.pushBounds(s, true, s.axis);
+      this.pushBounds(s, true, s.axis, li);
       this.env.symbols.push(s.axis);
       this.expr(s.value);
       this.env.symbols.length = this.env.symbols.length - 1;

@@ -748,13 +748,42 @@ function inBounds(l: Site, pi: i32, ctx: LegalityContext): bool {
   const names = new Array<string>();
   const los = new Array<f64>();
   const his = new Array<f64>();
-  addRanges(l, "", "", names, los, his);
+  // exact ranges, and the value box of a range that varies by program ([0, r + 1): 0 to R - 1)
+  for (let i: i32 = 0; i < l.loops.length; i++) {
+    const li = l.loops[i];
+    if (!li.exact && !li.boxKnown) continue;
+    names.push(li.name);
+    los.push(li.exact ? li.lo : li.boxLo);
+    his.push(li.exact ? li.hi : li.boxHi);
+  }
   for (let d: i32 = 0; d < l.forms.length; d++) {
     const r = new Array<f64>();
     if (!affineRange(changetype<Affine>(l.forms[d]), names, los, his, r)) return false;
     if (r[0] < 0.0 || r[1] >= <f64>ctx.doc.dim(pi, d)) return false;
   }
   return true;
+}
+
+/** A distributed range a register stripe can follow: unit step, a constant minimum, and an
+ *  extent that is constant or affine in the program variable alone (a causal row [0, r + 1)): the
+ *  emitter's stripe gives element v to the worker that v - min decides, and sizes the register
+ *  stripe for the largest extent over the programs (guarded where a program's range ends). */
+function stripeRange(l: LoopInfo, pv: string): bool {
+  if (!l.minConst || !l.stepConst || l.step != 1.0) return false;
+  if (l.extentConst) return true;
+  const ef = l.extentForm;
+  return ef !== null && l.boxKnown && onlyProgramVar(changetype<Affine>(ef), pv);
+}
+
+/** Two stripe ranges (stripeRange) that are the same for every program: the same constant
+ *  minimum and the same extent (the same constant, or the same affine form of the program
+ *  variable). */
+function sameStripeRange(a: LoopInfo, b: LoopInfo): bool {
+  if (a.sameRange(b)) return true;
+  if (!a.minConst || !b.minConst || a.min != b.min || a.extentConst || b.extentConst) return false;
+  const ae = a.extentForm;
+  const be = b.extentForm;
+  return ae !== null && be !== null && affineEqual(changetype<Affine>(ae), changetype<Affine>(be));
 }
 
 /** The one dimension of an affine access whose index has a nonzero coefficient of `v`, or -1
@@ -775,6 +804,7 @@ export function checkPrivateOwnership(ctx: LegalityContext): RuleResult {
   if (ctx.structure.family != "reduction") return notReduction(ctx, "private-ownership");
   const f = ctx.facts();
   const pv = programVar(ctx);
+  let varying = false;
   for (let b: i32 = 0; b < ctx.cacheBuffers.length; b++) {
     const name = ctx.cacheBuffers[b];
     if (ctx.doc.paramIndex(name) < 0) {
@@ -825,20 +855,23 @@ export function checkPrivateOwnership(ctx: LegalityContext): RuleResult {
       if (ref === null) {
         // the fill computes stripe elements in 32-bit, up to one chunk of W*V past the range
         const over: f64 = <f64>ctx.device.maxThreadsPerGroup * 8.0;
-        if (dv.minConst && dv.extentConst && (dv.min < -2147483648.0 || dv.min + dv.extent + over > 2147483647.0)) {
+        if (!stripeRange(dv, pv)) {
+          v.unknown("The range of " + quoted(dv.name) + " is not constant (nor a constant minimum with an extent affine in the program variable alone), so the stripe a worker holds cannot be shown to be the same in every stage.", l.ptr);
+          continue;
+        }
+        // the end of the stripe: min + extent, or past the largest value of a varying range
+        const top: f64 = dv.extentConst ? dv.min + dv.extent : dv.boxHi + 1.0;
+        if (dv.min < -2147483648.0 || top + over > 2147483647.0) {
           v.unknown("The range of " + quoted(dv.name) + " reaches the end of the 32-bit integers, where the register fill's element arithmetic is not exact.", l.ptr);
           continue;
         }
-        if (!dv.minConst || !dv.extentConst) {
-          v.unknown("The range of " + quoted(dv.name) + " is not constant, so the stripe a worker holds cannot be shown to be the same in every stage.", l.ptr);
-          continue;
-        }
+        if (!dv.extentConst) varying = true;
         ref = l;
         continue;
       }
       const r = changetype<Site>(ref);
       const rv = changetype<LoopInfo>(r.dist);
-      let same = dv.sameRange(rv) && cd == stripeDimOf(r, rv.name);
+      let same = sameStripeRange(dv, rv) && cd == stripeDimOf(r, rv.name);
       for (let d: i32 = 0; d < nd && same; d++) {
         const a = without(changetype<Affine>(l.forms[d]), dv.name);
         const c = without(changetype<Affine>(r.forms[d]), rv.name);
@@ -849,6 +882,7 @@ export function checkPrivateOwnership(ctx: LegalityContext): RuleResult {
       }
     }
   }
+  if (varying) return v.result("Every cached buffer is never written and is read only with v + offset in one dimension (the same in every read) and program-uniform indices elsewhere, v distributed over one identical range per program (a constant minimum; an extent that varies by program, the same form in every read, so the register stripe is sized for the largest extent and each element's slot does not depend on it), so worker w always holds and reads the same elements.");
   return v.result("Every cached buffer is never written and is read only with v + offset in one dimension (the same in every read) and program-uniform indices elsewhere, v distributed over one identical constant range, so worker w always holds and reads the same elements.");
 }
 

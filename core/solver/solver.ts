@@ -96,13 +96,14 @@ function reusedAcrossStages(w: Work, buffers: Array<string>): Array<string> {
   return out;
 }
 
-/** The widest extent of a non-scalar stage that loads each of `buffers` (0: none). */
+/** The widest extent of a non-scalar stage that loads each of `buffers` (0: none; a stage whose
+ *  extent varies by program counts its largest, Stage.most). */
 function widestExtents(w: Work, buffers: Array<string>): Array<i32> {
   const out = new Array<i32>();
   for (let b: i32 = 0; b < buffers.length; b++) {
     let ext: i32 = 0;
     for (let k: i32 = 0; k < w.stages.length; k++) {
-      if (!w.stages[k].scalar && w.stages[k].buffers.indexOf(buffers[b]) >= 0 && w.stages[k].extent > ext) ext = w.stages[k].extent;
+      if (!w.stages[k].scalar && w.stages[k].buffers.indexOf(buffers[b]) >= 0 && w.stages[k].most > ext) ext = w.stages[k].most;
     }
     out.push(ext);
   }

@@ -7,7 +7,9 @@
 // cooperative realization is proven. Before, only identical constant ranges counted, and a causal
 // softmax ran one thread per row. Loops with other minimums still do not share owners: a band
 // read back from 0 stays serial. The cost model counts such a stage by its mean extent over the
-// programs (core/cost/work.ts meanExtent), not as one element.
+// programs (core/cost/work.ts meanExtent), not as one element. Session 29: a buffer read in two
+// stages over one such range (a causal row [0, r + 1), a window [r, r + K)) is kept in registers,
+// the stripe sized for the longest range (core/legality/packing.ts stripeRange).
 import { describe, expect, it } from "vitest";
 import fs from "node:fs";
 import path from "node:path";
@@ -19,6 +21,7 @@ const read = (name: string): string => fs.readFileSync(path.join(FIXTURES_DIR, "
 const CAUSAL = read("causal_softmax");
 const BAND = read("band_scale");
 const BAND_FROM_ZERO = read("band_read_from_zero");
+const WINDOW = read("window_softmax");
 const H200 = JSON.parse(fs.readFileSync(path.join(ROOT, "devices", "nvidia-h200-calibrated.json"), "utf8"));
 
 const verdict = (plan: any, rule: string): string => plan.rules.find((r: any) => r.id === rule)?.verdict;
@@ -79,7 +82,7 @@ describe("ranges that vary by program", () => {
       expect(e.plan.mapping.cached).toBe(true);
       expect(e.plan.mapping.cacheBuffers).toEqual(["X"]);
       expect(verdict(e.plan, "private-ownership")).toBe("holds");
-      expect(e.plan.rules.find((r: any) => r.id === "private-ownership").reason).toContain("varies by program");
+      expect(e.plan.rules.find((r: any) => r.id === "private-ownership").reason).toContain("one identical range per program");
     }
     const m = { threads: 64, vector: 4, sizes: { R: 300, C: 300 } };
     const e = emitBothChecked(h, CAUSAL, m);
@@ -120,6 +123,27 @@ describe("ranges that vary by program", () => {
         expect(passes(doc, options), JSON.stringify(options)).toBe(true);
       }
     }
+  });
+
+  it("a window [r, r + K) (a minimum that varies by program, a constant extent) is kept in registers; a band whose minimum and extent both vary is not", () => {
+    const e = emitBothChecked(h, WINDOW, {});
+    expect(e.plan.realization).toBe("cooperative-reduction");
+    expect(e.plan.mapping.cached).toBe(true);
+    expect(verdict(e.plan, "private-ownership")).toBe("holds");
+    for (const options of [{}, { vector: 4, threads: 32 }, { vector: 8, unroll: 2, threads: 32 }, { layout: "programs-on-lanes", programsPerGroup: 4, threads: 128 }, { vector: 4, threads: 64, sizes: { K: 300, CK: 344 } }, { sizes: { K: 1, CK: 45 } }]) {
+      expect(passes(WINDOW, options), JSON.stringify(options)).toBe(true);
+    }
+    // the sum over [r + 1, r + 1 + K): another minimum, so another stripe: nothing cached, still right
+    const shifted = JSON.parse(WINDOW);
+    shifted.body[0].body[1].over[1] = ["add", "r", 1];
+    shifted.sizes.CK = 82;
+    const shiftedDoc = JSON.stringify(shifted);
+    const es = emitBothChecked(h, shiftedDoc, {});
+    expect(es.plan.realization).toBe("cooperative-reduction");
+    expect(es.plan.mapping.cached).toBe(false);
+    expect(passes(shiftedDoc, { vector: 4, threads: 32 })).toBe(true);
+    // the band [r, C - 2r) varies in both: not cached
+    expect(emitBothChecked(h, BAND, {}).plan.mapping.cached).toBe(false);
   });
 
   it("the cost model counts a varying stage by its mean extent over the programs", () => {

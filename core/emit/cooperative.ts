@@ -117,9 +117,9 @@ function holdsSite(s: Stmt, site: Stmt): bool {
   return false;
 }
 
-/** The largest extent of stripe statement `st` over the programs: its extent where constant; for
- *  a constant minimum and an extent that varies by program (a causal row [0, r + 1)), the
- *  greatest end less the minimum; -1 when not known. */
+/** The largest extent of stripe statement `st` over the programs: its extent where constant (a
+ *  window [r, r + K) too); for a constant minimum and an extent that varies by program (a causal
+ *  row [0, r + 1)), the greatest end less the minimum; -1 when not known. */
 function mostExtent(st: Stmt, minV: Val, extV: Val, cx: Ctx): i32 {
   if (extV.known) return extV.ival;
   if (!minV.known) return -1;

@@ -764,26 +764,34 @@ function inBounds(l: Site, pi: i32, ctx: LegalityContext): bool {
   return true;
 }
 
-/** A distributed range a register stripe can follow: unit step, a constant minimum, and an
- *  extent that is constant or affine in the program variable alone (a causal row [0, r + 1)): the
- *  emitter's stripe gives element v to the worker that v - min decides, and sizes the register
- *  stripe for the largest extent over the programs (guarded where a program's range ends). */
-function stripeRange(l: LoopInfo, pv: string): bool {
-  if (!l.minConst || !l.stepConst || l.step != 1.0) return false;
-  if (l.extentConst) return true;
-  const ef = l.extentForm;
-  return ef !== null && l.boxKnown && onlyProgramVar(changetype<Affine>(ef), pv);
+/** A form (of a loop's minimum or extent) that is affine in the program variable alone. */
+function programForm(f: Affine | null, pv: string): bool {
+  return f !== null && onlyProgramVar(changetype<Affine>(f), pv);
 }
 
-/** Two stripe ranges (stripeRange) that are the same for every program: the same constant
- *  minimum and the same extent (the same constant, or the same affine form of the program
- *  variable). */
+/** A distributed range a register stripe can follow: unit step, and either a constant minimum with
+ *  an extent that is constant or affine in the program variable alone (a causal row [0, r + 1)),
+ *  or a minimum affine in the program variable alone with a constant extent (a window [r, r + K)).
+ *  The emitter's stripe gives element v to the worker that v - min decides, so an element's slot
+ *  does not depend on where the range starts or ends; the register stripe is sized for the largest
+ *  extent over the programs, each element guarded by its program's end. */
+function stripeRange(l: LoopInfo, pv: string): bool {
+  if (!l.stepConst || l.step != 1.0 || !l.boxKnown) return false;
+  if (l.minConst) return l.extentConst || programForm(l.extentForm, pv);
+  return l.extentConst && programForm(l.minForm, pv);
+}
+
+/** Two stripe ranges (stripeRange) that are the same for every program: the same minimum and the
+ *  same extent (each the same constant, or the same affine form of the program variable). */
 function sameStripeRange(a: LoopInfo, b: LoopInfo): bool {
   if (a.sameRange(b)) return true;
-  if (!a.minConst || !b.minConst || a.min != b.min || a.extentConst || b.extentConst) return false;
-  const ae = a.extentForm;
-  const be = b.extentForm;
-  return ae !== null && be !== null && affineEqual(changetype<Affine>(ae), changetype<Affine>(be));
+  return sameBound(a.minConst, a.min, a.minForm, b.minConst, b.min, b.minForm) &&
+    sameBound(a.extentConst, a.extent, a.extentForm, b.extentConst, b.extent, b.extentForm);
+}
+
+function sameBound(ac: bool, av: f64, af: Affine | null, bc: bool, bv: f64, bf: Affine | null): bool {
+  if (ac || bc) return ac && bc && av == bv;
+  return af !== null && bf !== null && affineEqual(changetype<Affine>(af), changetype<Affine>(bf));
 }
 
 /** The one dimension of an affine access whose index has a nonzero coefficient of `v`, or -1
@@ -856,16 +864,17 @@ export function checkPrivateOwnership(ctx: LegalityContext): RuleResult {
         // the fill computes stripe elements in 32-bit, up to one chunk of W*V past the range
         const over: f64 = <f64>ctx.device.maxThreadsPerGroup * 8.0;
         if (!stripeRange(dv, pv)) {
-          v.unknown("The range of " + quoted(dv.name) + " is not constant (nor a constant minimum with an extent affine in the program variable alone), so the stripe a worker holds cannot be shown to be the same in every stage.", l.ptr);
+          v.unknown("The range of " + quoted(dv.name) + " is not constant (nor a constant minimum with an extent affine in the program variable alone, nor such a minimum with a constant extent), so the stripe a worker holds cannot be shown to be the same in every stage.", l.ptr);
           continue;
         }
         // the end of the stripe: min + extent, or past the largest value of a varying range
-        const top: f64 = dv.extentConst ? dv.min + dv.extent : dv.boxHi + 1.0;
-        if (dv.min < -2147483648.0 || top + over > 2147483647.0) {
+        const bottom: f64 = dv.minConst ? dv.min : dv.boxLo;
+        const top: f64 = dv.minConst && dv.extentConst ? dv.min + dv.extent : dv.boxHi + 1.0;
+        if (bottom < -2147483648.0 || top + over > 2147483647.0) {
           v.unknown("The range of " + quoted(dv.name) + " reaches the end of the 32-bit integers, where the register fill's element arithmetic is not exact.", l.ptr);
           continue;
         }
-        if (!dv.extentConst) varying = true;
+        if (!dv.minConst || !dv.extentConst) varying = true;
         ref = l;
         continue;
       }
@@ -882,7 +891,7 @@ export function checkPrivateOwnership(ctx: LegalityContext): RuleResult {
       }
     }
   }
-  if (varying) return v.result("Every cached buffer is never written and is read only with v + offset in one dimension (the same in every read) and program-uniform indices elsewhere, v distributed over one identical range per program (a constant minimum; an extent that varies by program, the same form in every read, so the register stripe is sized for the largest extent and each element's slot does not depend on it), so worker w always holds and reads the same elements.");
+  if (varying) return v.result("Every cached buffer is never written and is read only with v + offset in one dimension (the same in every read) and program-uniform indices elsewhere, v distributed over one identical range per program (a minimum and an extent that are constant or affine in the program variable, one of them constant, each the same form in every read, so the register stripe is sized for the largest extent and each element's slot, decided by v - min, does not depend on where the range ends), so worker w always holds and reads the same elements.");
   return v.result("Every cached buffer is never written and is read only with v + offset in one dimension (the same in every read) and program-uniform indices elsewhere, v distributed over one identical constant range, so worker w always holds and reads the same elements.");
 }
 

@@ -8,8 +8,9 @@
 // softmax ran one thread per row. Loops with other minimums still do not share owners: a band
 // read back from 0 stays serial. The cost model counts such a stage by its mean extent over the
 // programs (core/cost/work.ts meanExtent), not as one element. Session 29: a buffer read in two
-// stages over one such range (a causal row [0, r + 1), a window [r, r + K)) is kept in registers,
-// the stripe sized for the longest range (core/legality/packing.ts stripeRange).
+// stages over one such range (a causal row [0, r + 1), a window [r, r + K), a band [r, C - r))
+// is kept in registers, the stripe sized for the longest range (core/legality/packing.ts
+// stripeRange).
 import { describe, expect, it } from "vitest";
 import fs from "node:fs";
 import path from "node:path";
@@ -22,6 +23,7 @@ const CAUSAL = read("causal_softmax");
 const BAND = read("band_scale");
 const BAND_FROM_ZERO = read("band_read_from_zero");
 const WINDOW = read("window_softmax");
+const UPPER = read("upper_softmax");
 const H200 = JSON.parse(fs.readFileSync(path.join(ROOT, "devices", "nvidia-h200-calibrated.json"), "utf8"));
 
 const verdict = (plan: any, rule: string): string => plan.rules.find((r: any) => r.id === rule)?.verdict;
@@ -125,7 +127,7 @@ describe("ranges that vary by program", () => {
     }
   });
 
-  it("a window [r, r + K) (a minimum that varies by program, a constant extent) is kept in registers; a band whose minimum and extent both vary is not", () => {
+  it("a window [r, r + K), an upper-triangular row [r, C - r) and a band [r, C - 2r) (minimums that vary by program) are kept in registers", () => {
     const e = emitBothChecked(h, WINDOW, {});
     expect(e.plan.realization).toBe("cooperative-reduction");
     expect(e.plan.mapping.cached).toBe(true);
@@ -142,8 +144,17 @@ describe("ranges that vary by program", () => {
     expect(es.plan.realization).toBe("cooperative-reduction");
     expect(es.plan.mapping.cached).toBe(false);
     expect(passes(shiftedDoc, { vector: 4, threads: 32 })).toBe(true);
-    // the band [r, C - 2r) varies in both: not cached
-    expect(emitBothChecked(h, BAND, {}).plan.mapping.cached).toBe(false);
+    // a minimum and an extent that both vary: the stripe's last value is one affine form
+    // (min + extent - 1), so [r, C - r) is proven inside the row (the two ranges added would reach
+    // R - 1 + C - 1); every stage over the same range reads the registers
+    for (const doc of [UPPER, BAND]) {
+      const eb = emitBothChecked(h, doc, {});
+      expect(eb.plan.mapping.cached).toBe(true);
+      expect(verdict(eb.plan, "private-ownership")).toBe("holds");
+      for (const options of [{}, { vector: 4, threads: 32 }, { vector: 8, unroll: 2, threads: 32, sizes: { R: 37, C: 301 } }, { layout: "programs-on-lanes", programsPerGroup: 4, threads: 128, sizes: { R: 48, C: 130 } }, { sizes: { R: 1, C: 1 } }]) {
+        expect(passes(doc, options), JSON.stringify(options)).toBe(true);
+      }
+    }
   });
 
   it("the cost model counts a varying stage by its mean extent over the programs", () => {

@@ -88,8 +88,8 @@ export function boundAffine(e: Expr, env: AffineEnv, doc: Doc, vb: VarBounds): A
 
 /**
  * Bounds of the variable of loop/reduce `s` (whose step is `stepE`, or 1) and of its end, given
- * the bounds of the enclosing variables: out = [known, lo, hi, endKnown, endLo, endHi] as 0/1
- * and numbers. A loop that may not run still gets sound bounds (its variable is never used).
+ * the bounds of the enclosing variables: out = [known, lo, hi, endKnown, endLo, endHi,
+ * extentKnown, extentHi] as 0/1 and numbers. A loop that may not run still gets sound bounds (its variable is never used).
  */
 export function loopBounds(s: Stmt, isReduce: bool, env: AffineEnv, vb: VarBounds, doc: Doc, out: Array<f64>): void {
   const mn = boundAffine(s.min, env, doc, vb);
@@ -106,6 +106,7 @@ export function loopBounds(s: Stmt, isReduce: bool, env: AffineEnv, vb: VarBound
     vb.range(changetype<Affine>(mn), m) && vb.range(changetype<Affine>(ex), x) && vb.range(changetype<Affine>(st), p);
   if (!ok) {
     out.push(0.0); out.push(0.0); out.push(0.0); out.push(0.0); out.push(0.0); out.push(0.0);
+    out.push(0.0); out.push(0.0);
     return;
   }
   // values: min + k*step for 0 <= k < extent; end: min + extent*step (extent may be <= 0)
@@ -126,6 +127,9 @@ export function loopBounds(s: Stmt, isReduce: bool, env: AffineEnv, vb: VarBound
   out.push(1.0);
   out.push(elo);
   out.push(ehi);
+  // the largest extent (its range's top; a loop's trip count for a unit step)
+  out.push(1.0);
+  out.push(x[1]);
 }
 
 /** Per loop/reduce statement of a document: whether its variable and end fit in i32. */
@@ -136,6 +140,8 @@ export class LoopRanges {
   /** The least minimum and the greatest end (min + extent * step), when known. */
   minLo: Array<f64> = new Array<f64>();
   endHi: Array<f64> = new Array<f64>();
+  /** The greatest extent over every program, when known (else -1). */
+  extentHi: Array<f64> = new Array<f64>();
 
   /** True when loop `s`'s variable and end provably fit i32 (false when unknown). */
   fits(s: Stmt): bool {
@@ -143,10 +149,10 @@ export class LoopRanges {
     return i >= 0 && this.narrow[i];
   }
 
-  /** The greatest end (min + extent * step) of `s` over every program where `s` fits, else -1. */
-  greatestEnd(s: Stmt): f64 {
+  /** The greatest extent of `s` over every program where `s` fits, else -1. */
+  greatestExtent(s: Stmt): f64 {
     const i = this.stmts.indexOf(s);
-    return i >= 0 && this.narrow[i] ? this.endHi[i] : -1.0;
+    return i >= 0 && this.narrow[i] ? this.extentHi[i] : -1.0;
   }
 
   /** True when `s` fits and its end plus `margin` (a stripe's overshoot) is still an i32. */
@@ -177,6 +183,7 @@ class RangeWalker {
     this.out.narrow.push(b[0] == 1.0 && fitsI32(b[1], b[2]) && b[3] == 1.0 && fitsI32(b[4], b[5]));
     this.out.minLo.push(b[1]);
     this.out.endHi.push(b[5]);
+    this.out.extentHi.push(b[6] == 1.0 ? b[7] : -1.0);
     this.vb.push(name, b[0] == 1.0, b[1], b[2]);
     this.env.symbols.push(name);
     this.list(body);

@@ -118,17 +118,17 @@ function holdsSite(s: Stmt, site: Stmt): bool {
 }
 
 /** The largest extent of stripe statement `st` over the programs: its extent where constant (a
- *  window [r, r + K) too); for a constant minimum and an extent that varies by program (a causal
- *  row [0, r + 1)), the greatest end less the minimum; -1 when not known. */
-function mostExtent(st: Stmt, minV: Val, extV: Val, cx: Ctx): i32 {
+ *  window [r, r + K) too); for an extent that varies by program (a causal row [0, r + 1), a band
+ *  [r, C - r)), the top of its range over the programs (core/analysis/ranges.ts); -1 when not
+ *  known. */
+function mostExtent(st: Stmt, extV: Val, cx: Ctx): i32 {
   if (extV.known) return extV.ival;
-  if (!minV.known) return -1;
-  const e: f64 = cx.loopRanges.greatestEnd(st) - <f64>minV.ival;
+  const e: f64 = cx.loopRanges.greatestExtent(st);
   return e >= 1.0 && e <= 2147483647.0 ? <i32>e : -1;
 }
 
 /** Registers the plan's cache buffers that can be realized (immutable; a constant stripe extent,
- *  or a constant minimum and an extent that varies by program, the stripe sized for the largest). */
+ *  or one that varies by program, the stripe sized for the largest). */
 function setupCaches(cx: Ctx, body: Array<Stmt>): void {
   const m = cx.plan.mapping;
   const stored = storedBuffers(cx.doc);
@@ -140,7 +140,7 @@ function setupCaches(cx: Ctx, body: Array<Stmt>): void {
     const st = changetype<Stmt>(site);
     const minV = emitExpr(st.min, cx);
     const extV = emitExpr(st.extent, cx);
-    const most = mostExtent(st, minV, extV, cx);
+    const most = mostExtent(st, extV, cx);
     if (most <= 0) continue;
     cx.cacheBufs.push(b);
     cx.cacheMin.push(minV.text);

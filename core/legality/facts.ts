@@ -246,6 +246,17 @@ class Walker {
     li.boxKnown = b[0] == 1.0;
     li.boxLo = b[1];
     li.boxHi = b[2];
+    // a unit-step range whose minimum and extent are affine: its last value is min + extent - 1,
+    // one form, whose range is tighter than the two ranges added where they share a variable
+    // (a band [r, C - r) ends at C - 1, not at R - 1 + C - 1)
+    const mf = li.minForm;
+    const ef = li.extentForm;
+    if (li.boxKnown && li.stepConst && li.step == 1.0 && mf !== null && ef !== null) {
+      const r = new Array<f64>();
+      if (this.vb.range(affineSub(changetype<Affine>(mf), negated(changetype<Affine>(ef))), r) && r[1] - 1.0 < li.boxHi) {
+        li.boxHi = r[1] - 1.0 < li.boxLo ? li.boxLo : r[1] - 1.0;
+      }
+    }
     this.vb.push(name, b[0] == 1.0, b[1], b[2]);
   }
 
@@ -346,6 +357,17 @@ export function collectFacts(doc: Doc, programLoop: Stmt | null, roles: Distribu
   w.facts.roles = roles;
   w.stmts(doc.body);
   return w.facts;
+}
+
+/** -a. */
+function negated(a: Affine): Affine {
+  const r = new Affine();
+  r.c = -a.c;
+  for (let i: i32 = 0; i < a.vars.length; i++) {
+    r.vars.push(a.vars[i]);
+    r.coefs.push(-a.coefs[i]);
+  }
+  return r;
 }
 
 /** a - b (null on overflow of the exact range). */

@@ -769,16 +769,15 @@ function programForm(f: Affine | null, pv: string): bool {
   return f !== null && onlyProgramVar(changetype<Affine>(f), pv);
 }
 
-/** A distributed range a register stripe can follow: unit step, and either a constant minimum with
- *  an extent that is constant or affine in the program variable alone (a causal row [0, r + 1)),
- *  or a minimum affine in the program variable alone with a constant extent (a window [r, r + K)).
- *  The emitter's stripe gives element v to the worker that v - min decides, so an element's slot
- *  does not depend on where the range starts or ends; the register stripe is sized for the largest
- *  extent over the programs, each element guarded by its program's end. */
+/** A distributed range a register stripe can follow: unit step, a minimum and an extent that are
+ *  each constant or affine in the program variable alone (a causal row [0, r + 1), a window
+ *  [r, r + K), a band [r, C - r)). The emitter's stripe gives element v to the worker that v - min
+ *  decides, so an element's slot does not depend on where the range starts or ends; the register
+ *  stripe is sized for the largest extent over the programs, each element guarded by its
+ *  program's end. */
 function stripeRange(l: LoopInfo, pv: string): bool {
   if (!l.stepConst || l.step != 1.0 || !l.boxKnown) return false;
-  if (l.minConst) return l.extentConst || programForm(l.extentForm, pv);
-  return l.extentConst && programForm(l.minForm, pv);
+  return (l.minConst || programForm(l.minForm, pv)) && (l.extentConst || programForm(l.extentForm, pv));
 }
 
 /** Two stripe ranges (stripeRange) that are the same for every program: the same minimum and the
@@ -864,7 +863,7 @@ export function checkPrivateOwnership(ctx: LegalityContext): RuleResult {
         // the fill computes stripe elements in 32-bit, up to one chunk of W*V past the range
         const over: f64 = <f64>ctx.device.maxThreadsPerGroup * 8.0;
         if (!stripeRange(dv, pv)) {
-          v.unknown("The range of " + quoted(dv.name) + " is not constant (nor a constant minimum with an extent affine in the program variable alone, nor such a minimum with a constant extent), so the stripe a worker holds cannot be shown to be the same in every stage.", l.ptr);
+          v.unknown("The range of " + quoted(dv.name) + " has a minimum or an extent that is neither constant nor affine in the program variable alone (or a step other than 1), so the stripe a worker holds cannot be shown to be the same in every stage.", l.ptr);
           continue;
         }
         // the end of the stripe: min + extent, or past the largest value of a varying range
@@ -891,7 +890,7 @@ export function checkPrivateOwnership(ctx: LegalityContext): RuleResult {
       }
     }
   }
-  if (varying) return v.result("Every cached buffer is never written and is read only with v + offset in one dimension (the same in every read) and program-uniform indices elsewhere, v distributed over one identical range per program (a minimum and an extent that are constant or affine in the program variable, one of them constant, each the same form in every read, so the register stripe is sized for the largest extent and each element's slot, decided by v - min, does not depend on where the range ends), so worker w always holds and reads the same elements.");
+  if (varying) return v.result("Every cached buffer is never written and is read only with v + offset in one dimension (the same in every read) and program-uniform indices elsewhere, v distributed over one identical range per program (a minimum and an extent each constant or affine in the program variable, each the same form in every read, so the register stripe is sized for the largest extent and each element's slot, decided by v - min, does not depend on where the range ends), so worker w always holds and reads the same elements.");
   return v.result("Every cached buffer is never written and is read only with v + offset in one dimension (the same in every read) and program-uniform indices elsewhere, v distributed over one identical constant range, so worker w always holds and reads the same elements.");
 }
 

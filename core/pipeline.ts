@@ -8,12 +8,12 @@ import { Loaded, loadDocument } from "./ir/load";
 import { locateDiagnostics } from "./ir/locate";
 import { Options } from "./options";
 import { Device, readDevice } from "./device/device";
-import { Structure, recognize } from "./analysis/structure";
+import { Structure, programsOf, recognize } from "./analysis/structure";
 import { FlatNest, flattenProgramNest } from "./analysis/nest";
 import { forwardProgramStores } from "./analysis/forward";
 import { writeConflictsIn } from "./legality/index";
 import { Facts, collectFacts } from "./legality/facts";
-import { Plan, REALIZATION_SERIAL } from "./plan/plan";
+import { Plan, REALIZATION_COOPERATIVE, REALIZATION_SERIAL } from "./plan/plan";
 import { solve } from "./solver/solver";
 import { bindingsFor, kernelName } from "./emit/abi";
 import { emitKernel, mslOf } from "./emit/emit";
@@ -158,6 +158,23 @@ function stages(r: Compiled, loaded: Loaded, o: Options, emit: bool, version: st
   }
   // 5. legality per candidate + bounded width search + cost model -> the plan
   let plan = planFor(r.doc, st, r.device, o, r.plan, facts);
+  // 5b. an element-family document whose fused grid is not proven runs as programs (one per
+  //     iteration of the top-level loop, its inner loops spread over the workers) where the
+  //     cooperative rules prove that, before the serial program (core/analysis/structure.ts
+  //     programsOf); not under --no-fuse, which asks for no multi-output kernel
+  if (st.family == "element" && plan.realization == REALIZATION_SERIAL && !hasErrors(plan.diags) && (o.fuse || st.outputs.length <= 1)) {
+    const pst = programsOf(r.doc);
+    if (pst !== null) {
+      const programs = planFor(r.doc, changetype<Structure>(pst), r.device, o, new Plan(), null);
+      if (!hasErrors(programs.diags) && programs.realization == REALIZATION_COOPERATIVE) {
+        for (let i: i32 = 0; i < plan.rejections.length; i++) programs.rejections.unshift(plan.rejections[i]);
+        programs.notes.unshift("The fused element grid is not proven (see the rejection), so the document runs as programs: one per iteration of the top-level parallel loop \"" + changetype<Stmt>(changetype<Structure>(pst).programLoop).name + "\", its inner parallel loops spread over the program's workers (the cooperative realization, with no reduce).");
+        r.plan = programs;
+        plan = programs;
+        st = changetype<Structure>(pst);
+      }
+    }
+  }
   if (flattened && plan.realization == REALIZATION_SERIAL && !hasErrors(plan.diags)) {
     // the flattened nest is not proven either (where its extents differ from the buffers' leading
     // dimensions, each index decodes the loop variables from the program with div and mod, which

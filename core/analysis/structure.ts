@@ -134,3 +134,23 @@ export function recognize(doc: Doc): Structure {
   }
   return st;
 }
+
+/**
+ * A document of the element family planned as programs, where the fused element grid is not
+ * proven (a triangular row [0, r + 1), a partial or interleaved write, a read of a written buffer):
+ * one program per iteration of the top-level parallel loop, its inner parallel loops spread over
+ * the program's workers, as the reduction family runs them (with no reduce). Null where the top
+ * level is not a single parallel loop, a reduce appears, or the program body has no parallel loop
+ * of its own to spread (a program of one element gains nothing over the serial program).
+ */
+export function programsOf(doc: Doc): Structure | null {
+  if (doc.body.length != 1 || doc.body[0].kind != "for" || !doc.body[0].parallel) return null;
+  const top = doc.body[0];
+  if (containsReduce(top.body) || firstParallelLoop(top.body) === null) return null;
+  const st = new Structure();
+  collectAccess(doc.body, st.inputs, st.outputs);
+  st.family = "reduction";
+  st.programLoop = top;
+  st.distribution = distribute(top);
+  return st;
+}

@@ -1,0 +1,79 @@
+// Element-family documents whose fused element grid is not proven run as programs (session 29;
+// core/analysis/structure.ts programsOf, core/pipeline.ts step 5b): one program per iteration of
+// the top-level parallel loop, its inner parallel loops spread over the program's workers, as the
+// cooperative realization runs a reduction with no reduce. The cooperative rules decide, exactly
+// as for a reduction; where they do not hold, the serial program runs as before. Before, each of
+// these ran one thread per row: a triangular scale (a range that varies by row), a cache append
+// (a store that covers part of its buffer), a difference with the next row (a row loop shorter
+// than the buffer), a store in each branch of an if, and the fixtures the grid's rules refuse.
+import { describe, expect, it } from "vitest";
+import fs from "node:fs";
+import path from "node:path";
+import { emitBothChecked, hostContext, validatesOnHost } from "./helpers/host";
+import { FIXTURES_DIR } from "./helpers/files";
+
+const h = hostContext();
+const read = (name: string): string => fs.readFileSync(path.join(FIXTURES_DIR, "programs", name + ".json"), "utf8");
+const rule = (plan: any, id: string): any => plan.rules.find((r: any) => r.id === id);
+
+const MAPPINGS: object[] = [
+  {},
+  { vector: 4, threads: 32 },
+  { vector: 8, unroll: 2, threads: 32 },
+  { threads: 64, unroll: 3 },
+  { layout: "programs-on-lanes", programsPerGroup: 4, threads: 128 },
+];
+
+describe("element documents the grid refuses run as programs", () => {
+  for (const [name, failed] of [
+    ["tri_scale", "injective-compact-store"],
+    ["kv_append", "injective-compact-store"],
+    ["row_diff_next", "injective-compact-store"],
+    ["relu_if", "single-writer"],
+  ] as Array<[string, string]>) {
+    it(`${name}: the grid's rejection is kept, the programs are proven and validate at every mapping`, () => {
+      const doc = read(name);
+      const e = emitBothChecked(h, doc, {});
+      expect(e.plan.realization).toBe("cooperative-reduction");
+      expect(e.plan.rejections[0].realization).toBe("fused-elementwise");
+      expect(e.plan.rejections[0].failed).toContain(failed);
+      expect(e.plan.notes[0]).toContain("runs as programs");
+      expect(rule(e.plan, "independent-store").verdict).toBe("holds");
+      expect(e.plan.reduces ?? []).toEqual([]);
+      // no serial-fallback warning: nothing fell back to one thread per row
+      expect((e.diagnostics ?? []).map((d: any) => d.code)).not.toContain("TPL008");
+      for (const options of MAPPINGS) expect(validatesOnHost(h, doc, options, 5), JSON.stringify(options)).toBe(true);
+    });
+  }
+
+  it("where the cooperative rules do not hold either, the serial program runs, as before", () => {
+    // Y[r, c] and Y[r, c + 1] in one loop: two workers write one element
+    const meet = JSON.parse(read("tri_scale"));
+    meet.sizes.C = 46;
+    meet.body[0].body[0].in[1] = "R";
+    meet.body[0].body[0].body.push({ store: "Y", at: ["r", ["add", "c", 1]], value: ["f32", 1] });
+    const doc = JSON.stringify(meet);
+    const e = emitBothChecked(h, doc, {});
+    expect(e.plan.realization).toBe("serial-program");
+    expect(e.plan.rejections.map((r: any) => r.realization)).toContain("fused-elementwise");
+    expect(validatesOnHost(h, doc, {}, 5)).toBe(true);
+  });
+
+  it("a program with no parallel loop of its own, and --no-fuse on several outputs, keep the serial program", () => {
+    // a 1-D document: each program would be one element, nothing to spread
+    const flat = JSON.stringify({
+      tile: 1, name: "flat_pairs", attrs: { noalias: true }, sizes: { N: 40 },
+      params: [{ name: "X", dtype: "f32", shape: ["N"] }, { name: "Y", dtype: "f32", shape: ["N"] }],
+      body: [{ for: "i", in: [0, ["sub", "N", 1]], kind: "parallel", body: [{ store: "Y", at: ["i"], value: ["load", "X", [["add", "i", 1]]] }] }],
+    });
+    const f = emitBothChecked(h, flat, {});
+    expect(f.plan.realization).toBe("serial-program");
+    // two outputs under --no-fuse: the serial program, as the option asks
+    const two = JSON.parse(read("tri_scale"));
+    two.params.push({ name: "Z", dtype: "f32", shape: ["R", "C"] });
+    two.body[0].body[0].body.push({ store: "Z", at: ["r", "c"], value: ["load", "X", ["r", "c"]] });
+    const n = emitBothChecked(h, JSON.stringify(two), { fuse: false });
+    expect(n.plan.realization).toBe("serial-program");
+    expect(emitBothChecked(h, JSON.stringify(two), {}).plan.realization).toBe("cooperative-reduction");
+  });
+});

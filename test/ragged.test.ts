@@ -24,6 +24,7 @@ const BAND = read("band_scale");
 const BAND_FROM_ZERO = read("band_read_from_zero");
 const WINDOW = read("window_softmax");
 const UPPER = read("upper_softmax");
+const ZEROS = read("causal_softmax_zeros");
 const H200 = JSON.parse(fs.readFileSync(path.join(ROOT, "devices", "nvidia-h200-calibrated.json"), "utf8"));
 
 const verdict = (plan: any, rule: string): string => plan.rules.find((r: any) => r.id === rule)?.verdict;
@@ -155,6 +156,58 @@ describe("ranges that vary by program", () => {
         expect(passes(doc, options), JSON.stringify(options)).toBe(true);
       }
     }
+  });
+
+  it("a causal row and the zeros after it are written apart within a program: cooperative (and cached); an overlap at c = r is not", () => {
+    // the stores Y[r, c] for c in [0, r + 1) and for c in [r + 1, C - r - 1): the first ends at r,
+    // the second starts at r + 1 in every program (core/legality/packing.ts apartInProgram, on
+    // each index's least and greatest value as forms of r)
+    const e = emitBothChecked(h, ZEROS, {});
+    expect(e.plan.realization).toBe("cooperative-reduction");
+    expect(verdict(e.plan, "independent-store")).toBe("holds");
+    expect(e.plan.mapping.cached).toBe(true);
+    for (const options of [{}, { vector: 4, threads: 32 }, { vector: 8, unroll: 2, threads: 32 }, { layout: "programs-on-lanes", programsPerGroup: 4, threads: 128 }, { sizes: { R: 33, C: 300 } }, { sizes: { R: 1, C: 1 } }]) {
+      expect(passes(ZEROS, options), JSON.stringify(options)).toBe(true);
+    }
+    // the zeros from r: both loops write Y[r, r], by different workers: not proven
+    const overlap = JSON.parse(ZEROS);
+    overlap.body[0].body[3].in = ["r", ["sub", "C", "r"]];
+    const od = JSON.stringify(overlap);
+    const o = emitBothChecked(h, od, {});
+    expect(o.plan.realization).toBe("serial-program");
+    expect(passes(od, {})).toBe(true);
+  });
+
+  it("a plan claims a register stripe only where the kernel holds one, and only where its 32-bit element arithmetic cannot wrap", () => {
+    // (red team of session 29) X[r, c + 2] read in three stages: the emitter serves a load from
+    // the stripe only where its index is the variable itself, so the plan keeps X in memory too
+    // (before, it said `cached` and the kernel read memory)
+    const offset = JSON.parse(CAUSAL);
+    offset.sizes = { R: 40, C: 100 };
+    for (const st of offset.body[0].body) {
+      if (st.over) { st.over[2] = 30; st.value = JSON.parse(JSON.stringify(st.value).replace('["r","c"]', '["r",["add","c",2]]')); }
+      else { st.in[1] = 30; st.body[0].value = JSON.parse(JSON.stringify(st.body[0].value).replace('["r","c"]', '["r",["add","c",2]]')); }
+    }
+    const od = JSON.stringify(offset);
+    expect(od).toContain('["add","c",2]');
+    const o = emitBothChecked(h, od, { threads: 32, vector: 8 });
+    expect(o.plan.mapping.cached).toBe(false);
+    expect(o.msl).not.toContain("cache_X");
+    expect(passes(od, { threads: 32, vector: 8 })).toBe(true);
+    // a band whose minimum rises while its extent falls, near 2^31: the fill runs the largest
+    // extent's chunks from each program's own minimum, past the end of the 32-bit integers; not
+    // cached (the bound is the largest minimum plus the largest extent)
+    const band = JSON.stringify({
+      tile: 1, name: "ovf_band", attrs: { noalias: true }, sizes: { R: 40, C: 2147475455 },
+      params: [{ name: "X", dtype: "f32", shape: ["R", "C"] }, { name: "Y", dtype: "f32", shape: ["R", "C"] }],
+      body: [{ for: "r", in: [0, "R"], kind: "parallel", body: [
+        { reduce: "m", combiner: "max", over: ["c", ["add", 2147475355, ["mul", 210, "r"]], ["sub", 100, ["mul", 420, "r"]]], value: ["load", "X", ["r", "c"]] },
+        { for: "c", in: [["add", 2147475355, ["mul", 210, "r"]], ["sub", 100, ["mul", 420, "r"]]], kind: "parallel", body: [{ store: "Y", at: ["r", "c"], value: ["sub", ["load", "X", ["r", "c"]], "m"] }] },
+      ] }],
+    });
+    const b = emitBothChecked(h, band, { threads: 32, vector: 8 });
+    expect(b.plan.realization).toBe("cooperative-reduction");
+    expect(b.plan.mapping.cached).toBe(false);
   });
 
   it("the cost model counts a varying stage by its mean extent over the programs", () => {

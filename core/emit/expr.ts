@@ -10,6 +10,9 @@ import { Ctx } from "./context";
 import { castF32ToI32, i32Binary, i32Unary } from "../ir/fold";
 import { I32_LO, Range, exactBinary, rangeOf } from "./ranges";
 import { keptSlot } from "./reuse";
+import { mentions, stripeDim } from "../analysis/stripe";
+
+export { mentions, stripeDim };
 
 // ---------------------------------------------------------------------------------------------
 // The operator table: IR op -> form and spelling ("infix": a OP b, "prefix": OP a, "call":
@@ -204,13 +207,6 @@ function wideIndexText(pi: i32, at: Array<Expr>, cx: Ctx): string {
   return terms.join(" + ");
 }
 
-/** True when `e` mentions the name `n` (a loop, axis or scalar). */
-export function mentions(e: Expr, n: string): bool {
-  if (e.op == "name" && e.name == n) return true;
-  for (let i: i32 = 0; i < e.args.length; i++) if (mentions(e.args[i], n)) return true;
-  return false;
-}
-
 /** The packed vector type of a buffer's element type (4 elements, the element's alignment). */
 export function packedType(dtype: string): string {
   if (dtype == "i32") return "packed_int4";
@@ -219,22 +215,6 @@ export function packedType(dtype: string): string {
   return "packed_float4";
 }
 
-/** The index position of a load where the stripe variable `v` stands alone (the last for a row
- *  stripe, another for a column stripe), or -1: `v` must be exactly one index and appear in no
- *  other. */
-export function stripeDim(e: Expr, v: string): i32 {
-  let at: i32 = -1;
-  for (let d: i32 = 0; d < e.args.length; d++) {
-    const a = e.args[d];
-    if (a.op == "name" && a.name == v) {
-      if (at >= 0) return -1;
-      at = d;
-    } else if (mentions(a, v)) {
-      return -1;
-    }
-  }
-  return at;
-}
 
 /** The register-cache slot text for a load, or "" when the load is not served from a cache. */
 export function cacheSlot(e: Expr, cx: Ctx): string {

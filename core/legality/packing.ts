@@ -12,12 +12,13 @@
 import { Doc, Expr, Stmt } from "../ir/ast";
 import { sameExpr } from "../analysis/vectors";
 import { idiv } from "../util/text";
-import { Affine, AffineEnv, affineOf } from "../ir/affine";
+import { Affine, AffineEnv, addScaled, affineOf } from "../ir/affine";
 import { RuleResult } from "../plan/plan";
 import { LegalityContext } from "./context";
-import { Facts, LOOP_PROGRAM, LoopInfo, Site, addRanges, affineEqual, affineRange, affineSub, renameApart } from "./facts";
+import { Facts, LOOP_PROGRAM, LoopInfo, Site, addRanges, affineEqual, affineRange, affineSub, loopLevel, renameApart } from "./facts";
 import { Verdict, num, quoted } from "./verdict";
 import { gcdF64 } from "../util/num";
+import { stripeDimIn } from "../analysis/stripe";
 import { RUN_EVERY, RUN_ONE } from "../analysis/distribution";
 
 const I32_MAX: i32 = 2147483647;
@@ -121,6 +122,7 @@ function classifyPair(l: Site, s: Site, pv: string, span: f64): i32 {
     const r = new Array<f64>();
     if (affineRange(diff, names, los, his, r) && (r[0] > 0.0 || r[1] < 0.0)) return PAIR_OK;
     if (neverZero(diff)) return PAIR_OK;
+    if (apartInProgram(l, s, changetype<Affine>(lf), changetype<Affine>(sf), pv)) return PAIR_OK;
   }
   // 3. Owner-local: both distributed with one owner for each value (sameOwners), and one
   //    dimension pins the distributed variable (a*v + g with the same a != 0 and the same
@@ -147,6 +149,84 @@ function classifyPair(l: Site, s: Site, pv: string, span: f64): i32 {
   }
   if (!l.allAffine() || !s.allAffine()) return PAIR_UNKNOWN;
   return provenShared(l, s, span) ? PAIR_FAILS : PAIR_UNKNOWN;
+}
+
+/**
+ * The least and the greatest value of index form `f` of site `a` within one program, as two
+ * affine forms of the program variable `pv` ([lo, hi]), or null: every other variable of `f` must
+ * be a loop or axis of `a` with step 1 whose minimum and extent are each constant or affine in
+ * `pv` alone (a causal row [0, r + 1) takes 0 .. r; the rest of it [r + 1, C - r - 1) takes
+ * r + 1 .. C - 1). A loop that does not run in a program gives hi < lo there and touches nothing.
+ */
+function programBounds(a: Site, f: Affine, pv: string): Array<Affine> | null {
+  let lo: Affine | null = constForm(f.c);
+  let hi: Affine | null = constForm(f.c);
+  for (let i: i32 = 0; i < f.vars.length; i++) {
+    const k: f64 = f.coefs[i];
+    if (k == 0.0) continue;
+    if (f.vars[i] == pv) {
+      const one = new Affine();
+      one.vars.push(pv);
+      one.coefs.push(1.0);
+      lo = addScaled(changetype<Affine>(lo), one, k);
+      hi = addScaled(changetype<Affine>(hi), one, k);
+    } else {
+      const at = loopLevel(a.loops, f.vars[i]);
+      if (at < 0) return null;
+      const li = a.loops[at];
+      if (li.kind == LOOP_PROGRAM || !li.stepConst || li.step != 1.0) return null;
+      const mf: Affine | null = li.minConst ? constForm(li.min) : li.minForm;
+      const ef: Affine | null = li.extentConst ? constForm(li.extent) : li.extentForm;
+      if (mf === null || ef === null || !onlyProgramVar(changetype<Affine>(mf), pv) || !onlyProgramVar(changetype<Affine>(ef), pv)) return null;
+      // the values min .. min + extent - 1
+      const end = addScaled(changetype<Affine>(mf), changetype<Affine>(ef), 1.0);
+      if (end === null) return null;
+      const last = changetype<Affine>(end);
+      last.c = last.c - 1.0;
+      lo = addScaled(changetype<Affine>(lo), k > 0.0 ? changetype<Affine>(mf) : last, k);
+      if (lo === null) return null;
+      hi = addScaled(changetype<Affine>(hi), k > 0.0 ? last : changetype<Affine>(mf), k);
+    }
+    if (lo === null || hi === null) return null;
+  }
+  const out = new Array<Affine>();
+  out.push(changetype<Affine>(lo));
+  out.push(changetype<Affine>(hi));
+  return out;
+}
+
+function constForm(c: f64): Affine {
+  const a = new Affine();
+  a.c = c;
+  return a;
+}
+
+/**
+ * Within one program, the index sets of `lf` (site `l`) and `sf` (site `s`) in one dimension never
+ * meet: one's greatest value lies below the other's least in every program (programBounds, each a
+ * form of the program variable, compared over the program loop's range). A causal row's store
+ * Y[r, c], c in [0, r + 1), and the zeros after it, c in [r + 1, C - r - 1), are apart so.
+ */
+function apartInProgram(l: Site, s: Site, lf: Affine, sf: Affine, pv: string): bool {
+  const at = loopLevel(l.loops, pv);
+  if (at < 0 || l.loops[at].kind != LOOP_PROGRAM || !l.loops[at].exact) return false;
+  const lb = programBounds(l, lf, pv);
+  if (lb === null) return false;
+  const sb = programBounds(s, sf, pv);
+  if (sb === null) return false;
+  const names = new Array<string>();
+  const los = new Array<f64>();
+  const his = new Array<f64>();
+  names.push(pv);
+  los.push(l.loops[at].lo);
+  his.push(l.loops[at].hi);
+  const lbs = changetype<Array<Affine>>(lb);
+  const sbs = changetype<Array<Affine>>(sb);
+  const r = new Array<f64>();
+  // s's least minus l's greatest > 0 in every program, or l's least minus s's greatest
+  if (affineRange(affineSub(sbs[0], lbs[1]), names, los, his, r) && r[0] > 0.0) return true;
+  const q = new Array<f64>();
+  return affineRange(affineSub(lbs[0], sbs[1]), names, los, his, q) && q[0] > 0.0;
 }
 
 /**
@@ -780,6 +860,31 @@ function stripeRange(l: LoopInfo, pv: string): bool {
   return (l.minConst || programForm(l.minForm, pv)) && (l.extentConst || programForm(l.extentForm, pv));
 }
 
+/**
+ * Past the last element a program's register fill and stages compute (in 32-bit ints): the
+ * minimum plus the extent where both are constant; where they vary by program, the largest
+ * minimum plus the largest extent (each program runs the chunks of the largest extent from its
+ * own minimum, guarded); +infinity when the program variable's range is not known.
+ */
+function stripeTop(a: Site, li: LoopInfo, pv: string): f64 {
+  if (li.minConst && li.extentConst) return li.min + li.extent;
+  const at = loopLevel(a.loops, pv);
+  if (at < 0 || !a.loops[at].exact) return Infinity;
+  const mf: Affine | null = li.minConst ? constForm(li.min) : li.minForm;
+  const ef: Affine | null = li.extentConst ? constForm(li.extent) : li.extentForm;
+  if (mf === null || ef === null) return Infinity;
+  const names = new Array<string>();
+  const los = new Array<f64>();
+  const his = new Array<f64>();
+  names.push(pv);
+  los.push(a.loops[at].lo);
+  his.push(a.loops[at].hi);
+  const m = new Array<f64>();
+  const e = new Array<f64>();
+  if (!affineRange(changetype<Affine>(mf), names, los, his, m) || !affineRange(changetype<Affine>(ef), names, los, his, e)) return Infinity;
+  return m[1] + (e[1] > 0.0 ? e[1] : 0.0);
+}
+
 /** Two stripe ranges (stripeRange) that are the same for every program: the same minimum and the
  *  same extent (each the same constant, or the same affine form of the program variable). */
 function sameStripeRange(a: LoopInfo, b: LoopInfo): bool {
@@ -859,6 +964,13 @@ export function checkPrivateOwnership(ctx: LegalityContext): RuleResult {
         v.fail("This read of the cached buffer " + quoted(name) + " is not of the form [program-uniform indices, " + dv.name + " + program-uniform offset in one dimension] with the distributed variable " + quoted(dv.name) + " (coefficient 1) in exactly one dimension and every other index program-uniform.", l.ptr);
         continue;
       }
+      // the register stripe holds the element at the variable itself (the emitter serves a load
+      // from it only where the index is the bare name, core/analysis/stripe.ts): an offset, or a
+      // let that names the variable, reads memory, so the buffer is not kept in registers
+      if (stripeDimIn(l.index, dv.name) != cd) {
+        v.fail("This read of the cached buffer " + quoted(name) + " indexes its stripe dimension with an expression of " + quoted(dv.name) + " (an offset, or a let), not " + quoted(dv.name) + " itself: the register stripe holds the elements at " + quoted(dv.name) + " only, so this buffer is read from memory.", l.ptr);
+        continue;
+      }
       if (ref === null) {
         // the fill computes stripe elements in 32-bit, up to one chunk of W*V past the range
         const over: f64 = <f64>ctx.device.maxThreadsPerGroup * 8.0;
@@ -868,8 +980,8 @@ export function checkPrivateOwnership(ctx: LegalityContext): RuleResult {
         }
         // the end of the stripe: min + extent, or past the largest value of a varying range
         const bottom: f64 = dv.minConst ? dv.min : dv.boxLo;
-        const top: f64 = dv.minConst && dv.extentConst ? dv.min + dv.extent : dv.boxHi + 1.0;
-        if (bottom < -2147483648.0 || top + over > 2147483647.0) {
+        const top: f64 = stripeTop(l, dv, pv);
+        if (bottom < -2147483648.0 || !(top + over <= 2147483647.0)) {
           v.unknown("The range of " + quoted(dv.name) + " reaches the end of the 32-bit integers, where the register fill's element arithmetic is not exact.", l.ptr);
           continue;
         }

@@ -217,6 +217,29 @@ describe("diagnostics like a modern compiler", () => {
     expect(firstDiagnostic(far).message).not.toContain("Did you mean");
   });
 
+  it("a reduce's axis used after its reduce is explained as such, not answered with a guess", () => {
+    // (a user corpus of session 29 got 'Did you mean "C"?' here)
+    const doc = bad();
+    doc.body[0].body.push({ store: "Out", at: ["r", "c"], value: "mx" });
+    const d = firstDiagnostic(doc);
+    expect(d.code).toBe("TIR010");
+    expect(d.message).toContain("it is the axis of a reduce, bound only inside that reduce's value");
+    expect(d.message).not.toContain("Did you mean");
+  });
+
+  it("an element store in each branch of an if: the grid's refusal says how to write it so that it fuses", () => {
+    const doc = JSON.stringify({
+      tile: 1, name: "relu_if", attrs: { noalias: true }, sizes: { R: 4, C: 64 },
+      params: [{ name: "X", dtype: "f32", shape: ["R", "C"] }, { name: "Y", dtype: "f32", shape: ["R", "C"] }],
+      body: [{ for: "r", in: [0, "R"], kind: "parallel", body: [{ for: "c", in: [0, "C"], kind: "parallel", body: [
+        { if: ["gt", ["load", "X", ["r", "c"]], ["f32", 0]], then: [{ store: "Y", at: ["r", "c"], value: ["load", "X", ["r", "c"]] }], else: [{ store: "Y", at: ["r", "c"], value: ["f32", 0] }] },
+      ] }] }],
+    });
+    const p = wasm.call({ command: "plan", document: doc, options: {} });
+    expect(p.rejections[0].realization).toBe("fused-elementwise");
+    expect(p.rejections[0].message).toContain("one unconditional store whose value is a `select` is fused");
+  });
+
   it("an operator Tile IR lacks (sigmoid) is answered with how to write it", () => {
     const doc = bad();
     doc.body[0].body[1].body[0].value = ["sigmoid", "mx"];

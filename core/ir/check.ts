@@ -92,6 +92,8 @@ class Checker {
   /** Depth of enclosing `if` statements (accesses under a condition are not bounds-checked). */
   guarded: i32 = 0;
   sawParallel: bool = false;
+  /** The axis names of the reduces met so far (a use outside its reduce's value gets a hint). */
+  reduceAxes: Array<string> = new Array<string>();
 
   constructor(doc: Doc) {
     this.doc = doc;
@@ -443,6 +445,7 @@ class Checker {
       const t = this.expr(s.value);
       if (t == "bool") this.err("TIR017", s.value.ptr, "A reduce combines numbers; the value is bool. Use select to turn a condition into 0 or 1.");
       this.leave(mark);
+      if (this.reduceAxes.indexOf(s.axis) < 0) this.reduceAxes.push(s.axis);
       this.bind(new Binding(s.name, "scalar", t == "bool" ? "" : t, s.ptr + "/reduce"));
       return;
     }
@@ -541,6 +544,7 @@ class Checker {
       const bb = this.lookup(e.name);
       if (bb === null) {
         if (this.doc.paramIndex(e.name) >= 0) this.err("TIR010", e.ptr, "\"" + e.name + "\" is a buffer; read it with [\"load\", \"" + e.name + "\", [indices]].");
+        else if (this.reduceAxes.indexOf(e.name) >= 0) this.err("TIR010", e.ptr, "The name \"" + e.name + "\" is not in scope here: it is the axis of a reduce, bound only inside that reduce's value. To visit the elements again after the reduce, write a loop over them (a parallel `for` binds its own variable).");
         else this.err("TIR010", e.ptr, "The name \"" + e.name + "\" is not in scope here; bind it first or check its spelling." + didYouMean(e.name, this.scopeNames()));
         return "";
       }

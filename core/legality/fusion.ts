@@ -372,7 +372,10 @@ export function checkSingleWriter(ctx: LegalityContext): RuleResult {
       continue;
     }
     for (let k: i32 = 1; k < all.length; k++) {
-      v.fail("A second store writes " + quoted(buffer) + " (first at " + all[0].ptr + ") and the two are not shown to write different elements; two writers of one element (WAW) are not fused.", all[k].ptr);
+      // (stores in the branches of an if may each run for other elements, but the grid proves
+      // nothing about conditions: say how to write it so that it fuses)
+      const guarded = all[0].guarded || all[k].guarded ? " A store under an `if` is not told apart from the other by its condition; one unconditional store whose value is a `select` is fused." : "";
+      v.fail("A second store writes " + quoted(buffer) + " (first at " + all[0].ptr + ") and the two are not shown to write different elements; two writers of one element (WAW) are not fused." + guarded, all[k].ptr);
     }
   }
   return v.result(shared > 0

@@ -11,7 +11,8 @@
 //   nest's linear index, scaled and offset, a transposed one, and programs that collide where the
 //   planner reorders the loops, which must then run in the written order), and loops and reduces
 //   whose ranges vary by program (causal rows and bands, read back with the same or another minimum),
-//   the even and odd elements of pairs stored by one loop, and flat column-major outputs.
+//   the even and odd elements of pairs stored by one loop, and flat column-major outputs, and a
+//   row's values followed by its zeros over ranges that vary by program.
 // `honest` is false when the document's `parallel` claim is false (a cross-program read); every
 // admitted kernel, the serial fallback included, is still held to the oracle (the fallback runs
 // unproven programs in order in one thread). Sizes near 2^31 are drawn by `hugeSpec` for planning and emitting only.
@@ -21,7 +22,7 @@ import { type Skel, fexpr, skel1 } from "./gen";
 export const SHAPES = [
   "if-else", "if-overwrite", "if-inplace", "serial-around", "inplace", "shifted", "neg-min", "mod-min",
   "step", "guarded", "offsets", "offsets-interleaved", "cross-read", "names", "select-pad", "minmax-extent",
-  "i32-reuse", "wrap-extent", "nest", "ragged", "even-odd", "flat-transposed",
+  "i32-reuse", "wrap-extent", "nest", "ragged", "even-odd", "flat-transposed", "causal-zeros",
 ] as const;
 export type Shape = (typeof SHAPES)[number];
 
@@ -292,6 +293,23 @@ export function buildStructural(s: StructSpec): StructCase {
       if (s.k >= 2) {
         body.push(ploop([{ store: "Z", at: [row, cv], value: ["add", L("Y", row, cv), f32(0.25)] }], s.k === 2 ? lo : 0, "C"));
       }
+      break;
+    }
+    case "causal-zeros": {
+      // (session 29) a row's values over [0, C - r) and its zeros over [C - r, C): apart within
+      // the program (apartInProgram), cooperative; k = 1 starts the zeros one early (they meet
+      // the values at C - r - 1: not proven, so serial), k = 2 one late (a gap), k = 3 writes the
+      // zeros first
+      // (Z is [R, CZ], CZ = max(C, R), so that CZ - r - 1 >= 0 in every program)
+      params.push({ name: "Z", dtype: "f32", shape: ["R", "CZ"] });
+      sizes.CZ = Math.max(C, R);
+      const ext: J = ["sub", "CZ", rv];
+      const zlo: J = s.k === 1 ? ["sub", ext, 1] : s.k === 2 ? ["add", ext, 1] : ext;
+      const zext: J = s.k === 1 ? ["add", rv, 1] : s.k === 2 ? ["sub", rv, 1] : rv;
+      const values = ploop([{ store: "Z", at: [row, cv], value: val([sc, f32(0.75)]) }], 0, ext);
+      const zeros = ploop([{ store: "Z", at: [row, cv], value: f32(0) }], zlo, zext);
+      if (s.k === 3) body.push(zeros, values);
+      else body.push(values, zeros);
       break;
     }
     case "even-odd": {

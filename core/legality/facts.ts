@@ -251,7 +251,7 @@ class Walker {
     // (a band [r, C - r) ends at C - 1, not at R - 1 + C - 1)
     const mf = li.minForm;
     const ef = li.extentForm;
-    if (li.boxKnown && li.stepConst && li.step == 1.0 && mf !== null && ef !== null) {
+    if (li.boxKnown && !(li.minConst && li.extentConst) && li.stepConst && li.step == 1.0 && mf !== null && ef !== null) {
       const r = new Array<f64>();
       if (this.vb.range(affineSub(changetype<Affine>(mf), negated(changetype<Affine>(ef))), r) && r[1] - 1.0 < li.boxHi) {
         li.boxHi = r[1] - 1.0 < li.boxLo ? li.boxLo : r[1] - 1.0;

@@ -122,7 +122,6 @@ function classifyPair(l: Site, s: Site, pv: string, span: f64): i32 {
     const r = new Array<f64>();
     if (affineRange(diff, names, los, his, r) && (r[0] > 0.0 || r[1] < 0.0)) return PAIR_OK;
     if (neverZero(diff)) return PAIR_OK;
-    if (apartInProgram(l, s, changetype<Affine>(lf), changetype<Affine>(sf), pv)) return PAIR_OK;
   }
   // 3. Owner-local: both distributed with one owner for each value (sameOwners), and one
   //    dimension pins the distributed variable (a*v + g with the same a != 0 and the same
@@ -146,6 +145,13 @@ function classifyPair(l: Site, s: Site, pv: string, span: f64): i32 {
         if (onlyProgramVar(lg, pv) && onlyProgramVar(sg, pv) && affineEqual(lg, sg)) return PAIR_OK;
       }
     }
+  }
+  // 4. Disjoint by ranges that vary by program (apartInProgram), tried last: the pairs above are
+  //    the common ones, and this one builds forms
+  for (let d: i32 = 0; d < n; d++) {
+    const lf = l.forms[d];
+    const sf = s.forms[d];
+    if (lf !== null && sf !== null && apartInProgram(l, s, changetype<Affine>(lf), changetype<Affine>(sf), pv)) return PAIR_OK;
   }
   if (!l.allAffine() || !s.allAffine()) return PAIR_UNKNOWN;
   return provenShared(l, s, span) ? PAIR_FAILS : PAIR_UNKNOWN;

@@ -49,6 +49,13 @@ describe("exit codes", () => {
     noStack(r);
   });
 
+  it("tile check is validate by another name (a user corpus reached for it)", () => {
+    const r = tile("check", sum);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`${sum}: ok (sum)\n`);
+    expect(tile("check", fixture("TIR023-out-of-bounds")).code).toBe(2);
+  });
+
   it("2 for an invalid document, with the diagnostic printed", () => {
     const r = tile("validate", fixture("TIR023-out-of-bounds"));
     expect(r.code).toBe(2);

@@ -90,6 +90,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
 
   program
     .command("validate")
+    .alias("check")
     .description("read, validate and type-check Tile IR documents")
     .argument("<files...>")
     .addOption(sizeOption())

@@ -220,19 +220,26 @@ function apartInProgram(l: Site, s: Site, lf: Affine, sf: Affine, pv: string): b
   if (lb === null) return false;
   const sb = programBounds(s, sf, pv);
   if (sb === null) return false;
+  const lbs = changetype<Array<Affine>>(lb);
+  const sbs = changetype<Array<Affine>>(sb);
+  const prog = l.loops[at];
+  const r = new Array<f64>();
+  // s's least minus l's greatest > 0 in every program, or l's least minus s's greatest
+  if (overPrograms(affineSub(sbs[0], lbs[1]), pv, prog, r) && r[0] > 0.0) return true;
+  const q = new Array<f64>();
+  return overPrograms(affineSub(lbs[0], sbs[1]), pv, prog, q) && q[0] > 0.0;
+}
+
+/** The range [lo, hi] of form `f` of the program variable `pv` over the program loop `prog`'s
+ *  exact range (into `out`); false where `f` has another variable. */
+function overPrograms(f: Affine, pv: string, prog: LoopInfo, out: Array<f64>): bool {
   const names = new Array<string>();
   const los = new Array<f64>();
   const his = new Array<f64>();
   names.push(pv);
-  los.push(l.loops[at].lo);
-  his.push(l.loops[at].hi);
-  const lbs = changetype<Array<Affine>>(lb);
-  const sbs = changetype<Array<Affine>>(sb);
-  const r = new Array<f64>();
-  // s's least minus l's greatest > 0 in every program, or l's least minus s's greatest
-  if (affineRange(affineSub(sbs[0], lbs[1]), names, los, his, r) && r[0] > 0.0) return true;
-  const q = new Array<f64>();
-  return affineRange(affineSub(lbs[0], sbs[1]), names, los, his, q) && q[0] > 0.0;
+  los.push(prog.lo);
+  his.push(prog.hi);
+  return affineRange(f, names, los, his, out);
 }
 
 /**
@@ -879,15 +886,9 @@ function stripeTop(a: Site, li: LoopInfo, pv: string): f64 {
   const mf: Affine | null = li.minConst ? constForm(li.min) : li.minForm;
   const ef: Affine | null = li.extentConst ? constForm(li.extent) : li.extentForm;
   if (mf === null || ef === null) return Infinity;
-  const names = new Array<string>();
-  const los = new Array<f64>();
-  const his = new Array<f64>();
-  names.push(pv);
-  los.push(a.loops[at].lo);
-  his.push(a.loops[at].hi);
   const m = new Array<f64>();
   const e = new Array<f64>();
-  if (!affineRange(changetype<Affine>(mf), names, los, his, m) || !affineRange(changetype<Affine>(ef), names, los, his, e)) return Infinity;
+  if (!overPrograms(changetype<Affine>(mf), pv, a.loops[at], m) || !overPrograms(changetype<Affine>(ef), pv, a.loops[at], e)) return Infinity;
   return m[1] + (e[1] > 0.0 ? e[1] : 0.0);
 }
 

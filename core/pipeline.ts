@@ -167,8 +167,8 @@ function stages(r: Compiled, loaded: Loaded, o: Options, emit: bool, version: st
     if (pst !== null) {
       const programs = planFor(r.doc, changetype<Structure>(pst), r.device, o, new Plan(), null);
       if (!hasErrors(programs.diags) && programs.realization == REALIZATION_COOPERATIVE) {
-        for (let i: i32 = 0; i < plan.rejections.length; i++) programs.rejections.unshift(plan.rejections[i]);
-        programs.notes.unshift("The fused element grid is not proven (see the rejection), so the document runs as programs: one per iteration of the top-level parallel loop \"" + changetype<Stmt>(changetype<Structure>(pst).programLoop).name + "\", its inner parallel loops spread over the program's workers (the cooperative realization, with no reduce).");
+        for (let i: i32 = plan.rejections.length - 1; i >= 0; i--) programs.rejections.unshift(plan.rejections[i]);
+        programs.notes.unshift("The fused element grid is not used (see the rejection), so the document runs as programs: one per iteration of the top-level parallel loop \"" + changetype<Stmt>(changetype<Structure>(pst).programLoop).name + "\", its inner parallel loops spread over the program's workers (the cooperative realization, with no reduce).");
         r.plan = programs;
         plan = programs;
         st = changetype<Structure>(pst);

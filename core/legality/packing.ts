@@ -1009,8 +1009,8 @@ export function checkPrivateOwnership(ctx: LegalityContext): RuleResult {
       }
     }
   }
-  if (varying) return v.result("Every cached buffer is never written and is read only with v + offset in one dimension (the same in every read) and program-uniform indices elsewhere, v distributed over one identical range per program (a minimum and an extent each constant or affine in the program variable, each the same form in every read, so the register stripe is sized for the largest extent and each element's slot, decided by v - min, does not depend on where the range ends), so worker w always holds and reads the same elements.");
-  return v.result("Every cached buffer is never written and is read only with v + offset in one dimension (the same in every read) and program-uniform indices elsewhere, v distributed over one identical constant range, so worker w always holds and reads the same elements.");
+  if (varying) return v.result("Every cached buffer is never written and is read only with v itself in one dimension (the same in every read) and program-uniform indices elsewhere, v distributed over one identical range per program (a minimum and an extent each constant or affine in the program variable, each the same form in every read, so the register stripe is sized for the largest extent and each element's slot, decided by v - min, does not depend on where the range ends), so worker w always holds and reads the same elements.");
+  return v.result("Every cached buffer is never written and is read only with v itself in one dimension (the same in every read) and program-uniform indices elsewhere, v distributed over one identical constant range, so worker w always holds and reads the same elements.");
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -10,7 +10,8 @@ import { Expr, Stmt } from "../ir/ast";
 import { RUN_DISTRIBUTED, RUN_EVERY, distribute, isWrapper } from "../analysis/distribution";
 import { ceilDiv, idiv } from "../util/text";
 import { Ctx } from "./context";
-import { Val, elementRef, emitExpr, emitLoad, indexText, intText, isNarrowFloat, mentions, mslType, packedType, storeText, stripeDim } from "./expr";
+import { Val, elementRef, emitExpr, emitLoad, indexText, intText, isNarrowFloat, mslType, packedType, storeText } from "./expr";
+import { mentions, stripeDim } from "../analysis/stripe";
 import { valueType } from "../ir/ast";
 import { VectorAccesses, packWidth, packs, vectorAccessesOfList, vectorAccessesOfReduce } from "../analysis/vectors";
 import { emitPackedVector, packedIn } from "./vector";
@@ -314,15 +315,17 @@ function emitStripe(s: Stmt, isReduce: bool, run: Array<Stmt>, accs: Array<Array
   const wide: bool = !cx.loopRanges.fitsWith(s, <f64>per * <f64>(m.U + 1));
   let chunks: string = "";
   let chunkCount: i32 = -1;
+  // the register cache of a range that varies by program, where this stripe is its range
+  const cached: i32 = extV.known || wide ? -1 : cachedRange(minV, extV, cx);
   if (extV.known && wide) {
     chunks = extV.ival <= 0 ? "0" : formatF64Fixed(Math.ceil(<f64>extV.ival / <f64>per), 0);
   } else if (extV.known) {
     chunkCount = extV.ival <= 0 ? 0 : ceilDiv(extV.ival, per);
     chunks = num(chunkCount);
-  } else if (!wide && cachedRange(minV, extV, cx) >= 0) {
+  } else if (cached >= 0) {
     // a range that varies by program, served from a register stripe: the stripe's chunks up to
     // the largest extent (constant indices into the registers), each element guarded
-    chunks = num(ceilDiv(cx.cacheMost[cachedRange(minV, extV, cx)], per));
+    chunks = num(ceilDiv(cx.cacheMost[cached], per));
   } else {
     chunks = "chunks_" + num(cx.serial);
     cx.serial = cx.serial + 1;

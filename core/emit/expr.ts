@@ -10,9 +10,7 @@ import { Ctx } from "./context";
 import { castF32ToI32, i32Binary, i32Unary } from "../ir/fold";
 import { I32_LO, Range, exactBinary, rangeOf } from "./ranges";
 import { keptSlot } from "./reuse";
-import { mentions, stripeDim } from "../analysis/stripe";
-
-export { mentions, stripeDim };
+import { stripeDim } from "../analysis/stripe";
 
 // ---------------------------------------------------------------------------------------------
 // The operator table: IR op -> form and spelling ("infix": a OP b, "prefix": OP a, "call":

@@ -12,7 +12,8 @@
 import { Expr, Stmt, valueType } from "../ir/ast";
 import { RUN_DISTRIBUTED } from "../analysis/distribution";
 import { Ctx } from "./context";
-import { emitExpr, stripeDim } from "./expr";
+import { emitExpr } from "./expr";
+import { stripeDim } from "../analysis/stripe";
 import { siblingJoins, siblingRunLength } from "../analysis/siblings";
 
 /** `a` (in a stage over variable `va`) and `b` (over `vb`) are the same computation. */

@@ -4,7 +4,7 @@
 // One walk, no names consulted for decisions (names are identities of loops and buffers only).
 
 import { Doc, Expr, Stmt } from "../ir/ast";
-import { Affine, AffineEnv, affineOf, exactTerms } from "../ir/affine";
+import { Affine, AffineEnv, addScaled, affineOf, exactTerms } from "../ir/affine";
 import { Distribution, RUN_DISTRIBUTED } from "../analysis/distribution";
 import { VarBounds, boundAffine, loopBounds } from "../analysis/ranges";
 
@@ -253,7 +253,8 @@ class Walker {
     const ef = li.extentForm;
     if (li.boxKnown && !(li.minConst && li.extentConst) && li.stepConst && li.step == 1.0 && mf !== null && ef !== null) {
       const r = new Array<f64>();
-      if (this.vb.range(affineSub(changetype<Affine>(mf), negated(changetype<Affine>(ef))), r) && r[1] - 1.0 < li.boxHi) {
+      const end = addScaled(changetype<Affine>(mf), changetype<Affine>(ef), 1.0);
+      if (end !== null && this.vb.range(changetype<Affine>(end), r) && r[1] - 1.0 < li.boxHi) {
         li.boxHi = r[1] - 1.0 < li.boxLo ? li.boxLo : r[1] - 1.0;
       }
     }
@@ -357,17 +358,6 @@ export function collectFacts(doc: Doc, programLoop: Stmt | null, roles: Distribu
   w.facts.roles = roles;
   w.stmts(doc.body);
   return w.facts;
-}
-
-/** -a. */
-function negated(a: Affine): Affine {
-  const r = new Affine();
-  r.c = -a.c;
-  for (let i: i32 = 0; i < a.vars.length; i++) {
-    r.vars.push(a.vars[i]);
-    r.coefs.push(-a.coefs[i]);
-  }
-  return r;
 }
 
 /** a - b (null on overflow of the exact range). */

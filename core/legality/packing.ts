@@ -181,8 +181,9 @@ function programBounds(a: Site, f: Affine, pv: string): Array<Affine> | null {
       if (at < 0) return null;
       const li = a.loops[at];
       if (li.kind == LOOP_PROGRAM || !li.stepConst || li.step != 1.0) return null;
-      const mf: Affine | null = li.minConst ? constForm(li.min) : li.minForm;
-      const ef: Affine | null = li.extentConst ? constForm(li.extent) : li.extentForm;
+      // (a constant minimum or extent has its constant form too)
+      const mf = li.minForm;
+      const ef = li.extentForm;
       if (mf === null || ef === null || !onlyProgramVar(changetype<Affine>(mf), pv) || !onlyProgramVar(changetype<Affine>(ef), pv)) return null;
       // the values min .. min + extent - 1
       const end = addScaled(changetype<Affine>(mf), changetype<Affine>(ef), 1.0);
@@ -883,8 +884,8 @@ function stripeTop(a: Site, li: LoopInfo, pv: string): f64 {
   if (li.minConst && li.extentConst) return li.min + li.extent;
   const at = loopLevel(a.loops, pv);
   if (at < 0 || !a.loops[at].exact) return Infinity;
-  const mf: Affine | null = li.minConst ? constForm(li.min) : li.minForm;
-  const ef: Affine | null = li.extentConst ? constForm(li.extent) : li.extentForm;
+  const mf = li.minForm;
+  const ef = li.extentForm;
   if (mf === null || ef === null) return Infinity;
   const m = new Array<f64>();
   const e = new Array<f64>();
@@ -896,13 +897,12 @@ function stripeTop(a: Site, li: LoopInfo, pv: string): f64 {
  *  same extent (each the same constant, or the same affine form of the program variable). */
 function sameStripeRange(a: LoopInfo, b: LoopInfo): bool {
   if (a.sameRange(b)) return true;
-  return sameBound(a.minConst, a.min, a.minForm, b.minConst, b.min, b.minForm) &&
-    sameBound(a.extentConst, a.extent, a.extentForm, b.extentConst, b.extent, b.extentForm);
-}
-
-function sameBound(ac: bool, av: f64, af: Affine | null, bc: bool, bv: f64, bf: Affine | null): bool {
-  if (ac || bc) return ac && bc && av == bv;
-  return af !== null && bf !== null && affineEqual(changetype<Affine>(af), changetype<Affine>(bf));
+  const am = a.minForm;
+  const bm = b.minForm;
+  const ae = a.extentForm;
+  const be = b.extentForm;
+  return am !== null && bm !== null && ae !== null && be !== null &&
+    affineEqual(changetype<Affine>(am), changetype<Affine>(bm)) && affineEqual(changetype<Affine>(ae), changetype<Affine>(be));
 }
 
 /** The one dimension of an affine access whose index has a nonzero coefficient of `v`, or -1

@@ -67,6 +67,14 @@ function nestNote(n: FlatNest): string {
   return s + ".";
 }
 
+/** What an element nest's flattening changed: the loop order, the merged buffers ("" if nothing). */
+function elementNestDetail(n: FlatNest): string {
+  let s = "";
+  if (n.reordered) s += "; the loops in this order, not as written: the last one indexes the largest buffer's innermost dimension, so neighbouring programs touch neighbouring elements";
+  if (n.merged.length > 0) s += "; " + n.merged.join(", ") + " viewed with " + n.vars.length.toString() + " leading dimensions merged into one of " + n.programs.toString() + " (same memory)";
+  return s;
+}
+
 /** Legality, widths and cost of `doc` into `plan` (returned); the solver's legality context
  *  takes `facts` where they are the ones it would collect. */
 function planFor(doc: Doc, st: Structure, device: Device, o: Options, plan: Plan, facts: Facts | null): Plan {
@@ -162,17 +170,45 @@ function stages(r: Compiled, loaded: Loaded, o: Options, emit: bool, version: st
   //     iteration of the top-level loop, its inner loops spread over the workers) where the
   //     cooperative rules prove that, before the serial program (core/analysis/structure.ts
   //     programsOf); not under --no-fuse, which asks for no multi-output kernel
+  //     Where the top level is a perfect nest of parallel loops with constant bounds (batch, row,
+  //     column), the loops above the innermost parallel ones may instead be one program per index
+  //     tuple (4b's flattening, element form): both are planned and the cheaper one is kept
   if (st.family == "element" && plan.realization == REALIZATION_SERIAL && !hasErrors(plan.diags) && (o.fuse || st.outputs.length <= 1)) {
+    let best: Plan | null = null;
+    let bestSt: Structure | null = null;
+    let bestDoc: Doc = r.doc;
+    let bestNote = "";
     const pst = programsOf(r.doc);
     if (pst !== null) {
       const programs = planFor(r.doc, changetype<Structure>(pst), r.device, o, new Plan(), null);
       if (!hasErrors(programs.diags) && programs.realization == REALIZATION_COOPERATIVE) {
-        for (let i: i32 = plan.rejections.length - 1; i >= 0; i--) programs.rejections.unshift(plan.rejections[i]);
-        programs.notes.unshift("The fused element grid is not used (see the rejection), so the document runs as programs: one per iteration of the top-level parallel loop \"" + changetype<Stmt>(changetype<Structure>(pst).programLoop).name + "\", its inner parallel loops spread over the program's workers (the cooperative realization, with no reduce).");
-        r.plan = programs;
-        plan = programs;
-        st = changetype<Structure>(pst);
+        best = programs;
+        bestSt = pst;
+        bestNote = "The fused element grid is not used (see the rejection), so the document runs as programs: one per iteration of the top-level parallel loop \"" + changetype<Stmt>(changetype<Structure>(pst).programLoop).name + "\", its inner parallel loops spread over the program's workers (the cooperative realization, with no reduce).";
       }
+    }
+    const nest = flattenProgramNest(r.doc, true);
+    const flat = nest.doc;
+    if (flat !== null) {
+      const fpst = programsOf(changetype<Doc>(flat));
+      if (fpst !== null) {
+        const fprograms = planFor(changetype<Doc>(flat), changetype<Structure>(fpst), r.device, o, new Plan(), null);
+        if (!hasErrors(fprograms.diags) && fprograms.realization == REALIZATION_COOPERATIVE && (best === null || fprograms.cost.total < changetype<Plan>(best).cost.total)) {
+          best = fprograms;
+          bestSt = fpst;
+          bestDoc = changetype<Doc>(flat);
+          bestNote = "The fused element grid is not used (see the rejection), so the document runs as programs: one per index tuple of the parallel loops " + nest.vars.join(", ") + " (" + nest.programs.toString() + " programs), the inner parallel loops spread over the program's workers (the cooperative realization, with no reduce)" + elementNestDetail(nest) + ".";
+        }
+      }
+    }
+    if (best !== null) {
+      const programs = changetype<Plan>(best);
+      for (let i: i32 = plan.rejections.length - 1; i >= 0; i--) programs.rejections.unshift(plan.rejections[i]);
+      programs.notes.unshift(bestNote);
+      r.plan = programs;
+      plan = programs;
+      st = changetype<Structure>(bestSt);
+      r.doc = bestDoc;
     }
   }
   if (flattened && plan.realization == REALIZATION_SERIAL && !hasErrors(plan.diags)) {

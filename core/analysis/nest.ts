@@ -291,8 +291,21 @@ function collectNames(list: Array<Stmt>, out: Array<string>): void {
   }
 }
 
-/** The nest flattened into one program loop, when the pattern applies (see the header). */
-export function flattenProgramNest(doc: Doc): FlatNest {
+/** Whether `list` holds a parallel loop, at any depth. */
+function holdsParallelLoop(list: Array<Stmt>): bool {
+  for (let i: i32 = 0; i < list.length; i++) {
+    const s = list[i];
+    if (s.kind == "for" && s.parallel) return true;
+    if (holdsParallelLoop(s.body) || holdsParallelLoop(s.orelse)) return true;
+  }
+  return false;
+}
+
+/** The nest flattened into one program loop, when the pattern applies (see the header). With
+ *  `element`, the nest of an element-family document (no reduce) as programs: every loop of the
+ *  perfect nest whose body still holds a parallel loop, so that the innermost parallel loops stay
+ *  in the program body, spread over its workers (pipeline step 5b). */
+export function flattenProgramNest(doc: Doc, element: bool = false): FlatNest {
   const r = new FlatNest();
   if (doc.body.length != 1) return r;
   const loops = new Array<Stmt>();
@@ -301,10 +314,13 @@ export function flattenProgramNest(doc: Doc): FlatNest {
     loops.push(s);
     if (s.body.length != 1) break;
     const inner = s.body[0];
-    if (inner.kind != "for" || !inner.parallel || !containsReduce(inner.body)) break;
+    if (inner.kind != "for" || !inner.parallel) break;
+    if (element ? !holdsParallelLoop(inner.body) : !containsReduce(inner.body)) break;
     s = inner;
   }
-  if (loops.length < 2 || !containsReduce(loops[loops.length - 1].body)) return r;
+  if (loops.length < 2) return r;
+  const lastBody = loops[loops.length - 1].body;
+  if (element ? containsReduce(lastBody) || !holdsParallelLoop(lastBody) : !containsReduce(lastBody)) return r;
   const body = loops[loops.length - 1].body;
   const mins = new Array<i32>();
   const extents = new Array<i32>();

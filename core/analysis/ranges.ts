@@ -1,6 +1,7 @@
 // Sound integer bounds of every loop and reduce variable, and of each loop's end
 // `min + extent * step`, over the whole iteration space (exact integers, f64). A bound is known
-// when min, extent and step are affine in sizes and enclosing variables whose bounds are known.
+// when min, extent and step are affine in sizes and enclosing variables whose bounds are known,
+// or (min and extent) built from such forms by div, mod, min and max (exprRange).
 // The emitter reads them to choose a type that cannot overflow (64-bit where a bound leaves
 // i32); the legality facts read them to know that an i32 index expression cannot wrap.
 
@@ -87,13 +88,91 @@ export function boundAffine(e: Expr, env: AffineEnv, doc: Doc, vb: VarBounds): A
 }
 
 /**
+ * [lo, hi] of the i32 expression `e` into `out`, or false: an affine form through `vb` (as
+ * boundAffine takes it), else add, sub, mul, min, max and neg of such ranges, and div and mod by a
+ * divisor whose range is positive (`div` truncates, monotone in each argument: its extremes are at
+ * the corners; floor `mod` by b >= 1 lies in [0, b - 1], and is the dividend itself where that
+ * lies in [0, b_lo - 1]), each result exact inside i32, so that no operation wraps. A batch and row
+ * decoded from one program index (`p / R`, `p % R`) have their bounds this way.
+ */
+export function exprRange(e: Expr, env: AffineEnv, doc: Doc, vb: VarBounds, out: Array<f64>, depth: i32): bool {
+  if (depth > 32) return false;
+  const a = boundAffine(e, env, doc, vb);
+  if (a !== null) return vb.range(changetype<Affine>(a), out);
+  if (e.op == "name") {
+    const li = env.letNames.lastIndexOf(e.name);
+    return li >= 0 && exprRange(env.letValues[li], env, doc, vb, out, depth + 1);
+  }
+  const x = new Array<f64>();
+  if (e.op == "neg" && e.args.length == 1) {
+    if (!exprRange(e.args[0], env, doc, vb, x, depth + 1) || !fitsI32(-x[1], -x[0])) return false;
+    out.push(-x[1]);
+    out.push(-x[0]);
+    return true;
+  }
+  if (e.args.length != 2) return false;
+  const op = e.op;
+  if (op != "add" && op != "sub" && op != "mul" && op != "min" && op != "max" && op != "div" && op != "mod") return false;
+  const y = new Array<f64>();
+  if (!exprRange(e.args[0], env, doc, vb, x, depth + 1) || !exprRange(e.args[1], env, doc, vb, y, depth + 1)) return false;
+  let lo: f64 = 0.0;
+  let hi: f64 = 0.0;
+  if (op == "add") {
+    lo = x[0] + y[0];
+    hi = x[1] + y[1];
+  } else if (op == "sub") {
+    lo = x[0] - y[1];
+    hi = x[1] - y[0];
+  } else if (op == "min") {
+    lo = Math.min(x[0], y[0]);
+    hi = Math.min(x[1], y[1]);
+  } else if (op == "max") {
+    lo = Math.max(x[0], y[0]);
+    hi = Math.max(x[1], y[1]);
+  } else if (op == "mul") {
+    const c0: f64 = x[0] * y[0];
+    const c1: f64 = x[0] * y[1];
+    const c2: f64 = x[1] * y[0];
+    const c3: f64 = x[1] * y[1];
+    lo = Math.min(Math.min(c0, c1), Math.min(c2, c3));
+    hi = Math.max(Math.max(c0, c1), Math.max(c2, c3));
+  } else if (op == "div") {
+    if (y[0] < 1.0) return false;
+    const d0: f64 = Math.trunc(x[0] / y[0]);
+    const d1: f64 = Math.trunc(x[0] / y[1]);
+    const d2: f64 = Math.trunc(x[1] / y[0]);
+    const d3: f64 = Math.trunc(x[1] / y[1]);
+    lo = Math.min(Math.min(d0, d1), Math.min(d2, d3));
+    hi = Math.max(Math.max(d0, d1), Math.max(d2, d3));
+  } else {
+    if (y[0] < 1.0) return false;
+    if (x[0] >= 0.0 && x[1] < y[0]) {
+      lo = x[0];
+      hi = x[1];
+    } else {
+      lo = 0.0;
+      hi = x[0] >= 0.0 && x[1] < y[1] - 1.0 ? x[1] : y[1] - 1.0;
+    }
+  }
+  if (!fitsI32(lo, hi)) return false;
+  out.push(lo);
+  out.push(hi);
+  return true;
+}
+
+/** [lo, hi] of a loop bound: its affine form's range, else exprRange's. */
+function boundRange(e: Expr, env: AffineEnv, doc: Doc, vb: VarBounds, out: Array<f64>): bool {
+  const a = boundAffine(e, env, doc, vb);
+  if (a !== null) return vb.range(changetype<Affine>(a), out);
+  return exprRange(e, env, doc, vb, out, 0);
+}
+
+/**
  * Bounds of the variable of loop/reduce `s` (whose step is `stepE`, or 1) and of its end, given
  * the bounds of the enclosing variables: out = [known, lo, hi, endKnown, endLo, endHi,
  * extentKnown, extentHi] as 0/1 and numbers. A loop that may not run still gets sound bounds (its variable is never used).
  */
 export function loopBounds(s: Stmt, isReduce: bool, env: AffineEnv, vb: VarBounds, doc: Doc, out: Array<f64>): void {
-  const mn = boundAffine(s.min, env, doc, vb);
-  const ex = boundAffine(s.extent, env, doc, vb);
   let st: Affine | null = null;
   if (isReduce || s.step.op == "none") {
     st = new Affine();
@@ -102,8 +181,7 @@ export function loopBounds(s: Stmt, isReduce: bool, env: AffineEnv, vb: VarBound
   const m = new Array<f64>();
   const x = new Array<f64>();
   const p = new Array<f64>();
-  const ok = mn !== null && ex !== null && st !== null &&
-    vb.range(changetype<Affine>(mn), m) && vb.range(changetype<Affine>(ex), x) && vb.range(changetype<Affine>(st), p);
+  const ok = st !== null && boundRange(s.min, env, doc, vb, m) && boundRange(s.extent, env, doc, vb, x) && vb.range(changetype<Affine>(st), p);
   if (!ok) {
     out.push(0.0); out.push(0.0); out.push(0.0); out.push(0.0); out.push(0.0); out.push(0.0);
     out.push(0.0); out.push(0.0);

@@ -23,6 +23,7 @@ export const SHAPES = [
   "if-else", "if-overwrite", "if-inplace", "serial-around", "inplace", "shifted", "neg-min", "mod-min",
   "step", "guarded", "offsets", "offsets-interleaved", "cross-read", "names", "select-pad", "minmax-extent",
   "i32-reuse", "wrap-extent", "nest", "ragged", "even-odd", "flat-transposed", "causal-zeros",
+  "element-nest",
 ] as const;
 export type Shape = (typeof SHAPES)[number];
 
@@ -125,8 +126,56 @@ function buildNest(s: StructSpec): StructCase {
   return { doc, options: {}, family: "reduction", honest, shape: s.shape };
 }
 
+/**
+ * (session 30) An element document over a batch b in [0, B) and rows r in [0, A) (A = rows, B =
+ * 2 + cols % 3) whose inner loop over c the fused grid cannot prove, so that it runs as programs
+ * over the flattened (b, r) tuples (pipeline step 5b): by k, a triangular row Y[b, r, c] over
+ * [0, min(r, C - 1) + 1) (the extent through `min`), a band [r % C, C) read back from its first
+ * element, an append Y[b, r + 1, c] = X[b, r, c] (Y's rows shifted: not merged, the batch and row
+ * decoded with div and mod), or rows that meet (Y[b, r, c] and Y[b, r + 1, c] from one program:
+ * not honest: the last writer in the written order decides).
+ */
+function buildElementNest(s: StructSpec): StructCase {
+  const A = s.rows;
+  const B = 2 + (s.cols % 3);
+  const C = s.cols;
+  const sizes: Record<string, number> = { A, B, C, A1: A + 1 };
+  const params: any[] = [{ name: "X", dtype: "f32", shape: ["B", "A", "C"] }];
+  let honest = true;
+  const leaf: any[] = [];
+  let lo: J = 0;
+  let ext: J = "C";
+  const x = L("X", "b", "r", "c");
+  const v: J = fexpr(s.skel, [x], [x]);
+  if (s.k === 0) {
+    params.push({ name: "Y", dtype: "f32", shape: ["B", "A", "C"] });
+    ext = ["add", ["min", "r", ["sub", "C", 1]], 1];
+    leaf.push({ store: "Y", at: ["b", "r", "c"], value: v });
+  } else if (s.k === 1) {
+    params.push({ name: "Y", dtype: "f32", shape: ["B", "A", "C"] });
+    lo = ["mod", "r", "C"];
+    ext = ["sub", "C", lo];
+    leaf.push({ store: "Y", at: ["b", "r", "c"], value: ["add", v, L("X", "b", "r", lo)] });
+  } else {
+    params.push({ name: "Y", dtype: "f32", shape: ["B", "A1", "C"] });
+    leaf.push({ store: "Y", at: ["b", ["add", "r", 1], "c"], value: v });
+    if (s.k === 3) {
+      honest = A < 2;
+      leaf.push({ store: "Y", at: ["b", "r", "c"], value: ["mul", f32(0.5), x] });
+    }
+  }
+  const doc = {
+    tile: 1, name: "fz_elem_nest", attrs: { noalias: true }, sizes, params,
+    body: [{ for: "b", in: [0, "B"], kind: "parallel", body: [{ for: "r", in: [0, "A"], kind: "parallel", body: [
+      { for: "c", in: [lo, ext], kind: "parallel", body: leaf },
+    ] }] }],
+  };
+  return { doc, options: {}, family: "reduction", honest, shape: s.shape };
+}
+
 export function buildStructural(s: StructSpec): StructCase {
   if (s.shape === "nest") return buildNest(s);
+  if (s.shape === "element-nest") return buildElementNest(s);
   const R = s.rows;
   const C = s.cols;
   // the program loop: r in [min, R); `row` is the buffer row of program r (always in [0, R))

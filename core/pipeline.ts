@@ -67,6 +67,34 @@ function nestNote(n: FlatNest): string {
   return s + ".";
 }
 
+/** Whether the options ask for widths or limits of their own (P, T, V, U, a layout, a thread cap,
+ *  no input cache). */
+function widthRequests(o: Options): bool {
+  return o.programsPerGroup > 0 || o.threads > 0 || o.vector > 0 || o.unroll > 0 || o.layout.length > 0 || o.maxThreads > 0 || !o.cacheInput;
+}
+
+/** A copy of `o`; without `widths`, with none of the requests widthRequests names. */
+function copyOptions(o: Options, widths: bool): Options {
+  const c = new Options();
+  c.sizeNames = o.sizeNames;
+  c.sizeValues = o.sizeValues;
+  c.fuse = o.fuse;
+  c.serial = o.serial;
+  c.target = o.target;
+  c.device = o.device;
+  if (widths) {
+    c.programsPerGroup = o.programsPerGroup;
+    c.threads = o.threads;
+    c.vector = o.vector;
+    c.unroll = o.unroll;
+    c.layout = o.layout;
+    c.maxThreads = o.maxThreads;
+    c.cacheInput = o.cacheInput;
+    c.candidates = o.candidates;
+  }
+  return c;
+}
+
 /** What an element nest's flattening changed: the loop order, the merged buffers ("" if nothing). */
 function elementNestDetail(n: FlatNest): string {
   let s = "";
@@ -173,7 +201,24 @@ function stages(r: Compiled, loaded: Loaded, o: Options, emit: bool, version: st
   //     Where the top level is a perfect nest of parallel loops with constant bounds (batch, row,
   //     column), the loops above the innermost parallel ones may instead be one program per index
   //     tuple (4b's flattening, element form): both are planned and the cheaper one is kept
+  //     Where the programs are not admitted only because of the width requests (P, T, V, U, the
+  //     layout, --max-threads, --no-cache-input: without them they would be cooperative), their
+  //     own verdict is reported (TPL009, TPL002, or the serial plan with its reason), as for a
+  //     reduction, not the grid's; under --no-fuse with several outputs a note says that the
+  //     option is what keeps the document from running as programs (red team, session 30)
+  if (st.family == "element" && plan.realization == REALIZATION_SERIAL && !hasErrors(plan.diags) && !o.fuse && st.outputs.length > 1) {
+    const npst = programsOf(r.doc);
+    if (npst !== null) {
+      const fused = copyOptions(o, true);
+      fused.fuse = true;
+      const np = planFor(r.doc, changetype<Structure>(npst), r.device, fused, new Plan(), null);
+      if (!hasErrors(np.diags) && np.realization == REALIZATION_COOPERATIVE) {
+        plan.notes.push("Without --no-fuse this document would run as programs (one per iteration of the top-level parallel loop, its inner parallel loops spread over the workers, all its outputs written by one kernel); --no-fuse asks for no multi-output kernel, so the serial program runs.");
+      }
+    }
+  }
   if (st.family == "element" && plan.realization == REALIZATION_SERIAL && !hasErrors(plan.diags) && (o.fuse || st.outputs.length <= 1)) {
+    let refused: Plan | null = null;
     let best: Plan | null = null;
     let bestSt: Structure | null = null;
     let bestDoc: Doc = r.doc;
@@ -185,6 +230,9 @@ function stages(r: Compiled, loaded: Loaded, o: Options, emit: bool, version: st
         best = programs;
         bestSt = pst;
         bestNote = "The fused element grid is not used (see the rejection), so the document runs as programs: one per iteration of the top-level parallel loop \"" + changetype<Stmt>(changetype<Structure>(pst).programLoop).name + "\", its inner parallel loops spread over the program's workers (the cooperative realization, with no reduce).";
+      } else if (widthRequests(o)) {
+        refused = programs;
+        bestSt = pst;
       }
     }
     const nest = flattenProgramNest(r.doc, true);
@@ -199,6 +247,13 @@ function stages(r: Compiled, loaded: Loaded, o: Options, emit: bool, version: st
           bestDoc = changetype<Doc>(flat);
           bestNote = "The fused element grid is not used (see the rejection), so the document runs as programs: one per index tuple of the parallel loops " + nest.vars.join(", ") + " (" + nest.programs.toString() + " programs), the inner parallel loops spread over the program's workers (the cooperative realization, with no reduce)" + elementNestDetail(nest) + ".";
         }
+      }
+    }
+    if (best === null && refused !== null) {
+      const free = planFor(r.doc, changetype<Structure>(bestSt), r.device, copyOptions(o, false), new Plan(), null);
+      if (!hasErrors(free.diags) && free.realization == REALIZATION_COOPERATIVE) {
+        best = refused;
+        bestNote = "The fused element grid is not used (see the rejection); the document would run as programs (one per iteration of the top-level parallel loop \"" + changetype<Stmt>(changetype<Structure>(bestSt).programLoop).name + "\", its inner parallel loops spread over the program's workers), but not with the requested widths: see the diagnostics.";
       }
     }
     if (best !== null) {

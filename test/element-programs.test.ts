@@ -130,4 +130,38 @@ describe("element documents the grid refuses run as programs", () => {
     expect(e.plan.realization).toBe("serial-program");
     expect(validatesOnHost(h, doc, {}, 5)).toBe(true);
   });
+
+  // (red team, session 30) width requests the programs cannot honour are reported as for a
+  // reduction, not dropped in favour of the grid's rejection and an "element family" TPL011
+  it("a width request the programs cannot honour is a TPL009 error; a thread cap below a SIMD group says so", () => {
+    const seven = JSON.parse(read("relu_if"));
+    seven.sizes.R = 7;
+    seven.body[0].body[0].body = [{ if: ["gt", ["load", "Y", ["r", "c"]], ["f32", 0]], then: [{ store: "Y", at: ["r", "c"], value: ["mul", ["load", "Y", ["r", "c"]], ["f32", 0.5]] }] }];
+    const doc = JSON.stringify(seven);
+    const auto = h.wasm.call({ command: "plan", document: doc, options: {} });
+    expect(auto.realization).toBe("cooperative-reduction");
+    // 7 programs in groups of 4: the replaying slots would read what the last program writes
+    const p4 = h.wasm.call({ command: "plan", document: doc, options: { programsPerGroup: 4 } });
+    expect(p4.ok).toBe(false);
+    const codes = p4.diagnostics.map((d: any) => d.code);
+    expect(codes).toContain("TPL009");
+    expect(codes).not.toContain("TPL011");
+    expect(p4.diagnostics.find((d: any) => d.code === "TPL009").message).toContain("tail-read-write fails");
+    // a cap of 16 threads fits no SIMD group: the serial program, and the warning names the cap
+    const cap = h.wasm.call({ command: "plan", document: doc, options: { maxThreads: 16 } });
+    expect(cap.realization).toBe("serial-program");
+    const warn = cap.diagnostics.find((d: any) => d.code === "TPL008");
+    expect(warn.message).toContain("thread limit of 16");
+    expect(cap.notes.join(" ")).toContain("but not with the requested widths");
+    expect(validatesOnHost(h, doc, { maxThreads: 16 }, 5)).toBe(true);
+  });
+
+  it("under --no-fuse a document with several outputs that would run as programs says so in a note", () => {
+    const two = JSON.parse(read("tri_scale"));
+    two.params.push({ name: "Z", dtype: "f32", shape: ["R", "C"] });
+    two.body[0].body[0].body.push({ store: "Z", at: ["r", "c"], value: ["load", "X", ["r", "c"]] });
+    const p = h.wasm.call({ command: "plan", document: JSON.stringify(two), options: { fuse: false } });
+    expect(p.realization).toBe("serial-program");
+    expect(p.notes.join(" ")).toContain("Without --no-fuse this document would run as programs");
+  });
 });

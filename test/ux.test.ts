@@ -240,6 +240,19 @@ describe("diagnostics like a modern compiler", () => {
     expect(p.rejections[0].message).toContain("one unconditional store whose value is a `select` is fused");
   });
 
+  it("indices wrapped in a list of their own ([[\"r\", \"c\"]]) are answered with how to list them (red team, session 30)", () => {
+    const doc = bad();
+    const store = doc.body[0].body[1].body[0];
+    store.at = [store.at];
+    const d = firstDiagnostic(doc);
+    expect(d.code).toBe("TIR015");
+    expect(d.message).toContain("if it is meant as indices, list them directly, one per dimension");
+    // an unknown operator with an expression operand gets no such hint
+    const op = bad();
+    op.body[0].body[1].body[0].value = ["sbu", "mx", ["f32", 1]];
+    expect(firstDiagnostic(op).message).not.toContain("meant as indices");
+  });
+
   it("an operator Tile IR lacks (sigmoid) is answered with how to write it", () => {
     const doc = bad();
     doc.body[0].body[1].body[0].value = ["sigmoid", "mx"];

@@ -156,7 +156,7 @@ class IrReader {
           const p = "/sizes" + seg(sizes.keys[i]);
           let value: i32 = 0;
           if (v.kind == J_NUM && v.isInteger() && isI32Text(v.text)) value = parseI32(v.text);
-          if (value <= 0) this.err("TIR020", p, "Give the size \"" + sizes.keys[i] + "\" a positive integer value (at most 2147483647).");
+          if (value <= 0) this.err("TIR020", p, "Give the size \"" + sizes.keys[i] + "\" a positive integer value written in digits (at most 2147483647); found " + (v.kind == J_NUM ? v.text : kindName(v)) + ".");
           this.named(sizes.keys[i], p, "a size");
           d.sizeNames.push(sizes.keys[i]);
           d.sizeValues.push(value);
@@ -361,7 +361,12 @@ class IrReader {
     }
     if (v.kind == J_NUM) {
       if (!v.isInteger()) {
-        this.err("TIR006", ptr, "Write the float literal as [\"f32\", " + v.text + "]; a bare number is an i32 literal.");
+        // 0.0 or 8e0 where a loop bound or an index is meant: the integer is the likelier fix
+        const x: f64 = parseFloat(v.text);
+        const whole = x == Math.floor(x) && Math.abs(x) <= 2147483647.0;
+        this.err("TIR006", ptr, whole
+          ? "The number " + v.text + " has a fraction or an exponent: a bare number is an i32 literal written in digits. Write " + (<i32>x).toString() + " where an integer is meant (a loop bound, an index), or [\"f32\", " + v.text + "] for a float value."
+          : "Write the float literal as [\"f32\", " + v.text + "]; a bare number is an i32 literal.");
         return new Expr("none", ptr);
       }
       if (!isI32Text(v.text)) {
@@ -444,7 +449,10 @@ class IrReader {
       canon = "select";
     }
     if (arity < 0) {
-      this.err("TIR015", ptr + "/0", unknownOperator(op));
+      // ["r", "c"] where one index was expected: the indices wrapped in a list of their own
+      let names = n >= 1;
+      for (let i: i32 = 0; i < v.items.length; i++) if (v.items[i].kind != J_STR && v.items[i].kind != J_NUM) names = false;
+      this.err("TIR015", ptr + "/0", unknownOperator(op) + (names ? " The list holds only names and numbers: if it is meant as indices, list them directly, one per dimension (\"at\": [\"r\", \"c\"], not [[\"r\", \"c\"]])." : ""));
       return new Expr("none", ptr);
     }
     if (n != arity) {

@@ -821,7 +821,9 @@ export function checkIndependentStore(ctx: LegalityContext): RuleResult {
       if (k == PAIR_OK) continue;
       const what = i == j ? "two iterations of this store" : "this store and the store at " + b.ptr;
       if (k == PAIR_UNKNOWN) {
-        v.unknown("Within one program, " + what + " (run by " + runsText(a) + " and " + runsText(b) + ") cannot be shown to write different elements of " + quoted(a.buffer) + " or to be written by one worker only (an index is not affine or may wrap, or none pins one distributed iteration).", a.ptr);
+        const ra = runsText(a);
+        const rb = runsText(b);
+        v.unknown("Within one program, " + what + " (" + (ra == rb ? "each run by " + ra : "run by " + ra + " and " + rb) + ") cannot be shown to write different elements of " + quoted(a.buffer) + " or to be written by one worker only (an index is not affine or may wrap, or none pins one distributed iteration).", a.ptr);
       } else {
         v.fail("Within one program, " + what + " may write one element of " + quoted(a.buffer) + " from two different workers (the index does not pin one distributed iteration), so the final value would depend on timing.", a.ptr);
       }

@@ -253,6 +253,25 @@ describe("diagnostics like a modern compiler", () => {
     expect(firstDiagnostic(op).message).not.toContain("meant as indices");
   });
 
+  it("a bare 0.0 where an integer is meant is answered with the integer; a size written 4e0 or \"8\" says what was found (red team, session 30)", () => {
+    const doc = bad();
+    doc.body[0].in[0] = 0.5;
+    expect(firstDiagnostic(doc).message).toContain('Write the float literal as ["f32", 0.5]');
+    // (JSON.stringify writes 0.0 as 0: the text is edited)
+    const text = JSON.stringify(bad()).replace('"in":[0,"R"]', '"in":[0.0,"R"]');
+    expect(text).toContain("0.0");
+    const d = wasm.call({ command: "validate", document: text }).diagnostics[0];
+    expect(d.code).toBe("TIR006");
+    expect(d.message).toContain("Write 0 where an integer is meant (a loop bound, an index)");
+    const size = JSON.stringify(bad()).replace('"R":4', '"R":4e0');
+    expect(size).toContain("4e0");
+    const s = wasm.call({ command: "validate", document: size }).diagnostics[0];
+    expect(s.code).toBe("TIR020");
+    expect(s.message).toContain("found 4e0");
+    const str = JSON.stringify(bad()).replace('"R":4', '"R":"8"');
+    expect(wasm.call({ command: "validate", document: str }).diagnostics[0].message).toContain("found a string");
+  });
+
   it("an operator Tile IR lacks (sigmoid) is answered with how to write it", () => {
     const doc = bad();
     doc.body[0].body[1].body[0].value = ["sigmoid", "mx"];

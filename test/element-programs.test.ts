@@ -164,4 +164,14 @@ describe("element documents the grid refuses run as programs", () => {
     expect(p.realization).toBe("serial-program");
     expect(p.notes.join(" ")).toContain("Without --no-fuse this document would run as programs");
   });
+
+  it("the calibrated model's fewer-programs preference never takes a narrower vector (run 84: P = 1 V = 1 took 12.2 us, P = 2 V = 4 7.2 us)", () => {
+    const device = JSON.parse(fs.readFileSync(path.join(FIXTURES_DIR, "..", "..", "devices", "nvidia-h200-calibrated.json"), "utf8"));
+    const sizes = { H: 32, T: 4096, N: 512, POS: 1024, D: 128 };
+    const p = h.wasm.call({ command: "plan", document: read("kv_append_heads"), options: { sizes, device } });
+    expect(p.realization).toBe("cooperative-reduction");
+    expect(p.mapping.V).toBe(4);
+    // the candidates the preference may still take keep V = 4
+    for (const n of p.notes) if (/within the calibrated model's error/.test(n)) expect(n).not.toMatch(/V=1/);
+  });
 });

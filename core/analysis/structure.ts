@@ -53,7 +53,7 @@ function reducesThroughSerial(list: Array<Stmt>, st: Structure): bool {
     } else if ((s.kind == "for" || s.kind == "if") && (containsReduce(s.body) || containsReduce(s.orelse))) {
       if (ok) {
         st.why = s.kind == "if" ? "a reduce sits inside a conditional below the program loop (the if at " + s.ptr + ")"
-          : "a reduce sits inside a parallel loop below the program loop (the loop over \"" + s.name + "\" at " + s.ptr + "), and the loops are not one perfect nest whose flattened programs are proven apart";
+          : "a reduce sits inside a parallel loop below the program loop (the loop over \"" + s.name + "\" at " + s.ptr + "), and the loops above it are not flattened into one program per index tuple (they are not a perfect nest with constant bounds, or the flattened programs are not proven apart)";
         st.whyPtr = s.ptr;
       }
       ok = false;

@@ -82,6 +82,17 @@ export function fallbackDiagnostic(what: string, c: FallbackCause, allowSerial: 
   return diag(allowSerial ? "TPL008" : "TPL010", c.pointer, msg);
 }
 
+/** The names of the first `n` loops of the top-level nest, outermost first, as written. */
+function writtenNest(doc: Doc, n: i32): Array<string> {
+  const out = new Array<string>();
+  let list = doc.body;
+  while (out.length < n && list.length > 0 && list[0].kind == "for") {
+    out.push(list[0].name);
+    list = list[0].body;
+  }
+  return out;
+}
+
 /** Why a document is outside both families, from its structure, with the change that helps. */
 export function structureCause(doc: Doc, why: string, whyPtr: string = ""): FallbackCause {
   let fix = "";
@@ -89,7 +100,9 @@ export function structureCause(doc: Doc, why: string, whyPtr: string = ""): Fall
     fix = "wrap the body in one top-level parallel loop whose iterations are the independent programs (rows)";
   } else if (reduceUnderParallel(doc.body[0].body) && flattenProgramNest(doc).doc !== null) {
     // the nest is already perfect with constant bounds: what blocks it is how a buffer is indexed
-    fix = "index every buffer the kernel writes with the nest's loop variables as its leading indices, in order (Y[n, g, ...] for loops n, g starting at 0 over the buffer's leading dimensions), so the nest becomes one program per index tuple with each program's elements its own; or loop once over their product with the leading axes viewed as one (e.g. [B, H, S, S] as [B*H*S, S])";
+    // (the advice names the document's own loops, as written)
+    const vars = writtenNest(doc, flattenProgramNest(doc).vars.length).join(", ");
+    fix = "index every buffer the kernel writes with the nest's loop variables as its leading indices, in order (Y[" + vars + ", ...] for the loops " + vars + ", each starting at 0 over the buffer's leading dimension), so the nest becomes one program per index tuple with each program's elements its own (a column group g * K + k of a row is such a buffer viewed as [.., G, K]); or loop once over their product with the leading axes viewed as one (e.g. [B, H, S, S] as [B*H*S, S])";
   } else if (reduceUnderParallel(doc.body[0].body)) {
     fix = "nest the parallel loops above the reduction perfectly (each loop's body is only the next loop, bounds constant), so they become one program per index tuple, or loop once over their product with the leading axes viewed as one (e.g. [B, H, S, S] as [B*H*S, S])";
   } else if (containsReduce(doc.body[0].body)) {

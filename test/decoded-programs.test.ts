@@ -260,4 +260,37 @@ describe("programs told apart by decoded indices", () => {
     expect(c.ok).toBe(false);
     expect(c.diagnostics.map((d: any) => d.code)).toContain("TPL001");
   });
+
+  // (red team, session 30) a group norm over column groups of a row, Y[n, g * K + k]: the nest's
+  // last loop indexes a dimension of extent G * K as g * K + k, with k in [0, K); flattened, the
+  // buffer is viewed as [N * G, K] and indexed [p, k] (core/analysis/nest.ts splitBuffers), where
+  // before its decoded index [p / G, (p % G) * K + k] was proven by no rule: one thread per row
+  it("a group norm over column groups (g * K + k) views each group as a row of its own: cooperative, cached, validated", () => {
+    const text = fs.readFileSync(path.join(ROOT, "test", "fixtures", "heldout", "group_norm_cols.json"), "utf8");
+    const p = h.wasm.call({ command: "plan", document: text, options: {} });
+    expect(p.realization).toBe("cooperative-reduction");
+    expect(p.mapping.programs).toBe(6 * 4);
+    expect(p.notes.join(" ")).toContain("Y's column groups (g * 48 + ...) viewed as rows of 48");
+    for (const options of [{}, { vector: 4, threads: 32 }, { vector: 8, unroll: 2, threads: 32 }, { cacheInput: false, threads: 64, unroll: 3 }, { layout: "programs-on-lanes", programsPerGroup: 4, threads: 128 }, { sizes: { N: 5, G: 3, K: 33, GK: 99 } }]) validate(text, options);
+  });
+
+  it("a column group whose rest may reach the next group, or whose multiplier is not the group's width, is not viewed as rows", () => {
+    const base = (at: J, ext: J): string => doc({ N: 3, G: 4, K: 8, GK: 32 }, [["X", ["N", "GK"]], ["Y", ["N", "GK"]]], [
+      { for: "n", in: [0, "N"], kind: "parallel", body: [{ for: "g", in: [0, "G"], kind: "parallel", body: [
+        { reduce: "s", combiner: "sum", over: ["k", 0, "K"], value: ["load", "X", ["n", ["add", ["mul", "g", "K"], "k"]]] },
+        { for: "k", in: [0, ext], kind: "parallel", body: [{ store: "Y", at: ["n", at], value: "s" }] },
+      ] }] }]);
+    // g * K + (k + 1) over k in [0, K): the last k writes the next group's first element
+    const over = base(["add", ["mul", "g", "K"], ["add", "k", 1]], 7);
+    const po = h.wasm.call({ command: "plan", document: over, options: {} });
+    expect(po.notes.join(" ")).not.toContain("viewed as rows");
+    // (k in [0, 7): the rest k + 1 stays in [1, 7], inside the group, but the reduce's k reaches 7:
+    // the check joins every binding of k, so this too is not viewed as rows: conservative)
+    expect(po.realization).not.toBe("cooperative-reduction");
+    // g * 4 + k with groups of 8: not the group's width
+    const narrow = base(["add", ["mul", "g", 4], "k"], "K");
+    expect(h.wasm.call({ command: "plan", document: narrow, options: {} }).notes.join(" ")).not.toContain("viewed as rows");
+    // and what is admitted still validates
+    validate(over, {});
+  });
 });

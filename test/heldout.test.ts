@@ -184,6 +184,8 @@ const CASES: Record<string, Expect> = {
   gather_let_label: { realization: "fused-elementwise", variants: [{}, { threads: 32 }] },
   nest_scaled_store: { realization: "cooperative-reduction", variants: [{}, { programsPerGroup: 2, vector: 4 }, { layout: "programs-on-lanes", programsPerGroup: 8, threads: 256 }] },
   name_as_type: { realization: "cooperative-reduction", variants: [{}, { vector: 4 }] },
+  // (red team, session 30) a group norm over column groups Y[n, g * K + k]: one thread per row before
+  group_norm_cols: { realization: "cooperative-reduction", variants: [{}, { vector: 4, threads: 32 }, { cacheInput: false, unroll: 2 }, { layout: "programs-on-lanes", programsPerGroup: 4, threads: 128 }] },
   signed_zero_minmax: { realization: "cooperative-reduction", variants: [{}, { vector: 4 }, { vector: 8, programsPerGroup: 2 }, { cacheInput: false }, { programsPerGroup: 1, threads: 32 }, { programsPerGroup: 3 }, { unroll: 2 }] },
 };
 

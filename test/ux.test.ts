@@ -273,14 +273,15 @@ describe("diagnostics like a modern compiler", () => {
   });
 
   it("a per-head norm over column groups (serial) is advised with the document's own loop names (red team, session 30)", () => {
-    // qk-norm on [T, H*D]: the store's index h * D + d is not the nest's leading index
-    const x = (): any => ["load", "X", ["t", ["add", ["mul", "h", "D"], "d"]]];
+    // a per-head norm over [T, D*H] stored head-minor (h + H * d): not the nest's leading index,
+    // and not a column group h * D + d either
+    const x = (): any => ["load", "X", ["t", ["add", "h", ["mul", "H", "d"]]]];
     const doc = JSON.stringify({
       tile: 1, name: "qk_norm", attrs: { noalias: true }, sizes: { T: 6, H: 4, D: 32, HD: 128 },
       params: [{ name: "X", dtype: "f32", shape: ["T", "HD"] }, { name: "Y", dtype: "f32", shape: ["T", "HD"] }],
       body: [{ for: "t", in: [0, "T"], kind: "parallel", body: [{ for: "h", in: [0, "H"], kind: "parallel", body: [
         { reduce: "ss", combiner: "sum", over: ["d", 0, "D"], value: ["mul", x(), x()] },
-        { for: "d", in: [0, "D"], kind: "parallel", body: [{ store: "Y", at: ["t", ["add", ["mul", "h", "D"], "d"]], value: ["mul", x(), ["rsqrt", "ss"]] }] },
+        { for: "d", in: [0, "D"], kind: "parallel", body: [{ store: "Y", at: ["t", ["add", "h", ["mul", "H", "d"]]], value: ["mul", x(), ["rsqrt", "ss"]] }] },
       ] }] }],
     });
     const p = wasm.call({ command: "plan", document: doc, options: {} });

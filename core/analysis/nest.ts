@@ -34,6 +34,10 @@ export class FlatNest {
   programs: i32 = 0;
   /** Buffers whose leading dimensions were merged. */
   merged: Array<string> = new Array<string>();
+  /** Buffers viewed with a dimension split (splitBuffers): a column group g * K + e of [.., G*K]
+   *  as [.., G, K], merged with the leading ones; and each one's K. */
+  split: Array<string> = new Array<string>();
+  splitK: Array<i32> = new Array<i32>();
   /** The loops are not in written order (innermostLast). */
   reordered: bool = false;
 }
@@ -49,6 +53,8 @@ class Rewrite {
   strides: Array<i32>;
   pv: string;
   merged: Array<string>;
+  split: Array<string> = new Array<string>();
+  splitK: Array<i32> = new Array<i32>();
   total: i32;
   /** The nest's variables, the body's loop and axis variables and the sizes, for the affine
    *  forms of indices (linearIndex). */
@@ -128,6 +134,15 @@ class Rewrite {
     const k: i32 = this.loops.length;
     if (this.merged.indexOf(buffer) >= 0) {
       out.push(this.programVar(at[0].ptr));
+      for (let i: i32 = k; i < at.length; i++) out.push(this.expr(at[i]));
+      return out;
+    }
+    const si = this.split.indexOf(buffer);
+    if (si >= 0) {
+      // [v0, ..., g * K + e, rest...] as [p, e, rest...]: the same offset (p * K + e)
+      const e = groupRest(at[k - 1], this.loops[k - 1].name, this.splitK[si], this.indexEnv);
+      out.push(this.programVar(at[0].ptr));
+      out.push(this.expr(changetype<Expr>(e)));
       for (let i: i32 = k; i < at.length; i++) out.push(this.expr(at[i]));
       return out;
     }
@@ -380,7 +395,11 @@ export function flattenProgramNest(doc: Doc, element: bool = false): FlatNest {
   for (let d: i32 = 0; d < loops.length; d++) pv += (d > 0 ? "_" : "") + loops[d].name;
   while (used.indexOf(pv) >= 0) pv += "_";
 
+  const splitK = new Array<i32>();
+  const split = splitBuffers(doc, body, loops, mins, extents, env, merged, splitK);
   const rw = new Rewrite(loops, mins, extents, pv, merged, programs);
+  rw.split = split;
+  rw.splitK = splitK;
   const inner = new Array<string>();
   collectNames(body, inner);
   for (let d: i32 = 0; d < loops.length; d++) rw.indexEnv.symbols.push(loops[d].name);
@@ -396,6 +415,16 @@ export function flattenProgramNest(doc: Doc, element: bool = false): FlatNest {
   out.sizeValues = doc.sizeValues;
   for (let p: i32 = 0; p < doc.params.length; p++) {
     const prm = doc.params[p];
+    const si = split.indexOf(prm.name);
+    if (si >= 0) {
+      // [.., G*K, rest...] viewed as [N*G..., K, rest...]
+      const q = new Param(prm.name, prm.dtype, prm.ptr);
+      q.shape.push(intLit(programs, prm.ptr + "/shape/0"));
+      q.shape.push(intLit(splitK[si], prm.ptr + "/shape/" + (loops.length - 1).toString()));
+      for (let d: i32 = loops.length; d < prm.shape.length; d++) q.shape.push(prm.shape[d]);
+      out.params.push(q);
+      continue;
+    }
     if (merged.indexOf(prm.name) < 0) {
       out.params.push(prm);
       continue;
@@ -416,6 +445,8 @@ export function flattenProgramNest(doc: Doc, element: bool = false): FlatNest {
   r.doc = out;
   r.programs = programs;
   r.merged = merged;
+  r.split = split;
+  r.splitK = splitK;
   for (let d: i32 = 0; d < loops.length; d++) {
     r.vars.push(loops[d].name);
     if (loops[d] !== written[d]) r.reordered = true;
@@ -466,6 +497,160 @@ function mergedBuffers(doc: Doc, body: Array<Stmt>, loops: Array<Stmt>, mins: Ar
     if (fits && leadingInStmts(body, prm.name, loops, env)) merged.push(prm.name);
   }
   return merged;
+}
+
+/**
+ * Buffers not merged whose leading dimensions are the nest's but the last, and whose next
+ * dimension, of extent G * K (G the last loop's extent, K > 1 a whole number), every access
+ * indexes as g * K + e (g the last loop's variable itself, K a literal or size; e anything): a
+ * column group of a row, as group norm and per-head norms over [T, H * D] index it. Viewed as
+ * [.., G, K], merged with the leading ones into [programs, K, rest...] and indexed [p, e, rest...]:
+ * the offset ((v0 * ... + g) * K + e) is the same expression's value, whatever e is (the rules
+ * then judge e against K, which is stricter than the buffer's own bounds). Appends each K to
+ * `ks`.
+ */
+function splitBuffers(doc: Doc, body: Array<Stmt>, loops: Array<Stmt>, mins: Array<i32>, extents: Array<i32>, env: AffineEnv, merged: Array<string>, ks: Array<i32>): Array<string> {
+  const out = new Array<string>();
+  const k: i32 = loops.length;
+  for (let d: i32 = 0; d < k; d++) if (mins[d] != 0) return out;
+  const inner = loops.slice(0, k - 1);
+  const ranges = new InnerRanges();
+  ranges.collect(doc, body);
+  // the body's own loop and axis variables are variables of the index forms too
+  const genv = new AffineEnv();
+  for (let i: i32 = 0; i < env.symbols.length; i++) genv.symbols.push(env.symbols[i]);
+  for (let i: i32 = 0; i < ranges.names.length; i++) genv.symbols.push(ranges.names[i]);
+  for (let i: i32 = 0; i < ranges.bad.length; i++) genv.symbols.push(ranges.bad[i]);
+  genv.constNames = env.constNames;
+  genv.constValues = env.constValues;
+  for (let p: i32 = 0; p < doc.params.length; p++) {
+    const prm = doc.params[p];
+    if (merged.indexOf(prm.name) >= 0 || prm.shape.length < k) continue;
+    let fits = true;
+    for (let d: i32 = 0; d < k - 1; d++) if (doc.dim(p, d) != extents[d]) fits = false;
+    const whole: i32 = doc.dim(p, k - 1);
+    if (!fits || whole % extents[k - 1] != 0) continue;
+    const K: i32 = whole / extents[k - 1];
+    if (K < 2) continue;
+    if (groupedInStmts(body, prm.name, inner, loops[k - 1].name, K, genv, ranges)) {
+      out.push(prm.name);
+      ks.push(K);
+    }
+  }
+  return out;
+}
+
+/** `e` is g * K or K * g: the loop variable `g` itself times a constant equal to K. */
+function isGroupTerm(e: Expr, g: string, K: i32, env: AffineEnv): bool {
+  if (e.op != "mul" || e.args.length != 2) return false;
+  for (let i: i32 = 0; i < 2; i++) {
+    const v = e.args[i];
+    if (v.op != "name" || v.ref != "loop" || v.name != g) continue;
+    // a literal or a size (never a let: the rewrite reads the same index without the lets)
+    const m = e.args[1 - i];
+    if (m.op != "int" && !(m.op == "name" && m.ref == "size")) continue;
+    const c = affineOf(m, env, 0);
+    if (c !== null && changetype<Affine>(c).isConst() && changetype<Affine>(c).c == <f64>K) return true;
+  }
+  return false;
+}
+
+/** The e of an index g * K + e (or e + g * K, or g * K alone: 0), or null. */
+function groupRest(e: Expr, g: string, K: i32, env: AffineEnv): Expr | null {
+  if (isGroupTerm(e, g, K, env)) return intLit(0, e.ptr);
+  if (e.op != "add" || e.args.length != 2) return null;
+  if (isGroupTerm(e.args[0], g, K, env)) return e.args[1];
+  if (isGroupTerm(e.args[1], g, K, env)) return e.args[0];
+  return null;
+}
+
+/** Every access of `buffer` has indices [v0, ..., v(k-2), g * K + e, ...] (groupRest). */
+function groupedInStmts(list: Array<Stmt>, buffer: string, inner: Array<Stmt>, g: string, K: i32, env: AffineEnv, ranges: InnerRanges): bool {
+  for (let i: i32 = 0; i < list.length; i++) {
+    const s = list[i];
+    if (s.kind == "let" && env.letNames.indexOf(s.name) < 0) {
+      env.letNames.push(s.name);
+      env.letValues.push(s.value);
+    }
+    if (s.kind == "store" && s.name == buffer && !groupedIndices(s.at, inner, g, K, env, ranges)) return false;
+    if (!groupedInExpr(s.value, buffer, inner, g, K, env, ranges) || !groupedInExpr(s.cond, buffer, inner, g, K, env, ranges)) return false;
+    if (!groupedInExpr(s.min, buffer, inner, g, K, env, ranges) || !groupedInExpr(s.extent, buffer, inner, g, K, env, ranges)) return false;
+    for (let j: i32 = 0; j < s.at.length; j++) if (!groupedInExpr(s.at[j], buffer, inner, g, K, env, ranges)) return false;
+    if (!groupedInStmts(s.body, buffer, inner, g, K, env, ranges) || !groupedInStmts(s.orelse, buffer, inner, g, K, env, ranges)) return false;
+  }
+  return true;
+}
+
+function groupedInExpr(e: Expr, buffer: string, inner: Array<Stmt>, g: string, K: i32, env: AffineEnv, ranges: InnerRanges): bool {
+  if (e.op == "load" && e.name == buffer && !groupedIndices(e.args, inner, g, K, env, ranges)) return false;
+  for (let i: i32 = 0; i < e.args.length; i++) if (!groupedInExpr(e.args[i], buffer, inner, g, K, env, ranges)) return false;
+  return true;
+}
+
+function groupedIndices(at: Array<Expr>, inner: Array<Stmt>, g: string, K: i32, env: AffineEnv, ranges: InnerRanges): bool {
+  if (at.length < inner.length + 1) return false;
+  for (let d: i32 = 0; d < inner.length; d++) if (!isVar(at[d], inner[d].name, env)) return false;
+  const rest = groupRest(at[inner.length], g, K, env);
+  if (rest === null) return false;
+  // e must stay in [0, K): the view's rules judge the offset p * K + e by p, which is sound only
+  // where e never reaches another group (the buffer's own bounds allow any e in [-g * K, ...))
+  const a = affineOf(changetype<Expr>(rest), env, 0);
+  if (a === null) return false;
+  const r = new Array<f64>();
+  return ranges.range(changetype<Affine>(a), r) && r[0] >= 0.0 && r[1] <= <f64>(K - 1);
+}
+
+/** The constant ranges [min, min + extent - 1] of the loops and reduce axes of a nest's body, by
+ *  name (every binding of a name, joined; a name with a binding whose range is not constant, or
+ *  whose step is not 1, has none). */
+class InnerRanges {
+  names: Array<string> = new Array<string>();
+  los: Array<f64> = new Array<f64>();
+  his: Array<f64> = new Array<f64>();
+  bad: Array<string> = new Array<string>();
+
+  collect(doc: Doc, list: Array<Stmt>): void {
+    for (let i: i32 = 0; i < list.length; i++) {
+      const s = list[i];
+      if (s.kind == "for" || s.kind == "reduce") {
+        const name = s.kind == "for" ? s.name : s.axis;
+        const m = constValue(doc, s.min);
+        const n = constValue(doc, s.extent);
+        const unitStep = s.kind == "reduce" || s.step.op == "none" || (s.step.op == "int" && s.step.ival == 1);
+        if (m < 0 || n < 1 || !unitStep) this.bad.push(name);
+        else {
+          const j = this.names.indexOf(name);
+          if (j < 0) {
+            this.names.push(name);
+            this.los.push(<f64>m);
+            this.his.push(<f64>m + <f64>n - 1.0);
+          } else {
+            if (<f64>m < this.los[j]) this.los[j] = <f64>m;
+            if (<f64>m + <f64>n - 1.0 > this.his[j]) this.his[j] = <f64>m + <f64>n - 1.0;
+          }
+        }
+      }
+      this.collect(doc, s.body);
+      this.collect(doc, s.orelse);
+    }
+  }
+
+  /** [lo, hi] of `a` over these ranges into `out`; false where a variable has none. */
+  range(a: Affine, out: Array<f64>): bool {
+    let lo: f64 = a.c;
+    let hi: f64 = a.c;
+    for (let i: i32 = 0; i < a.vars.length; i++) {
+      const k: f64 = a.coefs[i];
+      if (k == 0.0) continue;
+      const j = this.names.indexOf(a.vars[i]);
+      if (j < 0 || this.bad.indexOf(a.vars[i]) >= 0) return false;
+      lo += k > 0.0 ? k * this.los[j] : k * this.his[j];
+      hi += k > 0.0 ? k * this.his[j] : k * this.los[j];
+    }
+    out.push(lo);
+    out.push(hi);
+    return true;
+  }
 }
 
 /** How many of `names` the statements store to. */

@@ -25,6 +25,7 @@ import { containsReduce } from "./structure";
 import { countStores, loadsIn } from "./vectors";
 import { Affine, AffineEnv, affineOf } from "../ir/affine";
 import { wrapI32 } from "../ir/fold";
+import { VarBounds } from "./ranges";
 
 export class FlatNest {
   /** The rewritten document, or null when the pattern does not apply. */
@@ -523,6 +524,7 @@ function splitBuffers(doc: Doc, body: Array<Stmt>, loops: Array<Stmt>, mins: Arr
   for (let i: i32 = 0; i < ranges.bad.length; i++) genv.symbols.push(ranges.bad[i]);
   genv.constNames = env.constNames;
   genv.constValues = env.constValues;
+  const bounds = ranges.bounds();
   for (let p: i32 = 0; p < doc.params.length; p++) {
     const prm = doc.params[p];
     if (merged.indexOf(prm.name) >= 0 || prm.shape.length < k) continue;
@@ -532,7 +534,7 @@ function splitBuffers(doc: Doc, body: Array<Stmt>, loops: Array<Stmt>, mins: Arr
     if (!fits || whole % extents[k - 1] != 0) continue;
     const K: i32 = whole / extents[k - 1];
     if (K < 2) continue;
-    if (groupedInStmts(body, prm.name, inner, loops[k - 1].name, K, genv, ranges)) {
+    if (groupedInStmts(body, prm.name, inner, loops[k - 1].name, K, genv, bounds)) {
       out.push(prm.name);
       ks.push(K);
     }
@@ -565,7 +567,7 @@ function groupRest(e: Expr, g: string, K: i32, env: AffineEnv): Expr | null {
 }
 
 /** Every access of `buffer` has indices [v0, ..., v(k-2), g * K + e, ...] (groupRest). */
-function groupedInStmts(list: Array<Stmt>, buffer: string, inner: Array<Stmt>, g: string, K: i32, env: AffineEnv, ranges: InnerRanges): bool {
+function groupedInStmts(list: Array<Stmt>, buffer: string, inner: Array<Stmt>, g: string, K: i32, env: AffineEnv, ranges: VarBounds): bool {
   for (let i: i32 = 0; i < list.length; i++) {
     const s = list[i];
     if (s.kind == "let" && env.letNames.indexOf(s.name) < 0) {
@@ -581,13 +583,13 @@ function groupedInStmts(list: Array<Stmt>, buffer: string, inner: Array<Stmt>, g
   return true;
 }
 
-function groupedInExpr(e: Expr, buffer: string, inner: Array<Stmt>, g: string, K: i32, env: AffineEnv, ranges: InnerRanges): bool {
+function groupedInExpr(e: Expr, buffer: string, inner: Array<Stmt>, g: string, K: i32, env: AffineEnv, ranges: VarBounds): bool {
   if (e.op == "load" && e.name == buffer && !groupedIndices(e.args, inner, g, K, env, ranges)) return false;
   for (let i: i32 = 0; i < e.args.length; i++) if (!groupedInExpr(e.args[i], buffer, inner, g, K, env, ranges)) return false;
   return true;
 }
 
-function groupedIndices(at: Array<Expr>, inner: Array<Stmt>, g: string, K: i32, env: AffineEnv, ranges: InnerRanges): bool {
+function groupedIndices(at: Array<Expr>, inner: Array<Stmt>, g: string, K: i32, env: AffineEnv, ranges: VarBounds): bool {
   if (at.length < inner.length + 1) return false;
   for (let d: i32 = 0; d < inner.length; d++) if (!isVar(at[d], inner[d].name, env)) return false;
   const rest = groupRest(at[inner.length], g, K, env);
@@ -635,21 +637,12 @@ class InnerRanges {
     }
   }
 
-  /** [lo, hi] of `a` over these ranges into `out`; false where a variable has none. */
-  range(a: Affine, out: Array<f64>): bool {
-    let lo: f64 = a.c;
-    let hi: f64 = a.c;
-    for (let i: i32 = 0; i < a.vars.length; i++) {
-      const k: f64 = a.coefs[i];
-      if (k == 0.0) continue;
-      const j = this.names.indexOf(a.vars[i]);
-      if (j < 0 || this.bad.indexOf(a.vars[i]) >= 0) return false;
-      lo += k > 0.0 ? k * this.los[j] : k * this.his[j];
-      hi += k > 0.0 ? k * this.his[j] : k * this.los[j];
-    }
-    out.push(lo);
-    out.push(hi);
-    return true;
+  /** These ranges as bounds of the variables (a name with a range that is not constant: none),
+   *  so that VarBounds.range gives an affine form's range over them. */
+  bounds(): VarBounds {
+    const b = new VarBounds();
+    for (let i: i32 = 0; i < this.names.length; i++) b.push(this.names[i], this.bad.indexOf(this.names[i]) < 0, this.los[i], this.his[i]);
+    return b;
   }
 }
 

@@ -63,9 +63,7 @@ function argumentLimits(plan: Plan, device: Device): Array<Diagnostic> {
 function nestNote(n: FlatNest): string {
   let s = "The parallel loops " + n.vars.join(", ") + " above the reductions are one program per index tuple: " + n.programs.toString() + " programs in one program loop";
   if (n.reordered) s += " (in this order, not as written: the last one indexes the largest buffer's innermost dimension, so neighbouring programs read neighbouring elements)";
-  if (n.merged.length > 0) s += "; " + n.merged.join(", ") + " viewed with " + n.vars.length.toString() + " leading dimensions merged into one of " + n.programs.toString() + " (same memory)";
-  s += splitDetail(n);
-  return s + ".";
+  return s + viewDetail(n) + ".";
 }
 
 /** Whether the options ask for widths or limits of their own (P, T, V, U, a layout, a thread cap,
@@ -96,21 +94,22 @@ function copyOptions(o: Options, widths: bool): Options {
   return c;
 }
 
-/** The buffers a nest's flattening views with a column group split off (g * K + e as [.., G, K]). */
-function splitDetail(n: FlatNest): string {
+/** The buffers a nest's flattening views another way (same memory): leading dimensions merged,
+ *  and a column group split off (g * K + e as [.., G, K]). */
+function viewDetail(n: FlatNest): string {
   let s = "";
+  if (n.merged.length > 0) s += "; " + n.merged.join(", ") + " viewed with " + n.vars.length.toString() + " leading dimensions merged into one of " + n.programs.toString() + " (same memory)";
   for (let i: i32 = 0; i < n.split.length; i++) {
     s += "; " + n.split[i] + "'s column groups (" + n.vars[n.vars.length - 1] + " * " + n.splitK[i].toString() + " + ...) viewed as rows of " + n.splitK[i].toString() + ", one per program (same memory)";
   }
   return s;
 }
 
-/** What an element nest's flattening changed: the loop order, the merged buffers ("" if nothing). */
+/** What an element nest's flattening changed: the loop order, the buffers' views ("" if nothing). */
 function elementNestDetail(n: FlatNest): string {
   let s = "";
   if (n.reordered) s += "; the loops in this order, not as written: the last one indexes the largest buffer's innermost dimension, so neighbouring programs touch neighbouring elements";
-  if (n.merged.length > 0) s += "; " + n.merged.join(", ") + " viewed with " + n.vars.length.toString() + " leading dimensions merged into one of " + n.programs.toString() + " (same memory)";
-  return s + splitDetail(n);
+  return s + viewDetail(n);
 }
 
 /** Legality, widths and cost of `doc` into `plan` (returned); the solver's legality context

@@ -32,6 +32,7 @@ struct tile_device {
   std::string cxx;       // compiler command (TILE_CXX, default g++ / clang++)
   std::string cache_dir; // where sources and kernel units are cached
   int compiler_invocations = 0;
+  bool pch_failed = false; // the shim's precompile failed once: units read its text (compile.cpp)
   double t_start = 0, t_end = 0;
   tile_host::Scheduler *sched = nullptr;
   tile_host::Detector *det = nullptr;

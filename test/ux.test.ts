@@ -272,6 +272,31 @@ describe("diagnostics like a modern compiler", () => {
     expect(wasm.call({ command: "validate", document: str }).diagnostics[0].message).toContain("found a string");
   });
 
+  it("a name bound over one in scope gives TIR016 and nothing else: no out-of-bounds or type error through it (session 30's note)", () => {
+    const doc = (body: unknown): string => JSON.stringify({
+      tile: 1, name: "s", attrs: { noalias: true }, sizes: { R: 4, C: 8 },
+      params: [{ name: "X", dtype: "f32", shape: ["R", "C"] }, { name: "Y", dtype: "f32", shape: ["R", "C"] }], body,
+    });
+    const codes = (body: unknown): string[] => wasm.call({ command: "validate", document: doc(body) }).diagnostics.map((d: any) => d.code);
+    const row = (inner: unknown[]): unknown => [{ for: "r", in: [0, "R"], kind: "parallel", body: inner }];
+    const copy = { for: "c", in: [0, "C"], kind: "parallel", body: [{ store: "Y", at: ["r", "c"], value: ["load", "X", ["r", "c"]] }] };
+    // a loop r inside a loop r: X[r, r] with the inner r over [0, C) was also out of bounds
+    expect(codes(row([{ for: "r", in: [0, "C"], kind: "parallel", body: [{ store: "Y", at: ["r", "r"], value: ["load", "X", ["r", "r"]] }] }]))).toEqual(["TIR016"]);
+    // a reduce axis r inside a loop r
+    expect(codes(row([{ reduce: "m", combiner: "max", over: ["r", 0, "C"], value: ["load", "X", ["r", "r"]] }, copy]))).toEqual(["TIR016"]);
+    // a reduce named r inside a loop r, then stored: was also "i32 stored in an f32 buffer"
+    expect(codes(row([{ reduce: "r", combiner: "max", over: ["c", 0, "C"], value: ["load", "X", ["r", "c"]] },
+      { for: "c", in: [0, "C"], kind: "parallel", body: [{ store: "Y", at: ["r", "c"], value: "r" }] }]))).toEqual(["TIR016"]);
+    // a let r of f32 inside a loop r, then used as an index
+    expect(codes(row([{ let: "r", value: ["f32", 1.0] }, copy]))).toEqual(["TIR016"]);
+    // a loop with a varying min (its hidden shift) inside a loop of the same name
+    expect(codes(row([{ for: "c", in: ["r", "C"], kind: "parallel", body: [{ for: "c", in: ["r", 4], kind: "parallel", body: [{ store: "Y", at: ["r", "c"], value: ["load", "X", ["r", "c"]] }] }] }]))).toEqual(["TIR016"]);
+    // without a shadow the same mistakes are still reported
+    expect(codes(row([{ for: "k", in: [0, "C"], kind: "parallel", body: [{ store: "Y", at: ["k", "k"], value: ["load", "X", ["r", "k"]] }] }]))).toEqual(["TIR023"]);
+    expect(codes(row([{ reduce: "q", combiner: "max", over: ["c", 0, "C"], value: ["load", "X", ["r", "c"]] },
+      { for: "c", in: [0, "C"], kind: "parallel", body: [{ store: "Y", at: ["r", "c"], value: "r" }] }]))).toEqual(["TIR017"]);
+  });
+
   it("a per-head norm over column groups (serial) is advised with the document's own loop names (red team, session 30)", () => {
     // a per-head norm over [T, D*H] stored head-minor (h + H * d): not the nest's leading index,
     // and not a column group h * D + d either

@@ -28,6 +28,10 @@ class Binding {
    *  extent's lower bound is known and >= 1). Under one that may not, no access is decided: its
    *  extreme indices may belong to iterations that never execute. */
   runs: bool = false;
+  /** Bound over a name in scope (TIR016 reported): accesses through it are not bounds-checked, so
+   *  that the one mistake gives one error (a loop or axis `r` inside a loop `r` made `X[r, r]`
+   *  out of bounds too: red team, session 30). */
+  shadows: bool = false;
   /** A loop or axis whose extent (or min) depends on enclosing variables and that runs at least
    *  once for each of their values, with a constant step: the variable is min + step * t with t
    *  over [0, extent - 1], min and extent the affine forms below (in enclosing variables only).
@@ -172,6 +176,14 @@ class Checker {
     if (prev !== null) {
       const p = changetype<Binding>(prev);
       this.diags.push(diagRelated("TIR016", b.ptr, "Rename \"" + b.name + "\": it would shadow the " + p.kind + " of that name in scope.", p.ptr));
+      b.shadows = true;
+      if (b.kind == "scalar") {
+        // of no type: its uses raise no error of their own (a reduce `r` inside a loop `r`, kept
+        // as the loop's i32, made `store Y = r` an i32 stored in an f32 buffer; a let `r` of f32
+        // made every index `r` "f32, not i32")
+        b.ty = "";
+        b.value = null;
+      }
     } else if (b.kind == "scalar") {
       const si: i32 = this.scalarAt.has(b.name) ? <i32>this.scalarAt.get(b.name) : -1;
       if (si >= 0) {
@@ -183,12 +195,10 @@ class Checker {
       this.scalarNames.push(b.name);
       this.scalarPtrs.push(b.ptr);
     }
-    // a let or reduce that would shadow is reported once: the name keeps meaning what it meant,
-    // so its later uses raise no second error of their own (a let r of f32 inside a loop over r
-    // made every index r "f32, not i32": red team, session 26). A loop that shadows is entered:
-    // its body's uses mean the loop variable (a loop over C shadowing the size C, read as the
-    // size, gave a false out-of-bounds error)
-    if (prev === null || b.kind != "scalar") this.enter(b);
+    // a binding that would shadow is reported once and entered: its uses mean it (a loop over C
+    // shadowing the size C, read as the size, gave a false out-of-bounds error), with no type if
+    // it is a scalar, and no bounds check of the accesses through it
+    this.enter(b);
   }
 
   affineEnv(): AffineEnv {
@@ -318,6 +328,7 @@ class Checker {
           // reached): the variable is min + t with t over [0, (extent - 1) * step], independent of them
           const t = new Binding(this.hiddenName(name), kind, "i32", ptr);
           t.hidden = true;
+          t.shadows = this.lookup(name) !== null;
           t.runs = true;
           t.lo = 0.0;
           t.hi = (x.c - 1.0) * p.c;
@@ -484,6 +495,15 @@ class Checker {
     this.guarded--;
   }
 
+  /** Whether affine form `a` has a variable bound over a name in scope (Binding.shadows). */
+  throughShadow(a: Affine): bool {
+    for (let i: i32 = 0; i < a.vars.length; i++) {
+      const b = this.lookup(a.vars[i]);
+      if (b !== null && changetype<Binding>(b).shadows && a.coefs[i] != 0.0) return true;
+    }
+    return false;
+  }
+
   /** Checks the index list of an access to parameter `pi`. */
   access(pi: i32, idx: Array<Expr>, listPtr: string, nodePtr: string): void {
     const p = this.doc.params[pi];
@@ -503,7 +523,7 @@ class Checker {
     const env = this.affineEnv();
     for (let i: i32 = 0; i < idx.length; i++) {
       const a = affineOf(idx[i], env, 0);
-      if (a === null) continue;
+      if (a === null || this.throughShadow(changetype<Affine>(a))) continue;
       const range = new Array<f64>();
       if (!this.deepBounds(changetype<Affine>(a), range)) continue;
       const extent: f64 = <f64>this.doc.dim(pi, i);

@@ -43,7 +43,15 @@ describe("element grid with U chunks of V columns per thread", () => {
         const m = a.plan.mapping;
         const T = v.threads ?? 256;
         expect(m).toMatchObject({ V: v.vector, U: v.unroll, T, blocksPerRow: Math.ceil(v.sizes.C / (T * v.vector * v.unroll)) });
-        expect(m.groups).toBe(v.sizes.R * m.blocksPerRow);
+        // short rows (a row needs at most half a group): whole rows per group, rowThreads threads each
+        const rowThreads = Math.ceil(v.sizes.C / (v.vector * v.unroll));
+        if (rowThreads * 2 <= T) {
+          expect(m).toMatchObject({ rowThreads, rowsPerGroup: Math.floor(T / rowThreads) });
+          expect(m.groups).toBe(Math.ceil(v.sizes.R / m.rowsPerGroup));
+        } else {
+          expect(m.rowsPerGroup).toBe(1);
+          expect(m.groups).toBe(v.sizes.R * m.blocksPerRow);
+        }
         const H = (v.vector === 1 ? 1 : v.vector / 4) * v.unroll;
         if (H > 1) expect(a.msl).toContain(`for (int tile_h = 0; tile_h < ${H}; ++tile_h) {`);
         if (v.unroll > 1) expect(a.msl).toContain(` U=${v.unroll} `);
@@ -97,5 +105,39 @@ describe("the vector-chain term of the element grid's cost", () => {
     // the built-in Apple record has no measured chain term: its pick is the one of before
     const m1 = h.wasm.call({ command: "plan", document: kase("sigmoid_pair"), options: { sizes: { R: 64, C: 4096 } } });
     expect(m1.mapping).toMatchObject({ V: 8, U: 1 });
+  });
+});
+
+describe("short rows: a group of the element grid takes whole rows", () => {
+  it("rows that need at most half a group share one: rowThreads threads each, guards for the last rows and the idle threads; validated with the detector on", () => {
+    const failures: string[] = [];
+    // C = 3 (the silu pair of the red team, session 31), 33, 77 (ragged vectors), 100 with U = 2
+    const variants: Array<{ R: number; C: number; vector?: number; unroll?: number; threads?: number }> = [
+      { R: 1537, C: 3 }, { R: 37, C: 33 }, { R: 41, C: 77, vector: 4 }, { R: 13, C: 100, vector: 8, unroll: 2 },
+      { R: 9, C: 5, threads: 32 }, { R: 2, C: 128, vector: 4 },
+    ];
+    for (const v of variants) {
+      const options: any = { sizes: { R: v.R, C: v.C } };
+      if (v.vector) options.vector = v.vector;
+      if (v.unroll) options.unroll = v.unroll;
+      if (v.threads) options.threads = v.threads;
+      const a = h.wasm.call({ command: "emit", document: kase("sigmoid_pair"), options });
+      expect(JSON.stringify(a)).toBe(JSON.stringify(h.js.call({ command: "emit", document: kase("sigmoid_pair"), options })));
+      const m = a.plan.mapping;
+      const T = v.threads ?? 256;
+      const rowThreads = Math.ceil(v.C / (m.V * m.U));
+      expect(m, JSON.stringify(options)).toMatchObject({ rowThreads, rowsPerGroup: Math.floor(T / rowThreads), groups: Math.ceil(v.R / Math.floor(T / rowThreads)) });
+      expect(a.plan.dispatch.groups).toBe(m.groups);
+      // the threads past the group's whole rows stop before they could write the next group's row
+      expect(a.msl).toContain(`if (row >= ${v.R} || int(tid) >= ${m.rowsPerGroup * rowThreads}) return;`);
+      const r = runAndValidate({ engine: h.wasm, runtime: h.runtime, text: kase("sigmoid_pair"), options, seed: 3, emitted: a });
+      if (!r.passed || r.guards !== "intact") failures.push(`${JSON.stringify(options)}: ${r.error ?? ""} ${r.guards}`);
+      for (const o of r.outputs) expect(o.written).toBe(v.R * v.C);
+    }
+    expect(failures).toEqual([]);
+    // a row that needs more than half a group keeps one row (or part of one) per group, as before
+    const wide = h.wasm.call({ command: "emit", document: kase("sigmoid_pair"), options: { sizes: { R: 4, C: 129 }, vector: 1 } });
+    expect(wide.plan.mapping).toMatchObject({ rowsPerGroup: 1, rowThreads: 0, blocksPerRow: 1, groups: 4 });
+    expect(wide.msl).not.toContain("tile_lane");
   });
 });

@@ -60,7 +60,11 @@ describe("plans at the i32 limits", () => {
     expect(wide.plan.realization).toBe("fused-elementwise");
     expect(wide.plan.mapping.V).toBeGreaterThan(1);
     expect(wide.plan.dispatch.groups).toBeLessThanOrEqual(2147483647);
-    expect(wide.plan.dispatch.groups).toBe(1073741824 * wide.plan.mapping.blocksPerRow);
+    // a row of a few vectors: whole rows per group, the row index group * rows + tid / rowThreads an int
+    const wm = wide.plan.mapping;
+    expect(wm.rowsPerGroup).toBeGreaterThan(1);
+    expect(wide.plan.dispatch.groups).toBe(Math.ceil(1073741824 / wm.rowsPerGroup));
+    expect(wide.plan.dispatch.groups * wm.rowsPerGroup).toBeLessThanOrEqual(2 ** 31);
     // at sizes that fit, the same documents are element grids, and they run
     const small = both("grid_col_overflow", { sizes: { N: 5000 }, threads: 992 });
     expect(small.plan.realization).toBe("fused-elementwise");

@@ -26,6 +26,7 @@ function headerComment(doc: Doc, plan: Plan): string {
       (m.lanes ? " layout=" + LAYOUT_PROGRAMS : "");
   } else if (plan.realization == REALIZATION_FUSED) {
     s = s + "T=" + num(m.T) + (m.V > 1 ? " V=" + num(m.V) : "") + (m.U > 1 ? " U=" + num(m.U) : "") + " block=" + num(m.block) + " blocksPerRow=" + num(m.blocksPerRow) +
+      (m.rowsPerGroup > 1 ? " rowsPerGroup=" + num(m.rowsPerGroup) : "") +
       " rows=" + num(m.domainRows) + " cols=" + num(m.domainCols) + " groups=" + num(m.groups);
   } else {
     s = s + "T=" + num(m.T) + " programs=" + num(m.programs) + " groups=" + num(m.groups);
@@ -52,13 +53,28 @@ function emitFused(cx: Ctx): void {
   const m = cx.plan.mapping;
   const loops = cx.plan.domainLoops;
   const n: i32 = loops.length;
-  cx.line("// one thread per element of the domain, blocks of " + num(m.block) + " along the innermost loop");
-  cx.line("const int row = int(group) / " + num(m.blocksPerRow) + ";");
+  const rows: bool = m.rowsPerGroup > 1;
+  if (rows) {
+    cx.line("// one thread per element of the domain: short rows, " + num(m.rowsPerGroup) + " rows of " + num(m.rowThreads) + " threads per group");
+    cx.line("const int row = int(group) * " + num(m.rowsPerGroup) + " + int(tid) / " + num(m.rowThreads) + ";");
+    cx.line("// ragged edge: threads past the last row, or past the group's whole rows, have no element (no barrier in this kernel)");
+    cx.line("if (row >= " + num(m.domainRows) + " || int(tid) >= " + num(m.rowsPerGroup * m.rowThreads) + ") return;");
+    cx.line("const int tile_lane = int(tid) % " + num(m.rowThreads) + ";");
+  } else {
+    cx.line("// one thread per element of the domain, blocks of " + num(m.block) + " along the innermost loop");
+    cx.line("const int row = int(group) / " + num(m.blocksPerRow) + ";");
+  }
   const V: i32 = m.V > 1 ? m.V : 1;
   const U: i32 = m.U > 1 ? m.U : 1;
   const Q: i32 = packWidth(V);
   const H: i32 = idiv(V, Q) * U;
-  if (V == 1 && U == 1) {
+  // threads that share a row, and this thread's place among them
+  const span: i32 = rows ? m.rowThreads : m.block;
+  const me: string = rows ? "tile_lane" : "int(tid)";
+  if (V == 1 && U == 1 && rows) {
+    cx.line("const int col = tile_lane;");
+    if (m.rowThreads != m.domainCols) cx.line("if (col >= " + num(m.domainCols) + ") return;");
+  } else if (V == 1 && U == 1) {
     cx.line("const int col = (int(group) % " + num(m.blocksPerRow) + ") * " + num(m.block) + " + int(tid);");
     cx.line("// ragged edge: threads past the last column have no element (no barrier in this kernel)");
     cx.line("if (col >= " + num(m.domainCols) + ") return;");
@@ -70,10 +86,10 @@ function emitFused(cx: Ctx): void {
     if (V == 1) cx.line("// U = " + num(U) + " columns per thread, neighbouring threads on neighbouring columns");
     else if (U == 1) cx.line("// V = " + num(V) + " columns per thread: vectors of " + num(Q) + ", neighbouring threads on neighbouring vectors");
     else cx.line("// U = " + num(U) + " chunks of V = " + num(V) + " columns per thread: vectors of " + num(Q) + ", neighbouring threads on neighbouring vectors");
-    cx.line("const int col0 = (int(group) % " + num(m.blocksPerRow) + ") * " + num(m.block * V * U) + ";");
-    const lane = H > 1 ? "(tile_h * " + num(m.block) + " + int(tid))" : "int(tid)";
+    if (!rows) cx.line("const int col0 = (int(group) % " + num(m.blocksPerRow) + ") * " + num(m.block * V * U) + ";");
+    const lane = H > 1 ? "(tile_h * " + num(span) + " + " + me + ")" : me;
     if (H > 1) cx.open("for (int tile_h = 0; tile_h < " + num(H) + "; ++tile_h) {");
-    cx.line("const int col = col0 + " + lane + (Q > 1 ? " * " + num(Q) : "") + ";");
+    cx.line("const int col = " + (rows ? "" : "col0 + ") + lane + (Q > 1 ? " * " + num(Q) : "") + ";");
     cx.line("// ragged edge: " + (Q > 1 ? "vectors" : "columns") + " past the last column have no element (no barrier in this kernel)");
     cx.line("if (col >= " + num(m.domainCols) + ") " + (H > 1 ? "break;" : "return;"));
     cx.gridQ = Q;

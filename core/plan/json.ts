@@ -30,6 +30,8 @@ export function mappingJson(m: Mapping, realization: string, out: Text): void {
     out.add(",\"U\":").add(m.U.toString());
     out.add(",\"block\":").add(m.block.toString());
     out.add(",\"blocksPerRow\":").add(m.blocksPerRow.toString());
+    out.add(",\"rowsPerGroup\":").add(m.rowsPerGroup.toString());
+    out.add(",\"rowThreads\":").add(m.rowThreads.toString());
     out.add(",\"rows\":").add(m.domainRows.toString());
     out.add(",\"cols\":").add(m.domainCols.toString());
     out.add(",\"groups\":").add(m.groups.toString());

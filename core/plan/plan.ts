@@ -91,6 +91,11 @@ export class Mapping {
   /** Element grid: elements per block (1 x 256), blocks per row, rows of the flattened domain. */
   block: i32 = 0;
   blocksPerRow: i32 = 0;
+  /** Element grid: rows a group takes (1: one row, or part of one, per group). Where a row needs
+   *  at most half a block (rowThreads threads of V * U columns), a group takes block / rowThreads
+   *  rows, so that short rows (3, 32, 77 columns) do not leave most of a 256-thread group idle. */
+  rowsPerGroup: i32 = 1;
+  rowThreads: i32 = 0;
   domainRows: i32 = 0;
   domainCols: i32 = 0;
   /** Element grid: the proven extent of each domain loop, outermost first (the emitter decodes a

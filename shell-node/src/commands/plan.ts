@@ -28,7 +28,10 @@ export function planExit(p: any): number {
 
 export function mappingText(p: any): string {
   const m = p.mapping ?? {};
-  if (p.realization === "fused-elementwise") return `block=1x${m.block} V=${m.V}${m.U > 1 ? ` U=${m.U}` : ""} rows=${m.rows} cols=${m.cols} groups=${m.groups}`;
+  if (p.realization === "fused-elementwise") {
+    const block = m.rowsPerGroup > 1 ? `${m.rowsPerGroup}x${m.rowThreads}` : `1x${m.block}`;
+    return `block=${block} V=${m.V}${m.U > 1 ? ` U=${m.U}` : ""} rows=${m.rows} cols=${m.cols} groups=${m.groups}`;
+  }
   if (p.realization === "serial-program") {
     // T = 1 in one group: one thread runs every program in order (programs not proven independent)
     // (and one program of T = 1: the whole body in one thread, no program loop)

@@ -39,7 +39,7 @@ export const WIDTHS_LEGEND =
 function widths(plan: any): string {
   const m = plan?.mapping ?? {};
   if (!plan) return "";
-  if (plan.realization === "fused-elementwise") return `1x${m.block} grid V${m.V}, ${m.groups} groups`;
+  if (plan.realization === "fused-elementwise") return `${m.rowsPerGroup > 1 ? `${m.rowsPerGroup}x${m.rowThreads}` : `1x${m.block}`} grid V${m.V}, ${m.groups} groups`;
   if (plan.realization === "serial-program") return `serial T${m.T}`;
   return `P${m.P} S${m.S} T${m.T} V${m.V} U${m.U}${m.cached ? " cached" : ""}${layoutSuffix(m)}`;
 }

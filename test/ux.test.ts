@@ -297,6 +297,26 @@ describe("diagnostics like a modern compiler", () => {
       { for: "c", in: [0, "C"], kind: "parallel", body: [{ store: "Y", at: ["r", "c"], value: "r" }] }]))).toEqual(["TIR017"]);
   });
 
+  it("a store index read from a buffer (a KV append at Pos[0] + n) names the buffer and says a size would be proven (red team, session 31)", () => {
+    const doc = JSON.stringify({
+      tile: 1, name: "kv_append_pos", attrs: { noalias: true }, sizes: { T: 16, N: 3, D: 8 },
+      params: [{ name: "K", dtype: "f32", shape: ["T", "D"] }, { name: "New", dtype: "f32", shape: ["N", "D"] }, { name: "Pos", dtype: "i32", shape: [1] }],
+      body: [{ for: "n", in: [0, "N"], kind: "parallel", body: [{ for: "d", in: [0, "D"], kind: "parallel", body: [
+        { store: "K", at: [["add", ["load", "Pos", [0]], "n"], "d"], value: ["load", "New", ["n", "d"]] }] }] }],
+    });
+    const p = wasm.call({ command: "plan", document: doc, options: {} });
+    const rule = p.rules.find((r: any) => r.id === "injective-compact-store");
+    expect(rule.violations[0].reason).toContain('Index 0 of the store to "K" reads "Pos" at run time');
+    expect(rule.violations[0].pointer).toBe("/body/0/body/0/body/0/at/0");
+    const w = p.diagnostics.find((d: any) => d.code === "TPL008");
+    expect(w.message).toContain("an index read from a buffer at run time is not proven either: a value known when the kernel is planned (a position, an offset) can be a size");
+    // an index that is not affine for another reason keeps the general text
+    const sq = JSON.parse(doc);
+    sq.body[0].body[0].body[0].at[0] = ["mul", "n", "n"];
+    const q = wasm.call({ command: "plan", document: JSON.stringify(sq), options: {} });
+    expect(q.rules.find((r: any) => r.id === "injective-compact-store").violations[0].reason).toContain("is not affine in the domain variables");
+  });
+
   it("a per-head norm over column groups (serial) is advised with the document's own loop names (red team, session 30)", () => {
     // a per-head norm over [T, D*H] stored head-minor (h + H * d): not the nest's leading index,
     // and not a column group h * D + d either

@@ -7,6 +7,28 @@ import { LegalityContext } from "./context";
 import { LoopInfo, Site, affineRange, loopLevel } from "./facts";
 import { Verdict, num, quoted } from "./verdict";
 import { gcdF64 } from "../util/num";
+import { Expr } from "../ir/ast";
+
+/** The first load in `e` (depth first), or null. */
+function firstLoad(e: Expr): Expr | null {
+  if (e.op == "load") return e;
+  for (let i: i32 = 0; i < e.args.length; i++) {
+    const f = firstLoad(e.args[i]);
+    if (f !== null) return f;
+  }
+  return null;
+}
+
+/** Why store index `d` (expression `e`) is not proven injective: not affine in the domain
+ *  variables, or (named, since a user writes it on purpose) read from a buffer at run time. */
+function notAffineIndex(e: Expr, d: i32, buffer: string): string {
+  const at = "Index " + d.toString() + " of the store to " + quoted(buffer);
+  const load = firstLoad(e);
+  if (load !== null) {
+    return at + " reads " + quoted(changetype<Expr>(load).name) + " at run time, so the store cannot be shown injective (a value known when the kernel is planned, such as a position, can be a size instead).";
+  }
+  return at + " is not affine in the domain variables, so the store cannot be shown injective.";
+}
 
 function notElement(ctx: LegalityContext, id: string): RuleResult {
   const v = new Verdict(id);
@@ -82,7 +104,7 @@ function checkCompact(ctx: LegalityContext, s: Site, v: Verdict): void {
     const fd = s.forms[d];
     const ip = s.index[d].ptr;
     if (fd === null) {
-      v.unknown("Index " + d.toString() + " of the store to " + quoted(s.buffer) + " is not affine in the domain variables, so the store cannot be shown injective.", ip);
+      v.unknown(notAffineIndex(s.index[d], d, s.buffer), ip);
       ok = false;
       continue;
     }
@@ -169,7 +191,7 @@ function injectiveImage(ctx: LegalityContext, s: Site, v: Verdict): StoreImage |
     const fd = s.forms[d];
     const ip = s.index[d].ptr;
     if (fd === null) {
-      v.unknown("Index " + d.toString() + " of the store to " + quoted(s.buffer) + " is not affine in the domain variables, so the store cannot be shown injective.", ip);
+      v.unknown(notAffineIndex(s.index[d], d, s.buffer), ip);
       return null;
     }
     const a = changetype<Affine>(fd);

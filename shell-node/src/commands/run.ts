@@ -128,7 +128,10 @@ export function runCommand(engine: Engine, file: string, options: PlanOptions, r
       for (const o of r.outputs) {
         for (const x of o.examples) process.stdout.write(`  ${o.name}[${x.index}]: got ${x.got}, expected ${Number.isNaN(x.ref) && x.why.startsWith("written") ? "its initial bits" : x.ref} (${x.why})\n`);
       }
-      process.stdout.write(`  guards: ${r.guards}\n  verdict: ${r.passed ? "pass" : "FAIL"}\n`);
+      // a document the core did not plan (a refused width request, an option out of range) ran
+      // nothing: it has no wrong number to report, and the verdict says so (still exit 1)
+      const notPlanned = !r.passed && (r.error ?? "").startsWith("not planned: ");
+      process.stdout.write(`  guards: ${r.guards}\n  verdict: ${r.passed ? "pass" : notPlanned ? "not run (not planned; see the error above)" : "FAIL"}\n`);
     }
     // an invalid device description is an input error, as an invalid document is (exit 2)
     if (!r.passed && /^not planned: .*\bTPL005\b/.test(r.error ?? "")) return EXIT_USAGE;

@@ -65,6 +65,13 @@ describe("plans at the i32 limits", () => {
     expect(wm.rowsPerGroup).toBeGreaterThan(1);
     expect(wide.plan.dispatch.groups).toBe(Math.ceil(1073741824 / wm.rowsPerGroup));
     expect(wide.plan.dispatch.groups * wm.rowsPerGroup).toBeLessThanOrEqual(2 ** 31);
+    // a row of 2^31 - 1 columns needs far more than half a block: its thread count is never doubled
+    // (2 * rowThreads wrapped in i32, passed the test and divided by zero: the hostile fuzz, session 31)
+    for (const rows of [2, 37]) {
+      const pair = h.wasm.call({ command: "plan", document: fs.readFileSync(path.join(ROOT, "cases", "sigmoid_pair.json"), "utf8"), options: { sizes: { R: rows, C: 2147483647 } } });
+      expect(pair.ok, JSON.stringify(pair.diagnostics)).toBe(true);
+      if (pair.realization === "fused-elementwise") expect(pair.mapping.rowsPerGroup).toBe(1);
+    }
     // at sizes that fit, the same documents are element grids, and they run
     const small = both("grid_col_overflow", { sizes: { N: 5000 }, threads: 992 });
     expect(small.plan.realization).toBe("fused-elementwise");

@@ -727,9 +727,10 @@ function elementMapping(extents: Array<i32>, V: i32, block: i32, U: i32): Mappin
   // short rows: a group takes several whole rows, rowThreads threads each (neighbouring rows on
   // neighbouring threads, so a row-major buffer is still read in one run of addresses)
   // (the kernel's row index group * rowsPerGroup + tid / rowThreads is an int: every group's
-  // first row must be one, so groups * rowsPerGroup stays within 2^31)
+  // first row must be one, so groups * rowsPerGroup stays within 2^31; rowThreads may be near
+  // 2^31 itself, so it is compared with half the block, never doubled)
   const rowThreads: i32 = ceilDiv(m.domainCols, V * U);
-  if (m.domainRows > 1 && rowThreads > 0 && rowThreads * 2 <= block) {
+  if (m.domainRows > 1 && rowThreads > 0 && rowThreads <= idiv(block, 2)) {
     const rows: i32 = idiv(block, rowThreads);
     const groups: i32 = ceilDiv(m.domainRows, rows);
     if (<f64>groups * <f64>rows <= 2147483648.0) {

@@ -297,6 +297,27 @@ describe("diagnostics like a modern compiler", () => {
       { for: "c", in: [0, "C"], kind: "parallel", body: [{ store: "Y", at: ["r", "c"], value: "r" }] }]))).toEqual(["TIR017"]);
   });
 
+  it("a type mismatch of two numbers shows the cast to write; a literal past the f32 range says what to write instead (red team, session 31)", () => {
+    const doc = (value: unknown): string => JSON.stringify({
+      tile: 1, name: "m", attrs: { noalias: true }, sizes: { R: 4, C: 8 },
+      params: [{ name: "X", dtype: "f32", shape: ["R", "C"] }, { name: "Y", dtype: "f32", shape: ["R"] }],
+      body: [{ for: "r", in: [0, "R"], kind: "parallel", body: [
+        { reduce: "s", combiner: "sum", over: ["c", 0, "C"], value: ["load", "X", ["r", "c"]] },
+        { store: "Y", at: ["r"], value }] }],
+    });
+    const first = (value: unknown): any => wasm.call({ command: "validate", document: doc(value) }).diagnostics[0];
+    expect(first(["div", "s", "C"]).message).toContain('add a cast: write the second operand (i32) as ["cast", "f32", "C"].');
+    expect(first(["mul", "r", "s"]).message).toContain('add a cast: write the first operand (i32) as ["cast", "f32", "r"].');
+    // a long operand is not printed whole
+    const long = ["add", ["mul", "r", "r"], ["mul", ["add", "r", 1], ["add", "r", 2]]];
+    expect(first(["add", "s", long]).message).toContain('as ["cast", "f32", ...].');
+    // a bool operand gets no cast to write
+    expect(first(["add", "s", ["lt", "r", 2]]).message).toMatch(/add a cast\.$/);
+    const big = first(["f32", -1e39]);
+    expect(big.code).toBe("TIR024");
+    expect(big.message).toContain('use a finite one such as ["f32", -3.4e38]');
+  });
+
   it("a store index read from a buffer (a KV append at Pos[0] + n) names the buffer and says a size would be proven (red team, session 31)", () => {
     const doc = JSON.stringify({
       tile: 1, name: "kv_append_pos", attrs: { noalias: true }, sizes: { T: 16, N: 3, D: 8 },

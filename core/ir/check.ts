@@ -8,8 +8,27 @@ import { Doc, Expr, Stmt, valueType } from "./ast";
 import { isBinary } from "./read";
 import { Affine, AffineEnv, addScaled, affineOf, exactTerms } from "./affine";
 import { formatF64Fixed } from "../util/num";
+import { Text } from "../util/text";
+import { printExpr } from "./print";
 import { evalConstI32 } from "../analysis/consts";
 import { I32_HI, I32_LO, fitsI32 } from "../analysis/ranges";
+
+/** ": write ... as [\"cast\", \"T\", ...]" for the operand of binary `e` to convert, where the
+ *  two types are numbers: the i32 operand to the float type, or a 16-bit float to f32 (short
+ *  operands printed, longer ones named by their place); "" for a bool operand. */
+function castHint(e: Expr, a: string, b: string): string {
+  if (a == "bool" || b == "bool") return "";
+  // the operand whose type is converted, and the type it becomes
+  const second: bool = a == "f32" || (a != "i32" && b == "i32");
+  const to = second ? a : b;
+  const from = second ? b : a;
+  const operand = e.args[second ? 1 : 0];
+  const t = new Text();
+  printExpr(operand, t);
+  const text = t.toString();
+  const shown = text.length <= 40 ? text : "...";
+  return ": write the " + (second ? "second" : "first") + " operand (" + from + ") as [\"cast\", \"" + to + "\", " + shown + "]";
+}
 
 class Binding {
   name: string;
@@ -624,7 +643,7 @@ class Checker {
         return "bool";
       }
       if (a != b) {
-        this.err("TIR017", e.ptr, "Both operands of \"" + op + "\" must have one type (found " + a + " and " + b + "); add a cast.");
+        this.err("TIR017", e.ptr, "Both operands of \"" + op + "\" must have one type (found " + a + " and " + b + "); add a cast" + castHint(e, a, b) + ".");
         return "";
       }
       if (a == "bool" && op != "eq" && op != "ne") {

@@ -399,7 +399,7 @@ class IrReader {
       }
       const x: f64 = parseDecimalToF32(v.items[1].text);
       if (x - x != 0.0) {
-        this.err("TIR024", ptr + "/1", "The literal " + v.items[1].text + " is outside the finite f32 range.");
+        this.err("TIR024", ptr + "/1", "The literal " + v.items[1].text + " is outside the finite f32 range (largest magnitude 3.4028235e38); an infinity cannot be written as a literal: for a masked value or the start of a max use a finite one such as [\"f32\", " + (v.items[1].text.startsWith("-") ? "-3.4e38" : "3.4e38") + "].");
         return new Expr("none", ptr);
       }
       const e = new Expr("f32", ptr);

@@ -14,8 +14,8 @@ import { evalConstI32 } from "../analysis/consts";
 import { I32_HI, I32_LO, fitsI32 } from "../analysis/ranges";
 
 /** ": write ... as [\"cast\", \"T\", ...]" for the operand of binary `e` to convert, where the
- *  two types are numbers: the i32 operand to the float type, or a 16-bit float to f32 (short
- *  operands printed, longer ones named by their place); "" for a bool operand. */
+ *  two types are numbers: the i32 operand to the float type, or a 16-bit float to f32 (an
+ *  operand of up to 40 characters printed, a longer one as "..."); "" for a bool operand. */
 function castHint(e: Expr, a: string, b: string): string {
   if (a == "bool" || b == "bool") return "";
   // the operand whose type is converted, and the type it becomes

@@ -52,7 +52,7 @@ function mappingText(plan: any): string {
   const m = plan?.mapping ?? {};
   if (!plan) return "";
   if (plan.realization === "cooperative-reduction") return `P=${m.P} S=${m.S} T=${m.T} V=${m.V} U=${m.U}${m.cached ? " cached" : ""}${layoutSuffix(m)}`;
-  if (plan.realization === "fused-elementwise") return `block=${m.block} V=${m.V}${m.U > 1 ? ` U=${m.U}` : ""}${m.rowsPerGroup > 1 ? ` rows=${m.rowsPerGroup}` : ""}`;
+  if (plan.realization === "fused-elementwise") return `block=${m.block} V=${m.V}${m.U > 1 ? ` U=${m.U}` : ""}${m.rowsPerGroup > 1 ? ` (${m.rowsPerGroup} rows of ${m.rowThreads} threads)` : ""}`;
   return `${plan.realization} T=${m.T}`;
 }
 

@@ -33,6 +33,45 @@ export class Options {
   target: string = "metal";
   /** Device description object, when given (else the default profile). */
   device: JsonValue | null = null;
+
+  /** A copy of every field (the size lists and the device shared, not copied). */
+  copy(): Options {
+    const c = new Options();
+    c.sizeNames = this.sizeNames;
+    c.sizeValues = this.sizeValues;
+    c.programsPerGroup = this.programsPerGroup;
+    c.threads = this.threads;
+    c.vector = this.vector;
+    c.unroll = this.unroll;
+    c.cacheInput = this.cacheInput;
+    c.layout = this.layout;
+    c.maxThreads = this.maxThreads;
+    c.fuse = this.fuse;
+    c.serial = this.serial;
+    c.candidates = this.candidates;
+    c.target = this.target;
+    c.device = this.device;
+    return c;
+  }
+
+  /** Whether these options ask for widths or limits of their own (P, T, V, U, a layout, a thread
+   *  cap, no input cache). */
+  asksWidths(): bool {
+    return this.programsPerGroup > 0 || this.threads > 0 || this.vector > 0 || this.unroll > 0 || this.layout.length > 0 || this.maxThreads > 0 || !this.cacheInput;
+  }
+
+  /** A copy without the requests asksWidths names (the solver's own choices instead). */
+  withoutWidths(): Options {
+    const c = this.copy();
+    c.programsPerGroup = 0;
+    c.threads = 0;
+    c.vector = 0;
+    c.unroll = 0;
+    c.cacheInput = true;
+    c.layout = "";
+    c.maxThreads = 0;
+    return c;
+  }
 }
 
 /** The cooperative layouts an options object may name. */

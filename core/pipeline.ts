@@ -66,34 +66,6 @@ function nestNote(n: FlatNest): string {
   return s + viewDetail(n) + ".";
 }
 
-/** Whether the options ask for widths or limits of their own (P, T, V, U, a layout, a thread cap,
- *  no input cache). */
-function widthRequests(o: Options): bool {
-  return o.programsPerGroup > 0 || o.threads > 0 || o.vector > 0 || o.unroll > 0 || o.layout.length > 0 || o.maxThreads > 0 || !o.cacheInput;
-}
-
-/** A copy of `o`; without `widths`, with none of the requests widthRequests names. */
-function copyOptions(o: Options, widths: bool): Options {
-  const c = new Options();
-  c.sizeNames = o.sizeNames;
-  c.sizeValues = o.sizeValues;
-  c.fuse = o.fuse;
-  c.serial = o.serial;
-  c.target = o.target;
-  c.device = o.device;
-  if (widths) {
-    c.programsPerGroup = o.programsPerGroup;
-    c.threads = o.threads;
-    c.vector = o.vector;
-    c.unroll = o.unroll;
-    c.layout = o.layout;
-    c.maxThreads = o.maxThreads;
-    c.cacheInput = o.cacheInput;
-    c.candidates = o.candidates;
-  }
-  return c;
-}
-
 /** The buffers a nest's flattening views another way (same memory): leading dimensions merged,
  *  and a column group split off (g * K + e as [.., G, K]). */
 function viewDetail(n: FlatNest): string {
@@ -218,7 +190,7 @@ function stages(r: Compiled, loaded: Loaded, o: Options, emit: bool, version: st
   if (st.family == "element" && plan.realization == REALIZATION_SERIAL && !hasErrors(plan.diags) && !o.fuse && st.outputs.length > 1) {
     const npst = programsOf(r.doc);
     if (npst !== null) {
-      const fused = copyOptions(o, true);
+      const fused = o.copy();
       fused.fuse = true;
       const np = planFor(r.doc, changetype<Structure>(npst), r.device, fused, new Plan(), null);
       if (!hasErrors(np.diags) && np.realization == REALIZATION_COOPERATIVE) {
@@ -239,7 +211,7 @@ function stages(r: Compiled, loaded: Loaded, o: Options, emit: bool, version: st
         best = programs;
         bestSt = pst;
         bestNote = "The fused element grid is not used (see the rejection), so the document runs as programs: one per iteration of the top-level parallel loop \"" + changetype<Stmt>(changetype<Structure>(pst).programLoop).name + "\", its inner parallel loops spread over the program's workers (the cooperative realization, with no reduce).";
-      } else if (widthRequests(o)) {
+      } else if (o.asksWidths()) {
         refused = programs;
         bestSt = pst;
       }
@@ -259,7 +231,7 @@ function stages(r: Compiled, loaded: Loaded, o: Options, emit: bool, version: st
       }
     }
     if (best === null && refused !== null) {
-      const free = planFor(r.doc, changetype<Structure>(bestSt), r.device, copyOptions(o, false), new Plan(), null);
+      const free = planFor(r.doc, changetype<Structure>(bestSt), r.device, o.withoutWidths(), new Plan(), null);
       if (!hasErrors(free.diags) && free.realization == REALIZATION_COOPERATIVE) {
         best = refused;
         bestNote = "The fused element grid is not used (see the rejection); the document would run as programs (one per iteration of the top-level parallel loop \"" + changetype<Stmt>(changetype<Structure>(bestSt).programLoop).name + "\", its inner parallel loops spread over the program's workers), but not with the requested widths: see the diagnostics.";

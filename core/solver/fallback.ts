@@ -7,7 +7,7 @@ import { Diagnostic, diag } from "../diag/diagnostic";
 import { RuleResult } from "../plan/plan";
 import { Doc, Stmt } from "../ir/ast";
 import { containsReduce } from "../analysis/structure";
-import { flattenProgramNest } from "../analysis/nest";
+import { FlatNest, flattenProgramNest } from "../analysis/nest";
 
 /** Rule id, then the change that would let that rule hold. */
 const ADVICE: Array<string> = [
@@ -96,14 +96,18 @@ function writtenNest(doc: Doc, n: i32): Array<string> {
 /** Why a document is outside both families, from its structure, with the change that helps. */
 export function structureCause(doc: Doc, why: string, whyPtr: string = ""): FallbackCause {
   let fix = "";
-  if (doc.body.length != 1 || doc.body[0].kind != "for" || !doc.body[0].parallel) {
+  const top: bool = doc.body.length == 1 && doc.body[0].kind == "for" && doc.body[0].parallel;
+  const underParallel: bool = top && reduceUnderParallel(doc.body[0].body);
+  // the flattened nest, computed once (null where no reduce sits under a parallel loop)
+  const nest: FlatNest | null = underParallel ? flattenProgramNest(doc) : null;
+  if (!top) {
     fix = "wrap the body in one top-level parallel loop whose iterations are the independent programs (rows)";
-  } else if (reduceUnderParallel(doc.body[0].body) && flattenProgramNest(doc).doc !== null) {
+  } else if (nest !== null && changetype<FlatNest>(nest).doc !== null) {
     // the nest is already perfect with constant bounds: what blocks it is how a buffer is indexed
     // (the advice names the document's own loops, as written)
-    const vars = writtenNest(doc, flattenProgramNest(doc).vars.length).join(", ");
+    const vars = writtenNest(doc, changetype<FlatNest>(nest).vars.length).join(", ");
     fix = "index every buffer the kernel writes with the nest's loop variables as its leading indices, in order (Y[" + vars + ", ...] for the loops " + vars + ", each starting at 0 over the buffer's leading dimension), so the nest becomes one program per index tuple with each program's elements its own (a column group g * K + k of a row is such a buffer viewed as [.., G, K]); or loop once over their product with the leading axes viewed as one (e.g. [B, H, S, S] as [B*H*S, S])";
-  } else if (reduceUnderParallel(doc.body[0].body)) {
+  } else if (underParallel) {
     fix = "nest the parallel loops above the reduction perfectly (each loop's body is only the next loop, bounds constant), so they become one program per index tuple, or loop once over their product with the leading axes viewed as one (e.g. [B, H, S, S] as [B*H*S, S])";
   } else if (containsReduce(doc.body[0].body)) {
     fix = "keep each reduce out of `if` (reduce unconditionally and `select` the result)";

@@ -13,7 +13,7 @@ import { FlatNest, flattenProgramNest } from "./analysis/nest";
 import { forwardProgramStores } from "./analysis/forward";
 import { writeConflictsIn } from "./legality/index";
 import { Facts, collectFacts } from "./legality/facts";
-import { Plan, REALIZATION_COOPERATIVE, REALIZATION_SERIAL } from "./plan/plan";
+import { Plan, REALIZATION_COOPERATIVE, REALIZATION_FUSED, REALIZATION_SERIAL } from "./plan/plan";
 import { solve } from "./solver/solver";
 import { bindingsFor, kernelName } from "./emit/abi";
 import { emitKernel, mslOf } from "./emit/emit";
@@ -188,13 +188,20 @@ function stages(r: Compiled, loaded: Loaded, o: Options, emit: bool, version: st
   //     reduction, not the grid's; under --no-fuse with several outputs a note says that the
   //     option is what keeps the document from running as programs (red team, session 30)
   if (st.family == "element" && plan.realization == REALIZATION_SERIAL && !hasErrors(plan.diags) && !o.fuse && st.outputs.length > 1) {
-    const npst = programsOf(r.doc);
-    if (npst !== null) {
-      const fused = o.copy();
-      fused.fuse = true;
-      const np = planFor(r.doc, changetype<Structure>(npst), r.device, fused, new Plan(), null);
-      if (!hasErrors(np.diags) && np.realization == REALIZATION_COOPERATIVE) {
-        plan.notes.push("Without --no-fuse this document would run as programs (one per iteration of the top-level parallel loop, its inner parallel loops spread over the workers, all its outputs written by one kernel); --no-fuse asks for no multi-output kernel, so the serial program runs.");
+    const fused = o.copy();
+    fused.fuse = true;
+    // what runs without the option: the fused grid where its rules hold (red team, session 32:
+    // the note named the programs where the grid would run), else the programs
+    const grid = planFor(r.doc, st, r.device, fused, new Plan(), null);
+    if (!hasErrors(grid.diags) && grid.realization == REALIZATION_FUSED) {
+      plan.notes.push("Without --no-fuse this document would run as the fused element grid (one thread per element of the domain, all its outputs written by one kernel); --no-fuse asks for no multi-output kernel, so the serial program runs.");
+    } else {
+      const npst = programsOf(r.doc);
+      if (npst !== null) {
+        const np = planFor(r.doc, changetype<Structure>(npst), r.device, fused, new Plan(), null);
+        if (!hasErrors(np.diags) && np.realization == REALIZATION_COOPERATIVE) {
+          plan.notes.push("Without --no-fuse this document would run as programs (one per iteration of the top-level parallel loop, its inner parallel loops spread over the workers, all its outputs written by one kernel); --no-fuse asks for no multi-output kernel, so the serial program runs.");
+        }
       }
     }
   }
@@ -301,7 +308,7 @@ function stages(r: Compiled, loaded: Loaded, o: Options, emit: bool, version: st
     const x = exportModule(loaded.doc, plan, kernel, r.msl, o.target, version);
     append(r.diags, x.diags);
     r.python = x.text;
-    if (x.diags.length > 0) {
+    if (hasErrors(x.diags)) {
       r.ok = false;
       r.failedAt = "export";
     }

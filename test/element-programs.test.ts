@@ -165,6 +165,17 @@ describe("element documents the grid refuses run as programs", () => {
     expect(p.notes.join(" ")).toContain("Without --no-fuse this document would run as programs");
   });
 
+  it("under --no-fuse a document the fused grid would run says that, not programs (red team, session 32)", () => {
+    const gelu = fs.readFileSync(path.join(FIXTURES_DIR, "..", "..", "cases", "gelu_pair.json"), "utf8");
+    expect(h.wasm.call({ command: "plan", document: gelu }).realization).toBe("fused-elementwise");
+    const p = h.wasm.call({ command: "plan", document: gelu, options: { fuse: false } });
+    expect(p.realization).toBe("serial-program");
+    const note = p.notes.join(" ");
+    expect(note).toContain("Without --no-fuse this document would run as the fused element grid");
+    expect(note).not.toContain("would run as programs");
+    expect(JSON.stringify(h.js.call({ command: "plan", document: gelu, options: { fuse: false } }))).toBe(JSON.stringify(p));
+  });
+
   it("the calibrated model's fewer-programs preference never takes a narrower vector (run 84: P = 1 V = 1 took 12.2 us, P = 2 V = 4 7.2 us)", () => {
     const device = JSON.parse(fs.readFileSync(path.join(FIXTURES_DIR, "..", "..", "devices", "nvidia-h200-calibrated.json"), "utf8"));
     const sizes = { H: 32, T: 4096, N: 512, POS: 1024, D: 128 };

@@ -251,6 +251,25 @@ describe("diagnostics like a modern compiler", () => {
     const op = bad();
     op.body[0].body[1].body[0].value = ["sbu", "mx", ["f32", 1]];
     expect(firstDiagnostic(op).message).not.toContain("meant as indices");
+    // nor a one-operand call of a known function or a near miss of an operator's name (red team, session 32)
+    for (const name of ["sigmoid", "mull", "expp"]) {
+      const call = bad();
+      call.body[0].body[1].body[0].value = [name, "mx"];
+      const m = firstDiagnostic(call);
+      expect(m.code).toBe("TIR015");
+      expect(m.message, name).not.toContain("meant as indices");
+    }
+  });
+
+  it("a cast to f16 or bf16 says they are storage types that a store rounds to (red team, session 32)", () => {
+    for (const t of ["f16", "bf16"]) {
+      const doc = bad();
+      doc.body[0].body[1].body[0].value = ["cast", t, "mx"];
+      const d = firstDiagnostic(doc);
+      expect(d.code).toBe("TIR014");
+      expect(d.message).toContain(t + " is a storage type");
+      expect(d.message).toContain("a store to an " + t + " buffer rounds to " + t);
+    }
   });
 
   it("a bare 0.0 where an integer is meant is answered with the integer; a size written 4e0 or \"8\" says what was found (red team, session 30)", () => {

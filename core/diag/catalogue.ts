@@ -53,6 +53,7 @@ export const CODES: Array<string> = [
   "TEX002", "error", "export-name-conflict", "A document name would collide with an argument the target framework declares.",
   "TEX003", "error", "export-grid-too-large", "The kernel's grid has more threads than one dispatch of the target takes.",
   "TEX004", "error", "export-no-output", "The target needs at least one output buffer.",
+  "TEX005", "warning", "export-partial-output", "An output the module returns as a new zero-filled array is not proven to be stored at every element: elements the kernel does not store are 0, where tile run and --target metal keep what the buffer held.",
   // Requests to the core
   "TAPI01", "error", "bad-request", "The request to the core is malformed.",
   // Found by a shell before the core sees any text

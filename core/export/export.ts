@@ -8,13 +8,13 @@
 
 import { Doc, Stmt } from "../ir/ast";
 import { Plan } from "../plan/plan";
-import { Diagnostic, diag, seg } from "../diag/diagnostic";
+import { Diagnostic, diag, hasErrors, seg } from "../diag/diagnostic";
 import { KernelText } from "../emit/emit";
-import { ACCESS_READ, ACCESS_READWRITE, accessOf } from "../emit/abi";
+import { ACCESS_READ, ACCESS_READWRITE, ACCESS_WRITE, accessOf } from "../emit/abi";
 import { formatI32 } from "../util/num";
 import { mlxModule, MLX_ATTRIBUTES } from "./mlx";
 import { torchModule } from "./torch";
-import { initialContentsUnread } from "../legality/defined";
+import { initialContentsUnread, storesCoverBuffer } from "../legality/defined";
 import { TK_IDENT, tokenize } from "../audit/scan";
 
 export const TARGET_METAL: string = "metal";
@@ -53,11 +53,35 @@ export function exportModule(doc: Doc, plan: Plan, k: KernelText, msl: string, t
       r.diags.push(diag("TEX004", "/params", "The document stores to no buffer, and an MLX kernel needs at least one output; store a result, or emit with --target metal."));
     }
     nameConflicts(doc, k, r.diags);
-    if (r.diags.length == 0) r.text = mlxModule(doc, plan, k, version);
+    if (!hasErrors(r.diags)) {
+      // every buffer the kernel writes comes back as a fresh array (TEX001 refused the others)
+      for (let p: i32 = 0; p < doc.params.length; p++) {
+        if (accessOf(doc, p) != ACCESS_READ) partialOutput(doc, p, target, r.diags);
+      }
+      r.text = mlxModule(doc, plan, k, version);
+    }
   } else if (target == TARGET_TORCH) {
-    if (r.diags.length == 0) r.text = torchModule(doc, plan, k, version, msl);
+    if (!hasErrors(r.diags)) {
+      // a buffer both read and written is updated in place; one only written is a fresh tensor
+      for (let p: i32 = 0; p < doc.params.length; p++) {
+        if (accessOf(doc, p) == ACCESS_WRITE) partialOutput(doc, p, target, r.diags);
+      }
+      r.text = torchModule(doc, plan, k, version, msl);
+    }
   }
   return r;
+}
+
+/** TEX005 (a warning) where the module returns parameter `p` as a fresh zero-filled array and no
+ *  store is proven to write every element of it: the elements the kernel does not store are then
+ *  0 in the result, where `tile run` and the metal target keep what the buffer held. */
+function partialOutput(doc: Doc, p: i32, target: string, diags: Array<Diagnostic>): void {
+  const name = doc.params[p].name;
+  if (storesCoverBuffer(doc, name)) return;
+  const keep = target == TARGET_TORCH
+    ? "to update the caller's tensor instead, read the element in the document (for example store [\"select\", cond, v, [\"load\", \"" + name + "\", at]]), which makes it an argument updated in place"
+    : "to keep the caller's contents, emit with --target torch-mps and read the element in the document (for example store [\"select\", cond, v, [\"load\", \"" + name + "\", at]]), which updates the tensor in place";
+  diags.push(diag("TEX005", "/params/" + formatI32(p), "The buffer \"" + name + "\" is returned as a new " + (target == TARGET_TORCH ? "tensor" : "array") + " filled with 0, and no store is proven to write every element of it (one store, not under an if, whose loops have constant ranges and whose index covers each dimension exactly), so any element the kernel does not store is 0 in the result, where tile run and --target metal keep what the buffer held; if that is meant, nothing needs to change; " + keep + "."));
 }
 
 /** The JSON pointer of where the document declares `name`: a parameter's name, a size, or the

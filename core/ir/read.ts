@@ -423,7 +423,11 @@ class IrReader {
       }
       const t = v.items[1].text;
       if (t != "f32" && t != "i32") {
-        this.err("TIR014", ptr + "/1", "Cast to \"f32\" or \"i32\" (found \"" + t + "\")." + didYouMean(t, DTYPES));
+        // f16 and bf16 are storage types: arithmetic is f32, and a store rounds to the buffer's type
+        const storage = t == "f16" || t == "bf16";
+        this.err("TIR014", ptr + "/1", "Cast to \"f32\" or \"i32\" (found \"" + t + "\")." + (storage
+          ? " " + t + " is a storage type: values are computed in f32, a load of an " + t + " buffer gives f32, and a store to an " + t + " buffer rounds to " + t + " (round to nearest even), so no cast is needed; to round an intermediate value, store it to an " + t + " buffer and load it back."
+          : didYouMean(t, DTYPES)));
         return new Expr("none", ptr);
       }
       const e = new Expr("cast", ptr);
@@ -450,7 +454,9 @@ class IrReader {
     }
     if (arity < 0) {
       // ["r", "c"] where one index was expected: the indices wrapped in a list of their own
-      let names = n >= 1;
+      // (not for a known function with a recipe, such as sigmoid, nor a near miss of an operator
+      // name longer than two letters, such as mull: those are operator calls; red team, session 32)
+      let names = n >= 1 && recipeFor(op).length == 0 && (op.length <= 2 || nearest(op, allOperators()).length == 0);
       for (let i: i32 = 0; i < v.items.length; i++) if (v.items[i].kind != J_STR && v.items[i].kind != J_NUM) names = false;
       this.err("TIR015", ptr + "/0", unknownOperator(op) + (names ? " The list holds only names and numbers: if it is meant as indices, list them directly, one per dimension (\"at\": [\"r\", \"c\"], not [[\"r\", \"c\"]])." : ""));
       return new Expr("none", ptr);

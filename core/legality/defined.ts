@@ -68,3 +68,61 @@ export function initialContentsUnread(doc: Doc, buffer: string): bool {
   }
   return true;
 }
+
+/** Whether one store to `buffer` is proven to write every element of it: a store not under an
+ *  `if`, whose loops all have a constant range of at least one iteration, and whose index in
+ *  each dimension is one loop variable (a distinct one per dimension, unit step) with coefficient
+ *  +1 or -1 plus a constant, mapping that loop's range onto the dimension's [0, extent) exactly,
+ *  or the constant 0 in a dimension of extent 1. Anything else answers false (not proven: a store
+ *  under an `if`, a triangular loop, two stores that write a half each). The export uses it
+ *  (TEX005): a module returns such a buffer as a fresh array, so what the kernel does not store
+ *  there is 0, where `tile run` and the metal target keep what the buffer held. */
+export function storesCoverBuffer(doc: Doc, buffer: string): bool {
+  const p = doc.paramIndex(buffer);
+  if (p < 0) return false;
+  const st = recognize(doc);
+  const pl = st.programLoop;
+  const f = collectFacts(doc, pl === null ? null : changetype<Stmt>(pl), st.distribution);
+  const stores = f.storesTo(buffer);
+  for (let i: i32 = 0; i < stores.length; i++) {
+    if (storeCovers(doc, p, stores[i])) return true;
+  }
+  return false;
+}
+
+function storeCovers(doc: Doc, p: i32, s: Site): bool {
+  if (s.guarded || !s.allAffine()) return false;
+  for (let k: i32 = 0; k < s.loops.length; k++) {
+    if (!s.loops[k].exact) return false;
+  }
+  const used = new Array<string>();
+  for (let d: i32 = 0; d < s.forms.length; d++) {
+    const a = changetype<Affine>(s.forms[d]);
+    const extent: f64 = <f64>doc.dim(p, d);
+    const sup = a.support();
+    if (sup.length == 0) {
+      if (a.c != 0.0 || extent != 1.0) return false;
+      continue;
+    }
+    if (sup.length != 1 || used.indexOf(sup[0]) >= 0) return false;
+    used.push(sup[0]);
+    const k = loopLevel(s.loops, sup[0]);
+    if (k < 0) return false;
+    const l = s.loops[k];
+    if (l.step != 1.0) return false;
+    const c = a.coef(sup[0]);
+    let lo: f64 = 0.0;
+    let hi: f64 = 0.0;
+    if (c == 1.0) {
+      lo = l.lo + a.c;
+      hi = l.hi + a.c;
+    } else if (c == -1.0) {
+      lo = a.c - l.hi;
+      hi = a.c - l.lo;
+    } else {
+      return false;
+    }
+    if (lo != 0.0 || hi != extent - 1.0) return false;
+  }
+  return true;
+}

@@ -244,6 +244,12 @@ function stages(r: Compiled, loaded: Loaded, o: Options, emit: bool, version: st
         bestNote = "The fused element grid is not used (see the rejection); the document would run as programs (one per iteration of the top-level parallel loop \"" + changetype<Stmt>(changetype<Structure>(bestSt).programLoop).name + "\", its inner parallel loops spread over the program's workers), but not with the requested widths: see the diagnostics.";
       }
     }
+    if (best === null && pst === null) {
+      const under = ifAroundParallelLoop(r.doc);
+      if (under.length > 0) {
+        plan.notes.push("Programs (one per iteration of the top-level parallel loop, its inner parallel loops spread over the program's workers) are not planned: the parallel loops of the program sit under the `if` at " + under + ", which one worker would run alone. To spread them, put the condition inside the loops: an `if` around the store, or a `select` in the stored value.");
+      }
+    }
     if (best !== null) {
       const programs = changetype<Plan>(best);
       for (let i: i32 = plan.rejections.length - 1; i >= 0; i--) programs.rejections.unshift(plan.rejections[i]);
@@ -313,4 +319,19 @@ function stages(r: Compiled, loaded: Loaded, o: Options, emit: bool, version: st
       r.failedAt = "export";
     }
   }
+}
+
+/** The pointer of an `if` at the top of the one top-level parallel loop's body whose branches
+ *  hold a parallel loop (red team, session 32: programs are planned only where the program body
+ *  has a parallel loop of its own, core/analysis/structure.ts programsOf), else "". */
+function ifAroundParallelLoop(doc: Doc): string {
+  if (doc.body.length != 1 || doc.body[0].kind != "for" || !doc.body[0].parallel) return "";
+  const body = doc.body[0].body;
+  for (let i: i32 = 0; i < body.length; i++) {
+    const s = body[i];
+    if (s.kind != "if") continue;
+    for (let j: i32 = 0; j < s.body.length; j++) if (s.body[j].kind == "for" && s.body[j].parallel) return s.ptr;
+    for (let j: i32 = 0; j < s.orelse.length; j++) if (s.orelse[j].kind == "for" && s.orelse[j].parallel) return s.ptr;
+  }
+  return "";
 }

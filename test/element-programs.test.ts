@@ -165,6 +165,28 @@ describe("element documents the grid refuses run as programs", () => {
     expect(p.notes.join(" ")).toContain("Without --no-fuse this document would run as programs");
   });
 
+  it("an if around the row's parallel loops keeps the serial program, and a note says to move the condition inside (red team, session 32)", () => {
+    const loop = (v: string, value: unknown) => ({ for: v, in: [0, "C"], kind: "parallel", body: [{ store: "Y", at: ["r", v], value }] });
+    const doc = (body: unknown[]) => JSON.stringify({
+      tile: 1, name: "if_around_loop", attrs: { noalias: true }, sizes: { R: 6, C: 9 },
+      params: [{ name: "X", dtype: "f32", shape: ["R", "C"] }, { name: "Y", dtype: "f32", shape: ["R", "C"] }],
+      body: [{ for: "r", in: [0, "R"], kind: "parallel", body }],
+    });
+    const around = doc([{ if: ["eq", ["mod", "r", 2], 0], then: [loop("c", ["load", "X", ["r", "c"]])], else: [loop("c2", ["neg", ["load", "X", ["r", "c2"]]])] }]);
+    const p = h.wasm.call({ command: "plan", document: around });
+    expect(p.realization).toBe("serial-program");
+    expect(p.notes.join(" ")).toContain("sit under the `if` at /body/0/body/0, which one worker would run alone");
+    expect(JSON.stringify(h.js.call({ command: "plan", document: around }))).toBe(JSON.stringify(p));
+    expect(validatesOnHost(h, around, {}, 3)).toBe(true);
+    // the condition inside the loop: programs, and no such note
+    const inside = doc([{ for: "c", in: [0, "C"], kind: "parallel", body: [{ if: ["eq", ["mod", "r", 2], 0],
+      then: [{ store: "Y", at: ["r", "c"], value: ["load", "X", ["r", "c"]] }], else: [{ store: "Y", at: ["r", "c"], value: ["neg", ["load", "X", ["r", "c"]]] }] }] }]);
+    const q = h.wasm.call({ command: "plan", document: inside });
+    expect(q.realization).toBe("cooperative-reduction");
+    expect(q.notes.join(" ")).not.toContain("which one worker would run alone");
+    expect(validatesOnHost(h, inside, {}, 3)).toBe(true);
+  });
+
   it("under --no-fuse a document the fused grid would run says that, not programs (red team, session 32)", () => {
     const gelu = fs.readFileSync(path.join(FIXTURES_DIR, "..", "..", "cases", "gelu_pair.json"), "utf8");
     expect(h.wasm.call({ command: "plan", document: gelu }).realization).toBe("fused-elementwise");

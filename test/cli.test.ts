@@ -387,6 +387,13 @@ describe("small things a user hit (session 10)", () => {
     // (a refused request ran nothing: not "FAIL", which reads as a wrong result; red team, session 31)
     expect(r.stdout).toContain("verdict: not run (not planned; see the error above)");
     expect(r.stdout).not.toContain("verdict: FAIL");
+    // --json: the error is among the diagnostics, first, and the error text names it, not a
+    // warning beside it (--no-fuse's TPL011 here; red team, session 32)
+    const j = JSON.parse(tile("run", "cases/softmax.json", "--threads", "2048", "--no-fuse", "--runtime", "host", "--json").stdout);
+    expect(j.passed).toBe(false);
+    expect(j.diagnostics.map((d: any) => `${d.code} ${d.severity}`)).toEqual(["TPL009 error", "TPL011 warning"]);
+    expect(j.error).toMatch(/^not planned: TPL009 /);
+    expect(j.error).not.toContain("TPL011");
   });
 
   it("a serial program whose top level is no parallel loop is described as one thread running the whole body", () => {

@@ -926,6 +926,7 @@ export function checkPrivateOwnership(ctx: LegalityContext): RuleResult {
   const f = ctx.facts();
   const pv = programVar(ctx);
   let varying = false;
+  let gathers = false;
   for (let b: i32 = 0; b < ctx.cacheBuffers.length; b++) {
     const name = ctx.cacheBuffers[b];
     if (ctx.doc.paramIndex(name) < 0) {
@@ -938,10 +939,21 @@ export function checkPrivateOwnership(ctx: LegalityContext): RuleResult {
     }
     const loads = f.loadsOf(name);
     let ref: Site | null = null;
+    const before = v.violations.length;
+    let memoryReads = false;
     for (let i: i32 = 0; i < loads.length; i++) {
       const l = loads[i];
       const dd = l.dist;
       if (dd === null) {
+        // a read outside every distributed loop and reduce (a gathered element X[r, Lab[r]], at
+        // program level or in a statement one worker runs) is not served from the registers: the
+        // emitter serves only loads inside a stripe (core/emit/expr.ts cacheSlot), so it reads
+        // memory, which holds what the registers hold where the buffer is never written (red
+        // team, session 32: such a read kept the whole buffer out of registers)
+        if (stores.length == 0) {
+          memoryReads = true;
+          continue;
+        }
         v.fail("This read of the cached buffer " + quoted(name) + " is not in a loop or reduce distributed over the workers (it is run by " + runsText(l) + "), so it is not confined to one worker's stripe.", l.ptr);
         continue;
       }
@@ -1010,9 +1022,14 @@ export function checkPrivateOwnership(ctx: LegalityContext): RuleResult {
         v.fail("This read of the cached buffer " + quoted(name) + " covers a different stripe than the read at " + r.ptr + " (another range of the distributed variable or other indices), so a worker would need columns it does not own.", l.ptr);
       }
     }
+    if (ref === null && v.violations.length == before) {
+      v.unknown("No read of the cached buffer " + quoted(name) + " is in a loop or reduce distributed over the workers, so there is no stripe to keep in registers.", "/params/" + ctx.doc.paramIndex(name).toString());
+    }
+    if (memoryReads) gathers = true;
   }
-  if (varying) return v.result("Every cached buffer is never written and is read only with v itself in one dimension (the same in every read) and program-uniform indices elsewhere, v distributed over one identical range per program (a minimum and an extent each constant or affine in the program variable, each the same form in every read, so the register stripe is sized for the largest extent and each element's slot, decided by v - min, does not depend on where the range ends), so worker w always holds and reads the same elements.");
-  return v.result("Every cached buffer is never written and is read only with v itself in one dimension (the same in every read) and program-uniform indices elsewhere, v distributed over one identical constant range, so worker w always holds and reads the same elements.");
+  const memory = gathers ? " Its reads outside every distributed loop and reduce (at program level, or run by one worker) read memory, which holds the same values." : "";
+  if (varying) return v.result("Every cached buffer is never written and is read only with v itself in one dimension (the same in every read) and program-uniform indices elsewhere, v distributed over one identical range per program (a minimum and an extent each constant or affine in the program variable, each the same form in every read, so the register stripe is sized for the largest extent and each element's slot, decided by v - min, does not depend on where the range ends), so worker w always holds and reads the same elements." + memory);
+  return v.result("Every cached buffer is never written and is read only with v itself in one dimension (the same in every read) and program-uniform indices elsewhere, v distributed over one identical constant range, so worker w always holds and reads the same elements." + memory);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -582,7 +582,12 @@ function validateOnce(req: RunRequest, mayReplan: boolean): RunResult {
     timesAreGpu: runtime.timesAreGpu, plan: emitted.plan, outputs: [], guards: "not checked", options: req.options,
     tolerance: { abs: ABS_TOL, rel: REL_TOL }, inputs: req.inputs && req.inputs.size ? describeInputs(req.seed, req.inputRange) + " (buffers given by --input: " + [...req.inputs.keys()].join(", ") + ")" : describeInputs(req.seed, req.inputRange),
   };
-  if (!emitted.ok) return { ...base, error: "not planned: " + (emitted.diagnostics ?? []).map((d: any) => `${d.code} ${d.message}`).join("; ") };
+  if (!emitted.ok) {
+    // the errors say why (a warning beside them, such as TPL011, is not the reason; red team, session 32)
+    const all = emitted.diagnostics ?? [];
+    const errors = all.filter((d: any) => d.severity === "error");
+    return { ...base, error: "not planned: " + (errors.length > 0 ? errors : all).map((d: any) => `${d.code} ${d.message}`).join("; ") };
+  }
   const msl = req.mslOverride ? req.mslOverride(emitted.msl) : emitted.msl;
   base.msl = msl;
   if (emitted.audit && !emitted.audit.ok) return { ...base, error: "MSL audit findings: " + emitted.audit.findings.map((f: any) => f.check).join(", ") };

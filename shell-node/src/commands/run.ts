@@ -69,7 +69,12 @@ export function runCommand(engine: Engine, file: string, options: PlanOptions, r
       } catch {
         // a document that ran parses; nothing to point into otherwise
       }
-      const diagnostics = [...planDiagnostics.filter((d: any) => d.severity === "warning"), ...nonFiniteDiagnostics(r.outputs, params)];
+      // a document the core did not plan: every diagnostic, its errors first (they say why nothing ran)
+      const unplanned = r.plan?.ok === false;
+      const planned = unplanned
+        ? [...planDiagnostics.filter((d: any) => d.severity === "error"), ...planDiagnostics.filter((d: any) => d.severity !== "error")]
+        : planDiagnostics.filter((d: any) => d.severity === "warning");
+      const diagnostics = [...planned, ...nonFiniteDiagnostics(r.outputs, params)];
       printJson({ file, passed: r.passed, outputs: r.outputs, guards: r.guards, runtime: r.runtime, device: r.device, timesAreGpu: r.timesAreGpu, detector: runtime.detectorEnabled(), error: r.error ?? null, replanned: r.replanned ?? null, checkedAfter: r.checkedAfter ?? null, tolerance: r.tolerance, inputs: r.inputs, warnings: [...planWarnings, ...warnings], diagnostics, plan: r.plan });
     } else {
       process.stdout.write(`${file}: ${r.name} on ${r.runtime} (${r.device})${runtime.kind === "host" ? (runtime.detectorEnabled() ? ", race and bounds detector on" : ", detector off") : ""}\n`);

@@ -115,7 +115,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { runAndValidate } from "../shell-node/src/validate-run";
 import { ROOT } from "./helpers/files";
-import { hostContext } from "./helpers/host";
+import { hostContext, validatesOnHost } from "./helpers/host";
 
 const DIR = path.join(ROOT, "test", "fixtures", "heldout");
 
@@ -243,6 +243,24 @@ describe("what each finding was", () => {
     expect(w.message).not.toContain("nest the parallel loops above the reduction perfectly");
     const q = h.wasm.call({ command: "plan", document: text("conv1d_norm_serial"), options: {} });
     expect(JSON.stringify(q.diagnostics)).not.toContain("leading indices");
+  });
+
+  it("a reduce per element after the row's own reduce: TPL008 says to split the kernel, not to nest perfectly (red team, session 32)", () => {
+    // Y[r, c] = max over k in [c, c + K) of X[r, k] - the row's max: the row max sits beside the loop
+    const doc = JSON.stringify({ tile: 1, name: "window_max_per_row", attrs: { noalias: true }, sizes: { R: 6, C: 20, K: 4, CK: 24 },
+      params: [{ name: "X", dtype: "f32", shape: ["R", "CK"] }, { name: "Y", dtype: "f32", shape: ["R", "C"] }],
+      body: [{ for: "r", in: [0, "R"], kind: "parallel", body: [
+        { reduce: "m", combiner: "max", over: ["k", 0, "CK"], value: ["load", "X", ["r", "k"]] },
+        { for: "c", in: [0, "C"], kind: "parallel", body: [
+          { reduce: "w", combiner: "max", over: ["j", "c", "K"], value: ["load", "X", ["r", "j"]] },
+          { store: "Y", at: ["r", "c"], value: ["sub", "w", "m"] }] }] }] });
+    const p = h.wasm.call({ command: "plan", document: doc, options: {} });
+    expect(p.realization).toBe("serial-program");
+    const w = p.diagnostics.find((d: any) => d.code === "TPL008");
+    expect(w.message).toContain("split the document into two kernels");
+    expect(w.message).not.toContain("nest the parallel loops above the reduction perfectly");
+    expect(JSON.stringify(h.js.call({ command: "plan", document: doc, options: {} }))).toBe(JSON.stringify(p));
+    expect(validatesOnHost(h, doc, {}, 2)).toBe(true);
   });
 
   it("a non-affine constant extent sizes the element grid: 3 x 5 rows of 40, not 1 row", () => {

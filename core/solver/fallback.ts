@@ -107,6 +107,10 @@ export function structureCause(doc: Doc, why: string, whyPtr: string = ""): Fall
     // (the advice names the document's own loops, as written)
     const vars = writtenNest(doc, changetype<FlatNest>(nest).vars.length).join(", ");
     fix = "index every buffer the kernel writes with the nest's loop variables as its leading indices, in order (Y[" + vars + ", ...] for the loops " + vars + ", each starting at 0 over the buffer's leading dimension), so the nest becomes one program per index tuple with each program's elements its own (a column group g * K + k of a row is such a buffer viewed as [.., G, K]); or loop once over their product with the leading axes viewed as one (e.g. [B, H, S, S] as [B*H*S, S])";
+  } else if (underParallel && reduceAtTop(doc.body[0].body)) {
+    // the program also reduces at its own level (a row max, then a reduce per element): no perfect
+    // nest exists (red team, session 32: the advice asked for one)
+    fix = "the program reduces at its own level too, so its loops cannot be one perfect nest: split the document into two kernels, the first storing the program-level reduce to a buffer (one element per program), the second reading it, with the per-element reduce in a perfect nest of parallel loops";
   } else if (underParallel) {
     fix = "nest the parallel loops above the reduction perfectly (each loop's body is only the next loop, bounds constant), so they become one program per index tuple, or loop once over their product with the leading axes viewed as one (e.g. [B, H, S, S] as [B*H*S, S])";
   } else if (containsReduce(doc.body[0].body)) {
@@ -124,5 +128,11 @@ function reduceUnderParallel(list: Array<Stmt>): bool {
     if (s.kind == "for" && s.parallel && containsReduce(s.body)) return true;
     if (reduceUnderParallel(s.body) || reduceUnderParallel(s.orelse)) return true;
   }
+  return false;
+}
+
+/** True when `list` holds a reduce of its own (not nested in a loop or if). */
+function reduceAtTop(list: Array<Stmt>): bool {
+  for (let i: i32 = 0; i < list.length; i++) if (list[i].kind == "reduce") return true;
   return false;
 }

@@ -261,6 +261,36 @@ describe("diagnostics like a modern compiler", () => {
     }
   });
 
+  it("an unknown combiner named as other tools name sum, max, min or a mean gets the Tile IR way (red team, session 32)", () => {
+    const combiner = (c: string) => {
+      const doc = bad();
+      doc.body[0].body[0].combiner = c;
+      const d = firstDiagnostic(doc);
+      expect(d.code).toBe("TIR013");
+      return d.message;
+    };
+    expect(combiner("mean")).toContain("A mean is a sum divided by the count");
+    expect(combiner("add")).toContain('Did you mean "sum"?');
+    expect(combiner("amax")).toContain('Did you mean "max"?');
+    expect(combiner("argmin")).toContain("An argmin is a min, then a min over the indices");
+    expect(combiner("prod")).toContain("no product reduction");
+    expect(combiner("Sum")).toContain('Did you mean "sum"?');
+  });
+
+  it("a range written as [min, end] past the buffer's end gets the reminder that the second number is an extent (red team, session 32)", () => {
+    const doc = bad();
+    doc.body[0].body[0].over = ["c", 1, "C"];
+    const d = firstDiagnostic(doc);
+    expect(d.code).toBe("TIR023");
+    expect(d.message).toContain('The range of "c" starts at 1: a range is [min, extent]');
+    // a range from 0 that runs past the end gets no such reminder
+    const zero = bad();
+    zero.body[0].body[0].over = ["c", 0, ["add", "C", 1]];
+    const z = firstDiagnostic(zero);
+    expect(z.code).toBe("TIR023");
+    expect(z.message).not.toContain("a range is [min, extent]");
+  });
+
   it("a cast to f16 or bf16 says they are storage types that a store rounds to (red team, session 32)", () => {
     for (const t of ["f16", "bf16"]) {
       const doc = bad();

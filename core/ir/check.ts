@@ -523,6 +523,21 @@ class Checker {
     return false;
   }
 
+  /** Where a variable of the index starts above 0 (a loop or axis range [1, C]), the reminder that
+   *  a range's second number is its extent, not its end (red team, session 32: ["c", 1, "C"]
+   *  meant c from 1 to C - 1). */
+  extentHint(a: Affine): string {
+    for (let i: i32 = 0; i < a.vars.length; i++) {
+      const b = this.lookup(a.vars[i]);
+      if (b === null || a.coefs[i] == 0.0) continue;
+      const bb = changetype<Binding>(b);
+      if ((bb.kind == "loop" || bb.kind == "axis") && bb.exact && bb.lo > 0.0) {
+        return " The range of \"" + bb.name + "\" starts at " + fmtInt(bb.lo) + ": a range is [min, extent], its second number the count of iterations, not the end (for " + fmtInt(bb.lo) + " up to the dimension's end, write the extent as the dimension minus " + fmtInt(bb.lo) + ").";
+      }
+    }
+    return "";
+  }
+
   /** Checks the index list of an access to parameter `pi`. */
   access(pi: i32, idx: Array<Expr>, listPtr: string, nodePtr: string): void {
     const p = this.doc.params[pi];
@@ -562,7 +577,8 @@ class Checker {
         continue;
       }
       if (range[0] < 0.0 || range[1] >= extent) {
-        this.err("TIR023", idx[i].ptr, "Index " + i.toString() + " of \"" + p.name + "\" ranges over [" + fmtInt(range[0]) + ", " + fmtInt(range[1]) + "] but the dimension has extent " + fmtInt(extent) + " (valid 0.." + fmtInt(extent - 1.0) + ").");
+        this.err("TIR023", idx[i].ptr, "Index " + i.toString() + " of \"" + p.name + "\" ranges over [" + fmtInt(range[0]) + ", " + fmtInt(range[1]) + "] but the dimension has extent " + fmtInt(extent) + " (valid 0.." + fmtInt(extent - 1.0) + ")." +
+          (range[1] >= extent ? this.extentHint(changetype<Affine>(a)) : ""));
       }
     }
   }

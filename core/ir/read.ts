@@ -57,6 +57,20 @@ function unknownOperator(op: string): string {
   return "Unknown operator \"" + op + "\"; the operators are " + allOperators().join(", ") + " (see the expression table of Tile IR v1).";
 }
 
+/** A suggestion for an unknown combiner: the usual other names of sum, max and min, a mean as a
+ *  sum divided by the count, else the nearest name (red team, session 32). */
+function combinerHint(c: string): string {
+  const l = c.toLowerCase();
+  if (l == "mean" || l == "avg" || l == "average") {
+    return " A mean is a sum divided by the count: reduce with \"sum\", then divide the result by the extent as f32 (for example [\"div\", \"s\", [\"cast\", \"f32\", \"C\"]]).";
+  }
+  if (l == "add" || l == "plus" || l == "total") return " Did you mean \"sum\"?";
+  if (l == "maximum" || l == "amax" || l == "argmax") return " Did you mean \"max\"?" + (l == "argmax" ? " An argmax is a max, then a min over the indices where the element equals it." : "");
+  if (l == "minimum" || l == "amin" || l == "argmin") return " Did you mean \"min\"?" + (l == "argmin" ? " An argmin is a min, then a min over the indices where the element equals it." : "");
+  if (l == "prod" || l == "product" || l == "mul") return " Tile IR has no product reduction.";
+  return didYouMean(c, COMBINERS);
+}
+
 function kindName(v: JsonValue): string {
   if (v.kind == J_OBJ) return "an object";
   if (v.kind == J_ARR) return "an array";
@@ -290,7 +304,7 @@ class IrReader {
       if (c !== null) {
         s.combiner = changetype<JsonValue>(c).text;
         if (s.combiner != "sum" && s.combiner != "max" && s.combiner != "min") {
-          this.err("TIR013", ptr + "/combiner", "Use the combiner \"sum\", \"max\" or \"min\" (found \"" + s.combiner + "\")." + didYouMean(s.combiner, COMBINERS));
+          this.err("TIR013", ptr + "/combiner", "Use the combiner \"sum\", \"max\" or \"min\" (found \"" + s.combiner + "\")." + combinerHint(s.combiner));
         }
       }
       const over = this.field(v, "over", J_ARR, ptr, "the reduce");

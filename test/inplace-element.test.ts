@@ -167,7 +167,9 @@ describe("in-place documents: the first dispatch is checked against one evaluati
     const ok = runAndValidate({ engine: h.wasm, runtime: h.runtime, text: softmaxInPlace, options: {}, seed: 2 });
     expect(ok.passed && ok.guards === "intact", ok.error ?? "").toBe(true);
     expect(ok.checkedAfter).toBeUndefined();
-    const store = /X\[r \* 1537 \+ c\] = precise::exp\(X\[r \* 1537 \+ c\] - m\) \/ s;/;
+    // (the row is kept in registers since session 32: the store's value reads cache_X, in the whole
+    // chunks' loop and the last chunk)
+    const store = /X\[r \* 1537 \+ c\] = [^;]* \/ s;/g;
     const flat = runAndValidate({ engine: h.wasm, runtime: h.runtime, text: softmaxInPlace, options: {}, seed: 2,
       mslOverride: (m) => { expect(m).toMatch(store); return m.replace(store, "X[r * 1537 + c] = 1.0f / 1537.0f;"); } });
     expect(flat.passed).toBe(false);

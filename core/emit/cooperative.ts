@@ -128,14 +128,15 @@ function mostExtent(st: Stmt, extV: Val, cx: Ctx): i32 {
   return e >= 1.0 && e <= 2147483647.0 ? <i32>e : -1;
 }
 
-/** Registers the plan's cache buffers that can be realized (immutable; a constant stripe extent,
+/** Registers the plan's cache buffers that can be realized (never written, or written in place as
+ *  private-ownership proved; a constant stripe extent,
  *  or one that varies by program, the stripe sized for the largest). */
 function setupCaches(cx: Ctx, body: Array<Stmt>): void {
   const m = cx.plan.mapping;
-  const stored = storedBuffers(cx.doc);
   for (let i: i32 = 0; i < m.cacheBuffers.length; i++) {
     const b = m.cacheBuffers[i];
-    if (cx.doc.paramIndex(b) < 0 || stored.indexOf(b) >= 0 || cx.cacheBufs.indexOf(b) >= 0) continue;
+    // (a buffer the program also writes is cached only where private-ownership proved it in place)
+    if (cx.doc.paramIndex(b) < 0 || cx.cacheBufs.indexOf(b) >= 0) continue;
     const site = findSite(body, b, cx);
     if (site === null) continue;
     const st = changetype<Stmt>(site);
@@ -213,9 +214,11 @@ function fillChunk(i: i32, load: Expr, v: string, minV: Val, extV: Val, allWhole
   const end = guardEnd(minV, extV);
   if (H > 1) cx.open("for (int tile_h = 0; tile_h < " + num(H) + "; ++tile_h) {");
   const base = m.V == 1 ? "k" : "k * " + num(m.V) + (H > 1 ? " + tile_h * " + num(Q) : "");
-  // a row stripe's vector is Q consecutive elements, read packed; a column stripe's are a
-  // column's, read one by one
-  const packed = packs(m.V) && cx.cacheDim[i] == load.args.length - 1;
+  // a row stripe's vector is Q consecutive elements,
+  // read packed; a column stripe's are a column's, read one by one. A buffer the program also
+  // writes (in place) is read element by element: the address of a writable element reads as a
+  // store to the audit (unpredicated-replay-store), and the fill is under no condition on `live`
+  const packed = packs(m.V) && cx.cacheDim[i] == load.args.length - 1 && storedBuffers(cx.doc).indexOf(cx.cacheBufs[i]) < 0;
   if (Q == 1) {
     cx.line("const int " + ident + " = " + vectorStartText(vectorIndexText("k", H), minV, cx) + ";");
     if (allWhole) {

@@ -919,6 +919,63 @@ function stripeDimOf(l: Site, v: string): i32 {
   return at;
 }
 
+/** The stripe dimension of a site through its distributed variable `dv` (stripeDimOf), where the
+ *  variable stands alone in that index (stripeDimIn), and every other index is the reference's. */
+function sameStripeElement(a: Site, r: Site, pv: string): bool {
+  const dd = a.dist;
+  const rd = r.dist;
+  if (dd === null || rd === null || !a.allAffine() || a.forms.length != r.forms.length) return false;
+  const dv = changetype<LoopInfo>(dd);
+  const rv = changetype<LoopInfo>(rd);
+  const cd = stripeDimOf(a, dv.name);
+  if (cd < 0 || cd != stripeDimOf(r, rv.name) || stripeDimIn(a.index, dv.name) != cd || !sameStripeRange(dv, rv)) return false;
+  for (let d: i32 = 0; d < a.forms.length; d++) {
+    const x = changetype<Affine>(a.forms[d]);
+    if (x.coef(dv.name) != (d == cd ? 1.0 : 0.0)) return false;
+    const rest = without(x, dv.name);
+    if (!onlyProgramVar(rest, pv) || !affineEqual(rest, without(changetype<Affine>(r.forms[d]), rv.name))) return false;
+  }
+  return true;
+}
+
+/**
+ * A cached buffer that the program also writes (an in-place LayerNorm or softmax, `X[r, c] =
+ * f(X[r, c], ...)` after the reduces over X; red team, session 32: it was never kept in registers).
+ * The registers hold what memory held before the first store, so the stripe is what memory holds
+ * wherever the program reads it when: every store is unguarded, in a distributed loop, at the
+ * stripe element of its own iteration (the distributed variable itself in the stripe dimension,
+ * over the stripe's range, the reference read's other indices), so the worker that holds an
+ * element is the one that writes it; and every read of the buffer comes before the first store in
+ * program order, or is part of a store's value at that store's own element (read before it is
+ * written). Another worker's element, or a read after a store, stays a violation.
+ */
+function inPlaceStripe(name: string, stores: Array<Site>, loads: Array<Site>, ref: Site | null, pv: string, v: Verdict): void {
+  let first: i32 = 2147483647;
+  for (let i: i32 = 0; i < stores.length; i++) if (stores[i].seq < first) first = stores[i].seq;
+  for (let i: i32 = 0; i < stores.length; i++) {
+    const s = stores[i];
+    if (ref === null || s.guarded || !sameStripeElement(s, changetype<Site>(ref), pv)) {
+      v.fail("The cached buffer " + quoted(name) + " is written here, and not (unconditionally, in a distributed loop) at the element of the stripe that the writing worker holds, so a register copy of its stripe would go stale.", s.ptr);
+    }
+  }
+  for (let i: i32 = 0; i < loads.length; i++) {
+    const l = loads[i];
+    if (l.seq < first) continue;
+    let own = false;
+    for (let k: i32 = 0; k < stores.length && !own; k++) {
+      const s = stores[k];
+      if (l.store === null || l.store !== s.store || !l.allAffine() || l.forms.length != s.forms.length) continue;
+      own = true;
+      for (let d: i32 = 0; d < l.forms.length; d++) {
+        if (!affineEqual(changetype<Affine>(l.forms[d]), changetype<Affine>(s.forms[d]))) own = false;
+      }
+    }
+    if (!own) {
+      v.fail("This read of the cached buffer " + quoted(name) + " comes after a store to it and is not the stored element read by the store itself, so the registers (filled before the store) would not hold what memory holds.", l.ptr);
+    }
+  }
+}
+
 export function checkPrivateOwnership(ctx: LegalityContext): RuleResult {
   const v = new Verdict("private-ownership");
   if (ctx.cacheBuffers.length == 0) return v.result("No buffer is kept in registers, so there is no private stripe to protect.");
@@ -927,16 +984,15 @@ export function checkPrivateOwnership(ctx: LegalityContext): RuleResult {
   const pv = programVar(ctx);
   let varying = false;
   let gathers = false;
+  let inPlace = false;
   for (let b: i32 = 0; b < ctx.cacheBuffers.length; b++) {
     const name = ctx.cacheBuffers[b];
     if (ctx.doc.paramIndex(name) < 0) {
       v.fail("The cached buffer " + quoted(name) + " is not a parameter of the document.", "/params");
       continue;
     }
+    // a buffer also written: its stores are checked after the reads (inPlaceStripe, below)
     const stores = f.storesTo(name);
-    for (let i: i32 = 0; i < stores.length; i++) {
-      v.fail("The cached buffer " + quoted(name) + " is written here, so a register copy of its stripe would go stale.", stores[i].ptr);
-    }
     const loads = f.loadsOf(name);
     let ref: Site | null = null;
     const before = v.violations.length;
@@ -1022,14 +1078,19 @@ export function checkPrivateOwnership(ctx: LegalityContext): RuleResult {
         v.fail("This read of the cached buffer " + quoted(name) + " covers a different stripe than the read at " + r.ptr + " (another range of the distributed variable or other indices), so a worker would need columns it does not own.", l.ptr);
       }
     }
+    if (stores.length > 0) {
+      inPlaceStripe(name, stores, loads, ref, pv, v);
+      inPlace = true;
+    }
     if (ref === null && v.violations.length == before) {
       v.unknown("No read of the cached buffer " + quoted(name) + " is in a loop or reduce distributed over the workers, so there is no stripe to keep in registers.", "/params/" + ctx.doc.paramIndex(name).toString());
     }
     if (memoryReads) gathers = true;
   }
-  const memory = gathers ? " Its reads outside every distributed loop and reduce (at program level, or run by one worker) read memory, which holds the same values." : "";
-  if (varying) return v.result("Every cached buffer is never written and is read only with v itself in one dimension (the same in every read) and program-uniform indices elsewhere, v distributed over one identical range per program (a minimum and an extent each constant or affine in the program variable, each the same form in every read, so the register stripe is sized for the largest extent and each element's slot, decided by v - min, does not depend on where the range ends), so worker w always holds and reads the same elements." + memory);
-  return v.result("Every cached buffer is never written and is read only with v itself in one dimension (the same in every read) and program-uniform indices elsewhere, v distributed over one identical constant range, so worker w always holds and reads the same elements." + memory);
+  let memory = gathers ? " Its reads outside every distributed loop and reduce (at program level, or run by one worker) read memory, which holds the same values." : "";
+  if (inPlace) memory += " A cached buffer that the program also writes is written only unconditionally, at the stripe element of the writing worker's own iteration, and read before its first store or by a store at that store's own element: the registers hold what memory holds wherever they are read.";
+  if (varying) return v.result("Every cached buffer is read only with v itself in one dimension (the same in every read) and program-uniform indices elsewhere, v distributed over one identical range per program (a minimum and an extent each constant or affine in the program variable, each the same form in every read, so the register stripe is sized for the largest extent and each element's slot, decided by v - min, does not depend on where the range ends), so worker w always holds and reads the same elements." + memory);
+  return v.result("Every cached buffer is read only with v itself in one dimension (the same in every read) and program-uniform indices elsewhere, v distributed over one identical constant range, so worker w always holds and reads the same elements." + memory);
 }
 
 // ---------------------------------------------------------------------------------------------

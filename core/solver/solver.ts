@@ -61,7 +61,8 @@ function joinIds(ids: Array<string>): string {
   return ids.join(", ");
 }
 
-/** Buffers worth caching: loaded two or more times in the program and never stored, counting a
+/** Buffers worth caching: loaded two or more times in the program (also where the program writes
+ *  them: private-ownership decides, core/legality/packing.ts inPlaceStripe), counting a
  *  stage that computes a sibling run once per member (`Stage.members`): a cached stripe's fill
  *  issues every load before the run's accumulators combine registers (run 64: the row max+min in
  *  one pass, 5.57 us cached at 1024x4096 where the uncached pass took 5.80). */
@@ -71,7 +72,7 @@ function cacheCandidates(w: Work, st: Structure): Array<string> {
     const bs = w.stages[i].buffers;
     for (let b: i32 = 0; b < bs.length; b++) {
       const name = bs[b];
-      if (out.indexOf(name) >= 0 || st.outputs.indexOf(name) >= 0) continue;
+      if (out.indexOf(name) >= 0) continue;
       if (readsOf(w, name, true) >= 2) out.push(name);
     }
   }
@@ -226,6 +227,14 @@ class Search {
       if (owned) {
         this.cacheable.push(wanted[i]);
         single = m.cacheBuffers;
+      } else {
+        // say why a buffer read in two or more stages stays in memory (red team, session 32: an
+        // in-place row and a gathered element dropped the cache with nothing said)
+        for (let k: i32 = 0; k < results.length; k++) {
+          if (results[k].id != "private-ownership" || results[k].violations.length == 0) continue;
+          const first = results[k].violations[0];
+          this.plan.notes.push("\"" + wanted[i] + "\" is read in " + readsOf(this.work, wanted[i], true).toString() + " stages but is not kept in registers (private-ownership): " + first.reason + " (" + first.pointer + ")");
+        }
       }
     }
     // one cacheable buffer: share the list already checked, so its verdicts are reused

@@ -252,6 +252,31 @@ describe("size overrides", () => {
   });
 });
 
+describe("a range that runs only for some programs ([0, r), session 32)", () => {
+  // an exclusive prefix: reduce over c in [0, r) of X[r, c]; the row loop r narrows to 1..R-1
+  // inside it (at r = 0 it does not run), so its accesses are decided as [0, r + 1)'s were
+  const prefix = (extent: unknown, index: unknown[] = ["r", "c"]) => doc(rows([
+    { reduce: "s", combiner: "sum", over: ["c", 0, extent], value: ["load", "X", index] },
+    { store: "Y", at: ["r", 0], value: "s" }]));
+  it("is in bounds where it fits, and TIR023 where its last row runs past the end (it was not decided)", () => {
+    expect(codes(prefix("r"))).toEqual([]);
+    expect(codes(prefix("r"), { R: 8, C: 8 })).toEqual([]);
+    expect(codes(prefix("r"), { R: 9, C: 8 })).toEqual([]);
+    expect(codes(prefix("r"), { R: 10, C: 8 })).toEqual([["TIR023", "/body/0/body/0/value/2/1"]]);
+    expect(validate(prefix("r"), { R: 33, C: 3 }).diagnostics[0].message).toContain("ranges over [0, 31]");
+    // a shrinking range [0, R - 1 - r): runs for r <= R - 2
+    expect(codes(prefix(["sub", ["sub", "R", 1], "r"]), { R: 9, C: 8 })).toEqual([]);
+    expect(codes(prefix(["sub", ["sub", "R", 1], "r"]), { R: 10, C: 8 })).toEqual([["TIR023", "/body/0/body/0/value/2/1"]]);
+    // a range that never runs for these sizes ([0, r - 5) with R = 4) decides nothing, as before
+    expect(codes(prefix(["sub", "r", 5], ["r", ["add", "c", 100]]))).toEqual([]);
+    // the narrowed row range is the loop's alone: after it, r takes every row again
+    const after = doc(rows([
+      { reduce: "s", combiner: "sum", over: ["c", 0, "r"], value: ["load", "X", ["r", "c"]] },
+      { store: "Y", at: [["sub", "r", 1], 0], value: "s" }]));
+    expect(codes(after)).toEqual([["TIR023", "/body/0/body/1/at/0"]]);
+  });
+});
+
 describe("scopes and names", () => {
   it("a name may repeat where scopes do not overlap (c three times, as in softmax)", () => {
     const text = doc(rows([

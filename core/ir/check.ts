@@ -64,6 +64,8 @@ class Binding {
   stepC: f64 = 1.0;
   /** An i32 `let`'s value: indices through the name are bounded as the value is. */
   value: Expr | null = null;
+  /** A loop or axis with a constant step of 1 (every value of [lo, hi] is taken). */
+  unitStep: bool = false;
   /** The hidden variable of a shift: in scope for bounds only, never suggested. */
   hidden: bool = false;
 
@@ -106,6 +108,12 @@ class Checker {
   doc: Doc;
   diags: Array<Diagnostic> = new Array<Diagnostic>();
   scope: Array<Binding> = new Array<Binding>();
+  /** Enclosing variables whose range is narrowed inside a loop that runs only for some of their
+   *  values (narrowToRun), with their ranges before and the scope length at the narrowing. */
+  narrowed: Array<Binding> = new Array<Binding>();
+  narrowLo: Array<f64> = new Array<f64>();
+  narrowHi: Array<f64> = new Array<f64>();
+  narrowMarks: Array<i32> = new Array<i32>();
   scalarNames: Array<string> = new Array<string>();
   scalarPtrs: Array<string> = new Array<string>();
   /** Innermost scope position of each bound name, and the index of each scalar name in
@@ -140,6 +148,20 @@ class Checker {
 
   /** Drops the bindings above scope position `mark`. */
   leave(mark: i32): void {
+    // ranges narrowed for a loop of this scope (narrowToRun) come back first
+    let n: i32 = this.narrowed.length;
+    while (n > 0 && this.narrowMarks[n - 1] >= mark) {
+      const b = this.narrowed[n - 1];
+      b.lo = this.narrowLo[n - 1];
+      b.hi = this.narrowHi[n - 1];
+      n--;
+    }
+    if (n < this.narrowed.length) {
+      this.narrowed.length = n;
+      this.narrowLo.length = n;
+      this.narrowHi.length = n;
+      this.narrowMarks.length = n;
+    }
     for (let i: i32 = this.scope.length - 1; i >= mark; i--) {
       const b = this.scope[i];
       if (b.prev < 0) this.innermost.delete(b.name);
@@ -327,6 +349,14 @@ class Checker {
     if (ex !== null) {
       const eb = new Array<f64>();
       b.runs = this.deepBounds(changetype<Affine>(ex), eb) && eb[0] >= 1.0 && eb[1] <= I32_HI;
+      // a loop that runs only for some values of one enclosing variable ([0, r) does not at r = 0):
+      // inside it that variable takes only those values, so its range is narrowed to them for the
+      // loop's scope and the accesses in it are decided (red team, session 32: an exclusive prefix
+      // [0, r) past a row's end was emitted without a word, where [0, r + 1) gave TIR023)
+      if (!b.runs && this.narrowToRun(changetype<Affine>(ex))) {
+        const nb = new Array<f64>();
+        b.runs = this.deepBounds(changetype<Affine>(ex), nb) && nb[0] >= 1.0 && nb[1] <= I32_HI;
+      }
     }
     if (mn !== null && ex !== null && st !== null) {
       const mb = new Array<f64>();
@@ -338,6 +368,7 @@ class Checker {
         b.lo = mb[0];
         b.hi = mb[1] + (x.c - 1.0) * p.c;
         b.exact = true;
+        b.unitStep = p.c == 1.0;
         if (b.hi > I32_HI) {
           this.err("TIR030", ptr, "The " + (kind == "axis" ? "reduction" : "loop") + " variable \"" + name + "\" would reach " + fmtInt(b.hi) +
             ", past the i32 range (at most 2147483647): shorten the range or lower its min.");
@@ -384,6 +415,44 @@ class Checker {
       }
     }
     this.bind(b);
+  }
+
+  /** Where the extent form `x` depends on one enclosing loop or axis variable alone (an exact
+   *  range, step 1, itself running), narrows that variable's range to the values for which
+   *  x >= 1, until the scope being entered is left; false where there is no such variable or no
+   *  value runs the loop. */
+  narrowToRun(x: Affine): bool {
+    const sup = x.support();
+    if (sup.length != 1) return false;
+    const found = this.lookup(sup[0]);
+    if (found === null) return false;
+    const v = changetype<Binding>(found);
+    if ((v.kind != "loop" && v.kind != "axis") || !v.exact || !v.unitStep || !v.runs || v.hidden || v.shadows) return false;
+    const k: f64 = x.coef(sup[0]);
+    // k * v + c >= 1; |k| and |c| small enough that the quotient and the checks below are exact
+    if (Math.abs(k) > 1048576.0 || Math.abs(x.c) > 4294967296.0) return false;
+    const edge: f64 = (1.0 - x.c) / k;
+    let lo: f64 = v.lo;
+    let hi: f64 = v.hi;
+    if (k > 0.0) {
+      const e: f64 = Math.ceil(edge);
+      if (e > lo) lo = e;
+    } else {
+      const e: f64 = Math.floor(edge);
+      if (e < hi) hi = e;
+    }
+    if (lo > hi || (lo == v.lo && hi == v.hi)) return false;
+    // the new ends run the loop, and the values just outside them do not
+    if (k * lo + x.c < 1.0 || k * hi + x.c < 1.0) return false;
+    if (k > 0.0 && lo > v.lo && k * (lo - 1.0) + x.c >= 1.0) return false;
+    if (k < 0.0 && hi < v.hi && k * (hi + 1.0) + x.c >= 1.0) return false;
+    this.narrowed.push(v);
+    this.narrowLo.push(v.lo);
+    this.narrowHi.push(v.hi);
+    this.narrowMarks.push(this.scope.length);
+    v.lo = lo;
+    v.hi = hi;
+    return true;
   }
 
   /** Exact [lo, hi] of an affine form through loops whose extents depend on enclosing variables

@@ -36,6 +36,9 @@ const CASES: Record<string, { rest: unknown[]; cached: boolean }> = {
   "a store under an if": { rest: [loop([{ if: ["lt", X("r", "c"), "m"], then: [store("X", ["r", "c"], val)] }]), fillY], cached: false },
   "a store at the reversed element": { rest: [loop([store("X", ["r", ["sub", ["sub", "C", 1], "c"]], val)]), fillY], cached: false },
   "a read of the stored element after the store": { rest: [loop([store("X", ["r", "c"], val), store("Y", ["r", "c"], X("r", "c"))])], cached: false },
+  // (red team, session 32: a second in-place loop read what the first wrote; the registers held X)
+  "a second in-place loop reading the first's result": { rest: [loop([store("X", ["r", "c"], val)]), loop([store("X", ["r", "c"], ["mul", X("r", "c"), ["f32", 2]])]), fillY], cached: false },
+  "two stores in one iteration, the second reading the first's": { rest: [loop([store("X", ["r", "c"], val), store("X", ["r", "c"], ["add", X("r", "c"), ["f32", 1]])]), fillY], cached: false },
   "a store at the next element": { rest: [loop([store("X", ["r", ["add", "c", 1]], val)], [0, ["sub", "C", 1]]), fillY], cached: false },
 };
 
@@ -56,11 +59,32 @@ describe("an in-place row keeps its stripe in registers where the registers hold
     });
   }
 
+  it("a serial wrapper that repeats the reduce and the in-place loop: not cached (its second pass reads the first's stores)", () => {
+    const text = JSON.stringify({
+      tile: 1, name: "repeat", attrs: { noalias: true }, sizes: { R: 5, C: 70 },
+      params: [{ name: "X", dtype: "f32", shape: ["R", "C"] }, { name: "Y", dtype: "f32", shape: ["R"] }],
+      body: [{ for: "r", in: [0, "R"], kind: "parallel", body: [
+        { for: "t", in: [0, 3], kind: "serial", body: [
+          { reduce: "s", combiner: "sum", over: ["c", 0, "C"], value: X("r", "c") },
+          loop([store("X", ["r", "c"], ["mul", ["sub", X("r", "c"), ["div", "s", ["f32", 70]]], ["f32", 0.5]])])] },
+        { reduce: "q", combiner: "max", over: ["c", 0, "C"], value: X("r", "c") },
+        { store: "Y", at: ["r"], value: "q" }] }],
+    });
+    const p = h.wasm.call({ command: "plan", document: text, options: {} });
+    expect(p.ok, JSON.stringify(p.diagnostics)).toBe(true);
+    expect(p.mapping.cacheBuffers ?? []).not.toContain("X");
+    for (const options of [{}, { vector: 4 }, { threads: 32 }]) {
+      const emitted = emitBothChecked(h, text, options);
+      const r = runAndValidate({ engine: h.wasm, runtime: h.runtime, text, options, seed: 4, emitted });
+      expect(r.passed && r.guards === "intact", `${JSON.stringify(options)} ${r.error ?? ""}`).toBe(true);
+    }
+  });
+
   it("the refused forms say which store or read keeps the buffer out of registers", () => {
     const p = h.wasm.call({ command: "plan", document: doc(CASES["a read of the stored element after the store"].rest), options: {} });
     const text = JSON.stringify(p.notes);
     expect(text).toContain("\\\"X\\\" is read in 3 stages but is not kept in registers (private-ownership)");
-    expect(text).toContain("comes after a store to it and is not the stored element read by the store itself");
+    expect(text).toContain("comes after a store to it and is not the element the first store writes, read by that store itself");
     const q = JSON.stringify(h.wasm.call({ command: "plan", document: doc(CASES["a store at the reversed element"].rest), options: {} }).notes);
     expect(q).toContain("at the element of the stripe that the writing worker holds");
   });

@@ -938,6 +938,16 @@ function sameStripeElement(a: Site, r: Site, pv: string): bool {
   return true;
 }
 
+/** Whether the only loops around an access are the program loop and its own distributed loop or
+ *  axis (nothing runs it twice). */
+function onlyOwnLoops(a: Site): bool {
+  for (let k: i32 = 0; k < a.loops.length; k++) {
+    const l = a.loops[k];
+    if (l.kind != LOOP_PROGRAM && l !== a.dist) return false;
+  }
+  return true;
+}
+
 /**
  * A cached buffer that the program also writes (an in-place LayerNorm or softmax, `X[r, c] =
  * f(X[r, c], ...)` after the reduces over X; red team, session 32: it was never kept in registers).
@@ -946,12 +956,28 @@ function sameStripeElement(a: Site, r: Site, pv: string): bool {
  * stripe element of its own iteration (the distributed variable itself in the stripe dimension,
  * over the stripe's range, the reference read's other indices), so the worker that holds an
  * element is the one that writes it; and every read of the buffer comes before the first store in
- * program order, or is part of a store's value at that store's own element (read before it is
- * written). Another worker's element, or a read after a store, stays a violation.
+ * program order, or is part of the first store's value at that store's own element (read before
+ * it is written, and before any store). Another worker's element, a read after a store, or a
+ * later store's read of its own element (which sees what an earlier store wrote) stays a
+ * violation.
  */
 function inPlaceStripe(name: string, stores: Array<Site>, loads: Array<Site>, ref: Site | null, pv: string, v: Verdict): void {
   let first: i32 = 2147483647;
-  for (let i: i32 = 0; i < stores.length; i++) if (stores[i].seq < first) first = stores[i].seq;
+  let firstStore: Site | null = null;
+  for (let i: i32 = 0; i < stores.length; i++) {
+    if (stores[i].seq < first) {
+      first = stores[i].seq;
+      firstStore = stores[i];
+    }
+  }
+  // program order is the order of execution only where no other loop repeats an access: a serial
+  // wrapper around a reduce and an in-place loop would read, in its second pass, what the first wrote
+  for (let i: i32 = 0; i < stores.length; i++) {
+    if (!onlyOwnLoops(stores[i])) v.fail("The cached buffer " + quoted(name) + " is written here inside a loop that repeats the store after later reads, so a register copy of its stripe would go stale.", stores[i].ptr);
+  }
+  for (let i: i32 = 0; i < loads.length; i++) {
+    if (!onlyOwnLoops(loads[i])) v.fail("This read of the cached buffer " + quoted(name) + ", which the program also writes, is inside a loop that repeats it after the store, so the registers (filled before the store) would not hold what memory holds.", loads[i].ptr);
+  }
   for (let i: i32 = 0; i < stores.length; i++) {
     const s = stores[i];
     if (ref === null || s.guarded || !sameStripeElement(s, changetype<Site>(ref), pv)) {
@@ -961,17 +987,20 @@ function inPlaceStripe(name: string, stores: Array<Site>, loads: Array<Site>, re
   for (let i: i32 = 0; i < loads.length; i++) {
     const l = loads[i];
     if (l.seq < first) continue;
+    // only the first store's own read: a later store's read sees what an earlier store wrote
+    // (red team, session 32: X[r, c] = X[r, c] - s, then X[r, c] = X[r, c] * 2 read the old value)
     let own = false;
-    for (let k: i32 = 0; k < stores.length && !own; k++) {
-      const s = stores[k];
-      if (l.store === null || l.store !== s.store || !l.allAffine() || l.forms.length != s.forms.length) continue;
-      own = true;
-      for (let d: i32 = 0; d < l.forms.length; d++) {
-        if (!affineEqual(changetype<Affine>(l.forms[d]), changetype<Affine>(s.forms[d]))) own = false;
+    if (firstStore !== null) {
+      const s = changetype<Site>(firstStore);
+      if (l.store !== null && l.store === s.store && l.allAffine() && l.forms.length == s.forms.length) {
+        own = true;
+        for (let d: i32 = 0; d < l.forms.length; d++) {
+          if (!affineEqual(changetype<Affine>(l.forms[d]), changetype<Affine>(s.forms[d]))) own = false;
+        }
       }
     }
     if (!own) {
-      v.fail("This read of the cached buffer " + quoted(name) + " comes after a store to it and is not the stored element read by the store itself, so the registers (filled before the store) would not hold what memory holds.", l.ptr);
+      v.fail("This read of the cached buffer " + quoted(name) + " comes after a store to it and is not the element the first store writes, read by that store itself, so the registers (filled before any store) would not hold what memory holds.", l.ptr);
     }
   }
 }
@@ -1088,7 +1117,7 @@ export function checkPrivateOwnership(ctx: LegalityContext): RuleResult {
     if (memoryReads) gathers = true;
   }
   let memory = gathers ? " Its reads outside every distributed loop and reduce (at program level, or run by one worker) read memory, which holds the same values." : "";
-  if (inPlace) memory += " A cached buffer that the program also writes is written only unconditionally, at the stripe element of the writing worker's own iteration, and read before its first store or by a store at that store's own element: the registers hold what memory holds wherever they are read.";
+  if (inPlace) memory += " A cached buffer that the program also writes is written only unconditionally, at the stripe element of the writing worker's own iteration, and read before its first store or by the first store at its own element: the registers hold what memory holds wherever they are read.";
   if (varying) return v.result("Every cached buffer is read only with v itself in one dimension (the same in every read) and program-uniform indices elsewhere, v distributed over one identical range per program (a minimum and an extent each constant or affine in the program variable, each the same form in every read, so the register stripe is sized for the largest extent and each element's slot, decided by v - min, does not depend on where the range ends), so worker w always holds and reads the same elements." + memory);
   return v.result("Every cached buffer is read only with v itself in one dimension (the same in every read) and program-uniform indices elsewhere, v distributed over one identical constant range, so worker w always holds and reads the same elements." + memory);
 }

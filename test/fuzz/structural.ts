@@ -23,7 +23,7 @@ export const SHAPES = [
   "if-else", "if-overwrite", "if-inplace", "serial-around", "inplace", "shifted", "neg-min", "mod-min",
   "step", "guarded", "offsets", "offsets-interleaved", "cross-read", "names", "select-pad", "minmax-extent",
   "i32-reuse", "wrap-extent", "nest", "ragged", "even-odd", "flat-transposed", "causal-zeros",
-  "element-nest",
+  "element-nest", "inplace-twice",
 ] as const;
 export type Shape = (typeof SHAPES)[number];
 
@@ -240,6 +240,12 @@ export function buildStructural(s: StructSpec): StructCase {
       break;
     case "inplace":
       body.push(ploop([{ store: "X", at: [row, cv], value: ["sub", x(), ["mul", f32(0.25), sc]] }]));
+      break;
+    case "inplace-twice":
+      // a second in-place pass reads what the first wrote (red team, session 32: a register stripe
+      // of X kept the value from before the first pass)
+      body.push(ploop([{ store: "X", at: [row, cv], value: ["sub", x(), ["mul", f32(0.25), sc]] }]));
+      body.push(ploop([{ store: "X", at: [row, cv], value: ["add", ["mul", f32(0.5), x()], f32(0.125)] }]));
       break;
     case "shifted":
       addW();

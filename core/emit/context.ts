@@ -56,6 +56,9 @@ export class Ctx {
   /** The index position of the stripe variable in the cached loads (the last: a row stripe). */
   cacheDim: Array<i32> = new Array<i32>();
   cacheSite: Array<Stmt> = new Array<Stmt>();
+  /** Whether the program also writes each cached buffer (in place): its fill then reads element
+   *  by element (core/emit/cooperative.ts fillChunk). */
+  cacheWritten: Array<bool> = new Array<bool>();
   cacheDeclared: Array<bool> = new Array<bool>();
   cacheFilled: Array<bool> = new Array<bool>();
   /** Inside a packed vector (core/analysis/vectors.ts): loads and stores served by registers

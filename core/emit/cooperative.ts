@@ -133,6 +133,7 @@ function mostExtent(st: Stmt, extV: Val, cx: Ctx): i32 {
  *  or one that varies by program, the stripe sized for the largest). */
 function setupCaches(cx: Ctx, body: Array<Stmt>): void {
   const m = cx.plan.mapping;
+  const stored = storedBuffers(cx.doc);
   for (let i: i32 = 0; i < m.cacheBuffers.length; i++) {
     const b = m.cacheBuffers[i];
     // (a buffer the program also writes is cached only where private-ownership proved it in place)
@@ -152,6 +153,7 @@ function setupCaches(cx: Ctx, body: Array<Stmt>): void {
     const at = siteLoad(st, b, cx);
     cx.cacheDim.push(stripeDim(changetype<Expr>(at), st.kind == "reduce" ? st.axis : st.name));
     cx.cacheSite.push(st);
+    cx.cacheWritten.push(stored.indexOf(b) >= 0);
     cx.cacheDeclared.push(false);
     cx.cacheFilled.push(false);
   }
@@ -218,7 +220,7 @@ function fillChunk(i: i32, load: Expr, v: string, minV: Val, extV: Val, allWhole
   // read packed; a column stripe's are a column's, read one by one. A buffer the program also
   // writes (in place) is read element by element: the address of a writable element reads as a
   // store to the audit (unpredicated-replay-store), and the fill is under no condition on `live`
-  const packed = packs(m.V) && cx.cacheDim[i] == load.args.length - 1 && storedBuffers(cx.doc).indexOf(cx.cacheBufs[i]) < 0;
+  const packed = packs(m.V) && cx.cacheDim[i] == load.args.length - 1 && !cx.cacheWritten[i];
   if (Q == 1) {
     cx.line("const int " + ident + " = " + vectorStartText(vectorIndexText("k", H), minV, cx) + ";");
     if (allWhole) {

@@ -14,7 +14,8 @@ import { ACCESS_READ, ACCESS_READWRITE, ACCESS_WRITE, accessOf } from "../emit/a
 import { formatI32 } from "../util/num";
 import { mlxModule, MLX_ATTRIBUTES } from "./mlx";
 import { torchModule } from "./torch";
-import { initialContentsUnread, storesCoverBuffer } from "../legality/defined";
+import { documentFacts, initialContentsUnread, storesCoverBuffer } from "../legality/defined";
+import { Facts } from "../legality/facts";
 import { TK_IDENT, tokenize } from "../audit/scan";
 
 export const TARGET_METAL: string = "metal";
@@ -38,6 +39,8 @@ export function exportModule(doc: Doc, plan: Plan, k: KernelText, msl: string, t
     r.diags.push(diag("TEX003", "/sizes", "The kernel's grid has " + formatI32(plan.mapping.groups) + " threadgroups of " + formatI32(plan.mapping.T) +
       " threads, more than the 2147483647 threads a " + target + " dispatch takes; emit it with smaller sizes (--size) or use --target metal."));
   }
+  // the document's accesses, collected once for the questions asked of every parameter
+  const facts = documentFacts(doc);
   if (target == TARGET_MLX) {
     let outputs: i32 = 0;
     for (let p: i32 = 0; p < doc.params.length; p++) {
@@ -45,7 +48,7 @@ export function exportModule(doc: Doc, plan: Plan, k: KernelText, msl: string, t
       if (a != ACCESS_READ) outputs++;
       // a buffer read only where it has already been written (a scratch buffer) is an output
       // like any other: its initial contents reach no result (core/legality/defined.ts)
-      if (a == ACCESS_READWRITE && !initialContentsUnread(doc, doc.params[p].name)) {
+      if (a == ACCESS_READWRITE && !initialContentsUnread(facts, doc.params[p].name)) {
         r.diags.push(diag("TEX001", "/params/" + formatI32(p), "The buffer \"" + doc.params[p].name + "\" is both read and written, and not every load of it is proven to read an element the kernel has already written (one unconditional store, then loads of the element it wrote in the same iteration), so its initial contents may reach a result; MLX gives a kernel read-only inputs and fresh output arrays, so it cannot update a buffer in place; in the document, read one parameter and store to another, or emit with --target torch-mps (which updates the tensor in place) or --target metal."));
       }
     }
@@ -56,7 +59,7 @@ export function exportModule(doc: Doc, plan: Plan, k: KernelText, msl: string, t
     if (!hasErrors(r.diags)) {
       // every buffer the kernel writes comes back as a fresh array (TEX001 refused the others)
       for (let p: i32 = 0; p < doc.params.length; p++) {
-        if (accessOf(doc, p) != ACCESS_READ) partialOutput(doc, p, target, r.diags);
+        if (accessOf(doc, p) != ACCESS_READ) partialOutput(doc, facts, p, target, r.diags);
       }
       r.text = mlxModule(doc, plan, k, version);
     }
@@ -64,7 +67,7 @@ export function exportModule(doc: Doc, plan: Plan, k: KernelText, msl: string, t
     if (!hasErrors(r.diags)) {
       // a buffer both read and written is updated in place; one only written is a fresh tensor
       for (let p: i32 = 0; p < doc.params.length; p++) {
-        if (accessOf(doc, p) == ACCESS_WRITE) partialOutput(doc, p, target, r.diags);
+        if (accessOf(doc, p) == ACCESS_WRITE) partialOutput(doc, facts, p, target, r.diags);
       }
       r.text = torchModule(doc, plan, k, version, msl);
     }
@@ -75,9 +78,9 @@ export function exportModule(doc: Doc, plan: Plan, k: KernelText, msl: string, t
 /** TEX005 (a warning) where the module returns parameter `p` as a fresh zero-filled array and no
  *  store is proven to write every element of it: the elements the kernel does not store are then
  *  0 in the result, where `tile run` and the metal target keep what the buffer held. */
-function partialOutput(doc: Doc, p: i32, target: string, diags: Array<Diagnostic>): void {
+function partialOutput(doc: Doc, f: Facts, p: i32, target: string, diags: Array<Diagnostic>): void {
   const name = doc.params[p].name;
-  if (storesCoverBuffer(doc, name)) return;
+  if (storesCoverBuffer(doc, f, name)) return;
   const keep = target == TARGET_TORCH
     ? "to update the caller's tensor instead, read the element in the document (for example store [\"select\", cond, v, [\"load\", \"" + name + "\", at]]), which makes it an argument updated in place"
     : "to keep the caller's contents, emit with --target torch-mps and read the element in the document (for example store [\"select\", cond, v, [\"load\", \"" + name + "\", at]]), which updates the tensor in place";

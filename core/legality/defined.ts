@@ -18,7 +18,7 @@
 import { Doc, Stmt } from "../ir/ast";
 import { Affine } from "../ir/affine";
 import { recognize } from "../analysis/structure";
-import { LoopInfo, Site, collectFacts, loopLevel } from "./facts";
+import { Facts, LoopInfo, Site, collectFacts, loopLevel } from "./facts";
 
 function sameConstRange(a: LoopInfo, b: LoopInfo): bool {
   return a.minConst && a.extentConst && a.stepConst && b.minConst && b.extentConst && b.stepConst &&
@@ -43,10 +43,15 @@ function sameElement(a: Affine, l: Site, b: Affine, s: Site, shared: i32): bool 
   return true;
 }
 
-export function initialContentsUnread(doc: Doc, buffer: string): bool {
+/** The accesses of the document as written, for the questions below (the export asks them for
+ *  every parameter: collect once). */
+export function documentFacts(doc: Doc): Facts {
   const st = recognize(doc);
   const pl = st.programLoop;
-  const f = collectFacts(doc, pl === null ? null : changetype<Stmt>(pl), st.distribution);
+  return collectFacts(doc, pl === null ? null : changetype<Stmt>(pl), st.distribution);
+}
+
+export function initialContentsUnread(f: Facts, buffer: string): bool {
   const stores = f.storesTo(buffer);
   if (stores.length != 1) return false;
   const s = stores[0];
@@ -77,12 +82,9 @@ export function initialContentsUnread(doc: Doc, buffer: string): bool {
  *  under an `if`, a triangular loop, two stores that write a half each). The export uses it
  *  (TEX005): a module returns such a buffer as a fresh array, so what the kernel does not store
  *  there is 0, where `tile run` and the metal target keep what the buffer held. */
-export function storesCoverBuffer(doc: Doc, buffer: string): bool {
+export function storesCoverBuffer(doc: Doc, f: Facts, buffer: string): bool {
   const p = doc.paramIndex(buffer);
   if (p < 0) return false;
-  const st = recognize(doc);
-  const pl = st.programLoop;
-  const f = collectFacts(doc, pl === null ? null : changetype<Stmt>(pl), st.distribution);
   const stores = f.storesTo(buffer);
   for (let i: i32 = 0; i < stores.length; i++) {
     if (storeCovers(doc, p, stores[i])) return true;

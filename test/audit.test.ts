@@ -70,6 +70,25 @@ describe("auditMsl: bad kernels", () => {
     expect(r.predicatedStores).toBe(0);
   });
 
+  it("a writable element's address cast at once to a pointer to const is a read, not a store", () => {
+    // the in-place fill (session 33): X is written under `live` and read packed, outside it
+    const base = read("bad_unpredicated_store.metal").replace("device const float* X [[buffer(0)]]", "device float* X [[buffer(0)]]");
+    const fill = "      cache_X[k * 4 + j] = (*((device const packed_float4*)(&X[r * 1536 + (k * 32 + worker) * 4])))[j];\n";
+    const withRead = base.replace("      if (c < 1537) cache_X[k * 4 + j] = X[r * 1537 + c];\n", fill).replace("if (worker == 0) { Y[r] = s; }", "if (worker == 0 && live) { Y[r] = s; }");
+    expect(withRead).toContain("(device const packed_float4*)(&X[");
+    const ok = auditMsl(withRead, COOP, 1);
+    expect(ok.findings).toEqual([]);
+    expect(ok.deviceStores).toBe(1);
+    // the same address through a pointer that is not to const counts as a store outside `live`
+    const asStore = withRead.replace("(device const packed_float4*)(&X[", "(device packed_float4*)(&X[");
+    expect(auditMsl(asStore, COOP, 1).findings.map((f) => f.check)).toEqual(["unpredicated-replay-store"]);
+    // and so does a bare address, or a const cast that is not applied to it at once
+    const bare = withRead.replace("(*((device const packed_float4*)(&X[r * 1536 + (k * 32 + worker) * 4])))[j]", "*(&X[r * 1536 + j])");
+    expect(auditMsl(bare, COOP, 1).findings.map((f) => f.check)).toEqual(["unpredicated-replay-store"]);
+    const later = withRead.replace("(device const packed_float4*)(&X[", "(device const packed_float4*)(1 + &X[");
+    expect(auditMsl(later, COOP, 1).findings.map((f) => f.check)).toEqual(["unpredicated-replay-store"]);
+  });
+
   it("a barrier is wrong in a realization that expects none", () => {
     const r = auditMsl(read("good_sum_cooperative.metal"), "fused-elementwise", 0);
     expect(r.findings.map((f) => f.check)).toEqual(["barrier-count"]);

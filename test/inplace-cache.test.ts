@@ -89,10 +89,17 @@ describe("an in-place row keeps its stripe in registers where the registers hold
     expect(q).toContain("at the element of the stripe that the writing worker holds");
   });
 
-  it("a cached in-place fill reads element by element (no address of a writable element outside `live`)", () => {
+  it("a cached in-place row is filled and stored packed (read through a pointer to const, stored under `live`)", () => {
     const e = emitBothChecked(h, doc(CASES["the softmax in place"].rest), { vector: 4 });
     expect(e.plan.mapping.cacheBuffers).toEqual(["X"]);
-    expect(e.msl).not.toContain("(&X[");
+    expect(e.msl).toContain("*((device const packed_float4*)(&X[");
+    expect(e.msl).toMatch(/if \(live\) \{ \*\(\(device packed_float4\*\)\(&X\[[^\]]*\]\)\) = tile_y\d+; \}/);
+    // no scalar store of X is left
+    expect(e.msl).not.toMatch(/ X\[[^\]]*\] = /);
     expect(e.audit.ok).toBe(true);
+    // uncached, the store stays scalar: X is read from memory after the store's own vector
+    const u = emitBothChecked(h, doc(CASES["the softmax in place"].rest), { vector: 4, cacheInput: false });
+    expect(u.plan.mapping.cacheBuffers ?? []).toEqual([]);
+    expect(u.msl).not.toContain("packed_float4*)(&X[");
   });
 });

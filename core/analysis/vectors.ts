@@ -22,6 +22,11 @@
 //   - a packed store's buffer is never loaded by the kernel, and this store is the only store to
 //     it in the site (so writing the Q elements together, after the Q values, changes nothing
 //     another access could see, and no two stores of the vector race for one element);
+//   - except a store to a buffer that the cooperative reduction keeps in a register stripe and
+//     writes in place (core/legality/packing.ts, inPlaceStripe): `cachedStores` lists it, and the
+//     emitter and the cost model pack it only where the plan caches its buffer. Every read of such
+//     a buffer after the fill reads the worker's registers, not memory, and every store writes the
+//     writing worker's own stripe element, so no access can see the order of the Q writes;
 //   - except, in the fused element grid, an update in place: a buffer whose one store in the
 //     whole document is a statement of this site, and every load of which sits in this site at
 //     or before that statement with the store's index exactly (the same expressions). Per value
@@ -41,6 +46,9 @@ export const PACK_WIDTH: i32 = 4;
 export class VectorAccesses {
   loads: Array<Expr> = new Array<Expr>();
   stores: Array<Stmt> = new Array<Stmt>();
+  /** Stores packable only where the plan keeps their buffer, which the kernel also loads, in a
+   *  cached register stripe written in place (see the file comment); not in `stores`. */
+  cachedStores: Array<Stmt> = new Array<Stmt>();
 }
 
 /** Elements of one vector access for vector width V: PACK_WIDTH when it divides V, else V. */
@@ -294,9 +302,9 @@ class Walk {
         this.expr(s.value);
         for (let k: i32 = 0; k < s.at.length; k++) this.expr(s.at[k]);
         const p = this.doc.paramIndex(s.name);
-        if (p >= 0 && packable(this.doc.params[p].dtype) && (this.loaded.indexOf(s.name) < 0 || this.inPlace.indexOf(s.name) >= 0) &&
-          countStores(this.top, s.name) == 1 && contiguousIn(s.at, this.v, this.bound)) {
-          this.out.stores.push(s);
+        if (p >= 0 && packable(this.doc.params[p].dtype) && countStores(this.top, s.name) == 1 && contiguousIn(s.at, this.v, this.bound)) {
+          if (this.loaded.indexOf(s.name) < 0 || this.inPlace.indexOf(s.name) >= 0) this.out.stores.push(s);
+          else this.out.cachedStores.push(s);
         }
       }
     }

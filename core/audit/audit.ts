@@ -9,7 +9,8 @@
 //                             conditions as barriers)
 //   unpredicated-replay-store cooperative reduction: every store to a writable device buffer is
 //                             under a condition that includes `live` (taking the address of a
-//                             writable element, as a packed store does, counts as a store)
+//                             writable element, as a packed store does, counts as a store; one
+//                             cast at once to `device const T*`, a packed read, does not)
 //   double                    no `double` anywhere (Metal has none)
 
 import { REALIZATION_COOPERATIVE } from "../plan/plan";
@@ -486,10 +487,20 @@ class Auditor {
       if (this.code(i + 1) == P_LBRACKET && this.code(i - 1) != P_DOT && this.code(i - 1) != P_ARROW && this.isWritable(i)) {
         const close = this.matching(i + 1);
         if (close < b && isAssignCode(this.code(close + 1))) this.store(this.text(i), line, sc);
-        // the address of a writable element (`&Y[i]`, a packed store's pointer) counts as a store
-        else if (this.code(i - 1) == P_AMP) this.store(this.text(i), line, sc);
+        // the address of a writable element (`&Y[i]`, a packed store's pointer) counts as a store,
+        // unless it is cast at once to a pointer to const (`(device const T*)(&Y[i])`, a packed
+        // read), through which nothing can be written
+        else if (this.code(i - 1) == P_AMP && !this.constPointerRead(i)) this.store(this.text(i), line, sc);
       }
     }
+  }
+
+  /** Whether the element at token i is the operand of `(device const T*)(&` (a packed read). */
+  constPointerRead(i: i32): bool {
+    if (i < 8) return false;
+    const t = this.toks;
+    return this.code(i - 2) == P_LPAREN && this.code(i - 3) == P_RPAREN && this.code(i - 4) == P_STAR &&
+      t.kind(i - 5) == TK_IDENT && t.word(i - 6) == W_CONST && t.word(i - 7) == W_DEVICE && this.code(i - 8) == P_LPAREN;
   }
 
   sync(isBarrier: bool, name: string, line: i32, sc: Scope, operand: bool): void {

@@ -264,7 +264,9 @@ export function chunkIssues(st: Stage, V: i32, cacheBuffers: Array<string>, fill
     const shared: f64 = packs(V) ? st.bufferShared[b] : 0.0;
     n += (packed - shared) * perVector + (st.bufferLoads[b] - packed) * v;
   }
-  const packedStores: f64 = packs(V) ? st.packedStores : 0.0;
+  let packedStores: f64 = packs(V) ? st.packedStores : 0.0;
+  // a store to a buffer cached and written in place is packed where this plan caches it
+  if (packs(V)) for (let k: i32 = 0; k < st.cachedStoreBufs.length; k++) if (cacheBuffers.indexOf(st.cachedStoreBufs[k]) >= 0) packedStores += st.cachedStoreTimes[k];
   n += packedStores * perVector + (st.stores - packedStores) * v;
   return n;
 }

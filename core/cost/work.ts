@@ -57,6 +57,10 @@ export class Stage {
   bufferShared: Array<f64> = new Array<f64>();
   /** Stores per element written Q-wide as packed vectors. */
   packedStores: f64 = 0.0;
+  /** Stores per element packed only where the plan caches their buffer (VectorAccesses
+   *  cachedStores): the buffer of each, and its count per element. */
+  cachedStoreBufs: Array<string> = new Array<string>();
+  cachedStoreTimes: Array<f64> = new Array<f64>();
   /** Per buffer of `buffers`, its loads per element whose neighbouring threads are not on
    *  neighbouring (or the same) elements: in the stripe variable (workers on lanes: neighbouring
    *  workers take neighbouring elements of the stripe), and in the program variable (programs on
@@ -367,6 +371,10 @@ function addPacked(doc: Doc, acc: VectorAccesses, st: Stage, times: f64): void {
     }
   }
   st.packedStores += <f64>acc.stores.length * times;
+  for (let i: i32 = 0; i < acc.cachedStores.length; i++) {
+    st.cachedStoreBufs.push(acc.cachedStores[i].name);
+    st.cachedStoreTimes.push(times);
+  }
 }
 
 /** Stages of one logical program of the reduction family (the program loop's body, `v` its

@@ -204,6 +204,12 @@ function fillCaches(s: Stmt, cx: Ctx): void {
   }
 }
 
+/** Whether the plan keeps `buffer` in a register stripe that the program also writes. */
+function cachedWritten(buffer: string, cx: Ctx): bool {
+  const i = cx.cacheBufs.indexOf(buffer);
+  return i >= 0 && cx.cacheWritten[i];
+}
+
 /** Chunk k of cache i's fill; `allWhole`: every vector of the chunk is in range (no guard). */
 function fillChunk(i: i32, load: Expr, v: string, minV: Val, extV: Val, allWhole: bool, cx: Ctx): void {
   const m = cx.plan.mapping;
@@ -216,11 +222,10 @@ function fillChunk(i: i32, load: Expr, v: string, minV: Val, extV: Val, allWhole
   const end = guardEnd(minV, extV);
   if (H > 1) cx.open("for (int tile_h = 0; tile_h < " + num(H) + "; ++tile_h) {");
   const base = m.V == 1 ? "k" : "k * " + num(m.V) + (H > 1 ? " + tile_h * " + num(Q) : "");
-  // a row stripe's vector is Q consecutive elements,
-  // read packed; a column stripe's are a column's, read one by one. A buffer the program also
-  // writes (in place) is read element by element: the address of a writable element reads as a
-  // store to the audit (unpredicated-replay-store), and the fill is under no condition on `live`
-  const packed = packs(m.V) && cx.cacheDim[i] == load.args.length - 1 && !cx.cacheWritten[i];
+  // a row stripe's vector is Q consecutive elements, read packed (through a const pointer, which
+  // the audit reads as a load, also for a buffer the program writes in place); a column stripe's
+  // are a column's, read one by one
+  const packed = packs(m.V) && cx.cacheDim[i] == load.args.length - 1;
   if (Q == 1) {
     cx.line("const int " + ident + " = " + vectorStartText(vectorIndexText("k", H), minV, cx) + ";");
     if (allWhole) {
@@ -348,6 +353,10 @@ function emitStripe(s: Stmt, isReduce: bool, run: Array<Stmt>, accs: Array<Array
     }
   } else if (!wide && packs(m.V)) {
     acc = vectorAccessesOfList(cx.doc, v, s.body);
+    // a store to a buffer this plan keeps in registers and writes in place (core/analysis/vectors.ts)
+    for (let k: i32 = 0; k < acc.cachedStores.length; k++) {
+      if (cachedWritten(acc.cachedStores[k].name, cx)) acc.stores.push(acc.cachedStores[k]);
+    }
   }
   const saveVar = cx.stripeVar;
   const saveMin = cx.stripeMin;

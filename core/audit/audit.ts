@@ -69,6 +69,18 @@ export class AuditReport {
   deviceStores: i32 = 0;
   predicatedStores: i32 = 0;
   findings: Array<Finding> = new Array<Finding>();
+  /** The audited text and its tokens (not part of the JSON): quotedText reuses what the
+   *  tokenizer found out about the text's characters. */
+  text: string = "";
+  tokens: Tokens | null = null;
+
+  /** Adds `s` as a JSON string to `out`: the same parts as out.quoted(s), without looking at the
+   *  characters again where `s` is the audited text and the tokenizer found it plain. */
+  quotedText(s: string, out: Text): void {
+    const t = this.tokens;
+    if (t !== null && t.plain && s == this.text) out.quotedLines(s, t.newlines, t.newlineCount);
+    else out.quoted(s);
+  }
 
   /** The ids of the checks that found something, in order of the findings, each once. */
   checks(): Array<string> {
@@ -526,6 +538,8 @@ export function auditMsl(msl: string, realization: string, expectedBarriers: i32
   report.realization = realization;
   report.expectedBarriers = expectedBarriers;
   const toks = tokenize(msl);
+  report.text = msl;
+  report.tokens = toks;
   let kernels: i32 = 0;
   for (let i: i32 = 0; i < toks.length; i++) {
     if (toks.word(i) == W_KERNEL) kernels++;

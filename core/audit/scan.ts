@@ -37,9 +37,28 @@ const FIELDS: i32 = 5;
 export class Tokens {
   data: Int32Array;
   length: i32 = 0;
+  /** Whether the text has no character that a JSON string must escape but '\n' (none below
+   *  U+0020 but '\n', no '"', no '\\', no UTF-16 surrogate): then `newlines` holds the position
+   *  of every '\n', in order, and Text.quotedLines writes the text's JSON string without
+   *  looking at its characters again (the emit response quotes the MSL the audit tokenized). */
+  plain: bool = true;
+  newlines: Int32Array;
+  newlineCount: i32 = 0;
 
-  constructor(capacity: i32) {
+  constructor(capacity: i32, lines: i32) {
     this.data = new Int32Array((capacity < 16 ? 16 : capacity) * FIELDS);
+    this.newlines = new Int32Array(lines < 16 ? 16 : lines);
+  }
+
+  /** Records a '\n' at position i. */
+  newline(i: i32): void {
+    if (this.newlineCount == this.newlines.length) {
+      const grown = new Int32Array(this.newlines.length * 2);
+      grown.set(this.newlines);
+      this.newlines = grown;
+    }
+    this.newlines[this.newlineCount] = i;
+    this.newlineCount = this.newlineCount + 1;
   }
 
   push(kind: i32, start: i32, end: i32, line: i32, cw: i32): void {
@@ -153,6 +172,11 @@ function isIdentPart(c: i32): bool {
   return (l >= 97 && l <= 122) || (c >= 48 && c <= 57) || c == 95;
 }
 
+/** A character that a JSON string escapes, other than '\n' (see Tokens.plain). */
+function needsEscape(c: i32): bool {
+  return c < 32 ? c != 10 : c == 34 || c == 92 || c >= 0xd800;
+}
+
 function isDigit(c: i32): bool {
   return c >= 48 && c <= 57;
 }
@@ -173,8 +197,8 @@ function isPunct2(c: i32, d: i32): bool {
 }
 
 export function tokenize(src: string): Tokens {
-  // about one token per five characters of MSL: rarely grown
-  const out = new Tokens(src.length >> 2);
+  // about one token per five characters of MSL and a line per 30: rarely grown
+  const out = new Tokens(src.length >> 2, src.length >> 4);
   const n: i32 = src.length;
   let i: i32 = 0;
   let line: i32 = 1;
@@ -182,18 +206,25 @@ export function tokenize(src: string): Tokens {
   while (i < n) {
     const c: i32 = src.charCodeAt(i);
     if (c == 10) {
+      out.newline(i);
       line = line + 1;
       lineStart = true;
       i = i + 1;
       continue;
     }
-    if (c == 32 || c == 9 || c == 13 || c == 12 || c == 11) {
+    if (c == 32) {
+      i = i + 1;
+      continue;
+    }
+    if (c == 9 || c == 13 || c == 12 || c == 11) {
+      out.plain = false;
       i = i + 1;
       continue;
     }
     if (c == 35 && lineStart) {
       // preprocessor line (with backslash continuations)
       while (i < n && src.charCodeAt(i) != 10) {
+        if (needsEscape(src.charCodeAt(i))) out.plain = false;
         if (src.charCodeAt(i) == 92 && i + 1 < n && src.charCodeAt(i + 1) == 10) {
           line = line + 1;
           i = i + 1;
@@ -204,19 +235,31 @@ export function tokenize(src: string): Tokens {
     }
     lineStart = false;
     if (c == 47 && i + 1 < n && src.charCodeAt(i + 1) == 47) {
-      while (i < n && src.charCodeAt(i) != 10) i = i + 1;
+      while (i < n) {
+        const d: i32 = src.charCodeAt(i);
+        if (d == 10) break;
+        if (needsEscape(d)) out.plain = false;
+        i = i + 1;
+      }
       continue;
     }
     if (c == 47 && i + 1 < n && src.charCodeAt(i + 1) == 42) {
       i = i + 2;
       while (i < n && !(src.charCodeAt(i) == 42 && i + 1 < n && src.charCodeAt(i + 1) == 47)) {
-        if (src.charCodeAt(i) == 10) line = line + 1;
+        const d: i32 = src.charCodeAt(i);
+        if (d == 10) {
+          out.newline(i);
+          line = line + 1;
+        } else if (needsEscape(d)) out.plain = false;
         i = i + 1;
       }
       i = i + 2;
       continue;
     }
     if (c == 34 || c == 39) {
+      // a string or character literal (its characters are not looked at, and it may end at a
+      // '\n' it consumes): the text is not plain
+      out.plain = false;
       const q: i32 = c;
       i = i + 1;
       while (i < n && src.charCodeAt(i) != q && src.charCodeAt(i) != 10) {
@@ -247,6 +290,7 @@ export function tokenize(src: string): Tokens {
     // the operator's length from the character codes (no substring until the token is known)
     const d: i32 = i + 1 < n ? src.charCodeAt(i + 1) : 0;
     const e: i32 = i + 2 < n ? src.charCodeAt(i + 2) : 0;
+    if (needsEscape(c)) out.plain = false; // '\\', a control character, a surrogate
     const len: i32 = isPunct3(c, d, e) ? 3 : isPunct2(c, d) ? 2 : 1;
     out.push(TK_PUNCT, i, i + len, line, punctCode(c, d, e, len));
     i = i + len;

@@ -44,6 +44,22 @@ export class Text {
     return this.add("\"");
   }
 
+  /** The same parts as quoted(s) for a string whose only character that needs an escape is
+   *  '\n', found at positions ends[0, count) (every one, in order; audit/scan.ts Tokens.plain):
+   *  no character of s is looked at. */
+  quotedLines(s: string, ends: Int32Array, count: i32): Text {
+    this.add("\"");
+    let run: i32 = 0;
+    for (let k: i32 = 0; k < count; k++) {
+      const i: i32 = ends[k];
+      if (i > run) this.add(s.substring(run, i));
+      this.add("\\n");
+      run = i + 1;
+    }
+    if (s.length > run) this.add(run == 0 ? s : s.substring(run, s.length));
+    return this.add("\"");
+  }
+
   line(s: string): Text {
     this.add(s);
     return this.add("\n");

@@ -61,13 +61,19 @@ export class Tokens {
     this.newlineCount = this.newlineCount + 1;
   }
 
-  push(kind: i32, start: i32, end: i32, line: i32, cw: i32): void {
-    const at: i32 = this.length * FIELDS;
-    if (at + FIELDS > this.data.length) {
+  /** Room for one more token (tokenize calls it before each token it may push): push itself
+   *  calls nothing, so the WebAssembly build can inline it. */
+  reserve(): void {
+    if (this.length * FIELDS + FIELDS > this.data.length) {
       const grown = new Int32Array(this.data.length * 2);
       grown.set(this.data);
       this.data = grown;
     }
+  }
+
+  /** Adds a token; reserve() first. */
+  push(kind: i32, start: i32, end: i32, line: i32, cw: i32): void {
+    const at: i32 = this.length * FIELDS;
     this.data[at] = kind;
     this.data[at + 1] = start;
     this.data[at + 2] = end;
@@ -166,12 +172,6 @@ function isAlpha(c: i32): bool {
   return (l >= 97 && l <= 122) || c == 95;
 }
 
-/** A character that continues an identifier: a letter, a digit or '_'. */
-function isIdentPart(c: i32): bool {
-  const l: i32 = c | 32;
-  return (l >= 97 && l <= 122) || (c >= 48 && c <= 57) || c == 95;
-}
-
 /** A character that a JSON string escapes, other than '\n' (see Tokens.plain). */
 function needsEscape(c: i32): bool {
   return c < 32 ? c != 10 : c == 34 || c == 92 || c >= 0xd800;
@@ -234,6 +234,7 @@ export function tokenize(src: string): Tokens {
       continue;
     }
     lineStart = false;
+    out.reserve(); // what follows pushes at most one token
     if (c == 47 && i + 1 < n && src.charCodeAt(i + 1) == 47) {
       while (i < n) {
         const d: i32 = src.charCodeAt(i);
@@ -271,7 +272,13 @@ export function tokenize(src: string): Tokens {
     }
     if (isAlpha(c)) {
       const s: i32 = i;
-      while (i < n && isIdentPart(src.charCodeAt(i))) i = i + 1;
+      while (i < n) {
+        // a letter, a digit or '_' continues the identifier (this loop sees most of the text)
+        const d: i32 = src.charCodeAt(i);
+        const l: i32 = d | 32;
+        if ((l >= 97 && l <= 122) || (d >= 48 && d <= 57) || d == 95) i = i + 1;
+        else break;
+      }
       out.push(TK_IDENT, s, i, line, wordOf(src, s, i));
       continue;
     }

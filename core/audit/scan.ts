@@ -184,21 +184,6 @@ function isDigit(c: i32): bool {
   return c >= 48 && c <= 57;
 }
 
-/** Whether c d e is a three-character operator: <<= >>= ... (tried before two characters). */
-function isPunct3(c: i32, d: i32, e: i32): bool {
-  if (c == 46) return d == 46 && e == 46; // ...
-  return (c == 60 || c == 62) && d == c && e == 61; // <<= >>=
-}
-
-/** Whether c d is a two-character operator. */
-function isPunct2(c: i32, d: i32): bool {
-  // == != <= >= += -= *= /= %= &= |= ^=
-  if (d == 61) return c == 61 || c == 33 || c == 60 || c == 62 || c == 43 || c == 45 || c == 42 || c == 47 || c == 37 || c == 38 || c == 124 || c == 94;
-  // && || ++ -- << >> ::
-  if (d == c) return c == 38 || c == 124 || c == 43 || c == 45 || c == 60 || c == 62 || c == 58;
-  return c == 45 && d == 62; // ->
-}
-
 export function tokenize(src: string): Tokens {
   // about one token per five characters of MSL and a line per 30: rarely grown
   const out = new Tokens(src.length >> 2, src.length >> 4);
@@ -300,9 +285,17 @@ export function tokenize(src: string): Tokens {
     // the operator's length from the character codes (no substring until the token is known)
     const d: i32 = i + 1 < n ? src.charCodeAt(i + 1) : 0;
     const e: i32 = i + 2 < n ? src.charCodeAt(i + 2) : 0;
-    if (needsEscape(c)) out.plain = false; // '\\', a control character, a surrogate
-    const len: i32 = isPunct3(c, d, e) ? 3 : isPunct2(c, d) ? 2 : 1;
-    out.push(TK_PUNCT, i, i + len, line, punctCode(c, d, e, len));
+    if (c < 32 || c == 92 || c >= 0xd800) out.plain = false; // needsEscape: '\\', a control character, a surrogate
+    // the operator: three characters (... <<= >>=), two (== != <= >= += -= *= /= %= &= |= ^= && ||
+    // ++ -- << >> :: ->) or one, and its punctCode, written out (a call each per token otherwise)
+    let len: i32 = 1;
+    if (c == 46 ? d == 46 && e == 46 : (c == 60 || c == 62) && d == c && e == 61) len = 3;
+    else if (d == 61) {
+      if (c == 61 || c == 33 || c == 60 || c == 62 || c == 43 || c == 45 || c == 42 || c == 47 || c == 37 || c == 38 || c == 124 || c == 94) len = 2;
+    } else if (d == c) {
+      if (c == 38 || c == 124 || c == 43 || c == 45 || c == 60 || c == 62 || c == 58) len = 2;
+    } else if (c == 45 && d == 62) len = 2;
+    out.push(TK_PUNCT, i, i + len, line, len == 1 ? c : len == 2 ? c | (d << 16) : c | (d << 16) | (e << 24));
     i = i + len;
   }
   return out;

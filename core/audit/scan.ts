@@ -175,11 +175,6 @@ function isAlpha(c: i32): bool {
   return (l >= 97 && l <= 122) || c == 95;
 }
 
-/** A character that a JSON string escapes, other than '\n' (see Tokens.plain). */
-function needsEscape(c: i32): bool {
-  return c < 32 ? c != 10 : c == 34 || c == 92 || c >= 0xd800;
-}
-
 function isDigit(c: i32): bool {
   return c >= 48 && c <= 57;
 }
@@ -212,8 +207,9 @@ export function tokenize(src: string): Tokens {
     if (c == 35 && lineStart) {
       // preprocessor line (with backslash continuations)
       while (i < n && src.charCodeAt(i) != 10) {
-        if (needsEscape(src.charCodeAt(i))) out.plain = false;
-        if (src.charCodeAt(i) == 92 && i + 1 < n && src.charCodeAt(i + 1) == 10) {
+        const d: i32 = src.charCodeAt(i); // not '\n': a JSON escape is c < 32, '"', '\\' or a surrogate
+        if (d < 32 || d == 34 || d == 92 || d >= 0xd800) out.plain = false;
+        if (d == 92 && i + 1 < n && src.charCodeAt(i + 1) == 10) {
           line = line + 1;
           i = i + 1;
         }
@@ -227,7 +223,7 @@ export function tokenize(src: string): Tokens {
       while (i < n) {
         const d: i32 = src.charCodeAt(i);
         if (d == 10) break;
-        if (needsEscape(d)) out.plain = false;
+        if (d < 32 || d == 34 || d == 92 || d >= 0xd800) out.plain = false; // a JSON escape
         i = i + 1;
       }
       continue;
@@ -239,7 +235,7 @@ export function tokenize(src: string): Tokens {
         if (d == 10) {
           out.newline(i);
           line = line + 1;
-        } else if (needsEscape(d)) out.plain = false;
+        } else if (d < 32 || d == 34 || d == 92 || d >= 0xd800) out.plain = false; // a JSON escape
         i = i + 1;
       }
       i = i + 2;
@@ -285,7 +281,7 @@ export function tokenize(src: string): Tokens {
     // the operator's length from the character codes (no substring until the token is known)
     const d: i32 = i + 1 < n ? src.charCodeAt(i + 1) : 0;
     const e: i32 = i + 2 < n ? src.charCodeAt(i + 2) : 0;
-    if (c < 32 || c == 92 || c >= 0xd800) out.plain = false; // needsEscape: '\\', a control character, a surrogate
+    if (c < 32 || c == 92 || c >= 0xd800) out.plain = false; // a JSON escape (not '\n' or '"' here)
     // the operator: three characters (... <<= >>=), two (== != <= >= += -= *= /= %= &= |= ^= && ||
     // ++ -- << >> :: ->) or one, and its punctCode, written out (a call each per token otherwise)
     let len: i32 = 1;

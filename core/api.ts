@@ -91,11 +91,14 @@ export function handle(request: string): string {
     out.add(",\"plan\":");
     // a kernel the target cannot take (TEX...) was still planned: its plan is given whole
     planJson(c.doc.name, c.ok || c.failedAt == "export", c.plan, opts.options.candidates, c.diags, out);
-    out.add(",\"msl\":").quoted(c.msl);
+    out.add(",\"msl\":");
+    const a = c.audit;
+    // the audited MSL: its tokens tell where it needs escapes
+    if (a === null) out.quoted(c.msl);
+    else a.quotedText(c.msl, out);
     out.add(",\"target\":").quoted(opts.options.target);
     out.add(",\"python\":").quoted(c.python);
     out.add(",\"audit\":");
-    const a = c.audit;
     if (a === null) out.add("null");
     else a.toJson(out);
     out.add(",\"diagnostics\":");

@@ -44,11 +44,56 @@ export function tile_alloc(len: i32): usize {
   return changetype<usize>(input);
 }
 
+/** The string of the `n` UTF-8 bytes at `ptr`: where every byte is ASCII (the usual request),
+ *  one code unit per byte, four at a time; else String.UTF8.decodeUnsafe (the same string either
+ *  way: it also gives one unit per ASCII byte). */
+function decodeUtf8(ptr: usize, n: usize): string {
+  const s = __new(n << 1, idof<String>());
+  let i: usize = 0;
+  while (i + 4 <= n) {
+    const v = <u64>load<u32>(ptr + i);
+    if ((v & 0x80808080) != 0) return String.UTF8.decodeUnsafe(ptr, n, false);
+    store<u64>(s + (i << 1), (v & 0xff) | ((v & 0xff00) << 8) | ((v & 0xff0000) << 16) | ((v & 0xff000000) << 24));
+    i += 4;
+  }
+  while (i < n) {
+    const c = load<u8>(ptr + i);
+    if (c >= 0x80) return String.UTF8.decodeUnsafe(ptr, n, false);
+    store<u16>(s + (i << 1), c);
+    i += 1;
+  }
+  return changetype<string>(s);
+}
+
+/** The UTF-8 bytes of `str`: where every code unit is ASCII (the usual response), one byte per
+ *  unit, four at a time; else String.UTF8.encode (the same bytes either way), whose two passes
+ *  over the text (its length in bytes, then the bytes) cost about 5% of an emit request. */
+function encodeUtf8(str: string): ArrayBuffer {
+  const n = <usize>str.length;
+  const src = changetype<usize>(str);
+  const buf = changetype<ArrayBuffer>(__new(n, idof<ArrayBuffer>()));
+  const dst = changetype<usize>(buf);
+  let i: usize = 0;
+  while (i + 4 <= n) {
+    const v = load<u64>(src + (i << 1));
+    if ((v & 0xff80ff80ff80ff80) != 0) return String.UTF8.encode(str, false);
+    store<u32>(dst + i, <u32>(v & 0xff) | (<u32>(v >> 8) & 0xff00) | (<u32>(v >> 16) & 0xff0000) | (<u32>(v >> 24) & 0xff000000));
+    i += 4;
+  }
+  while (i < n) {
+    const c = load<u16>(src + (i << 1));
+    if (c >= 0x80) return String.UTF8.encode(str, false);
+    store<u8>(dst + i, <u8>c);
+    i += 1;
+  }
+  return buf;
+}
+
 /** Handles the request written at tile_alloc's address; returns the response length in bytes. */
 export function tile_call(len: i32): i32 {
   const n = len < 0 ? 0 : (len > input.byteLength ? input.byteLength : len);
-  const request = String.UTF8.decodeUnsafe(changetype<usize>(input), <usize>n, false);
-  const bytes = String.UTF8.encode(handle(request), false);
+  const request = decodeUtf8(changetype<usize>(input), <usize>n);
+  const bytes = encodeUtf8(handle(request));
   // Keep only the response: reset the arena and move its bytes to the arena's start (the new
   // block cannot overlap the old one's bytes before they are copied: it starts lower).
   const size = bytes.byteLength;

@@ -143,3 +143,34 @@ describe("text that is not a kernel (red team, session 23)", () => {
     expect(auditMsl(read(readdirSync(DIR).filter((f) => f.startsWith("good"))[0]), COOP, -1).findings.map((f) => f.check)).not.toContain("no-kernel");
   });
 });
+
+describe("the messages name the construct and its line (written only when a finding quotes them)", () => {
+  it("if, else, while, switch, do-while, a varying for loop, a divergent return, an operand", () => {
+    const body = [
+      "kernel void k(device float* Y, uint tid) {", // 1
+      "  if (tid < 3) { threadgroup_barrier(mem_flags::mem_threadgroup); }", // 2
+      "  else { float a = simd_sum(Y[0]); }", // 3
+      "  while (tid < 9) { threadgroup_barrier(mem_flags::mem_threadgroup); }", // 4
+      "  switch (tid) { case 0: threadgroup_barrier(mem_flags::mem_threadgroup); }", // 5
+      "  do { threadgroup_barrier(mem_flags::mem_threadgroup); } while (tid < 2);", // 6
+      "  for (uint i = 0; i < tid; i++) { threadgroup_barrier(mem_flags::mem_threadgroup); float b = simd_max(Y[i]); }", // 7
+      "  float c = tid > 0 ? simd_min(Y[1]) : 0.0f;", // 8
+      "  if (tid > 5) return;", // 9
+      "  threadgroup_barrier(mem_flags::mem_threadgroup);", // 10
+      "}",
+    ].join("\n");
+    const r = auditMsl(body, "fused-elementwise", 0);
+    expect(r.findings.map((f) => [f.check, f.line, f.message])).toEqual([
+      ["barrier-under-condition", 2, "threadgroup_barrier is under a condition (the if at line 2): threads that skip it leave the others waiting or racing."],
+      ["collective-divergent", 3, "simd_sum is not reached by all lanes (the else of the if at line 2); a SIMD collective must be uniform."],
+      ["barrier-under-condition", 4, "threadgroup_barrier is under a condition (the while at line 4): threads that skip it leave the others waiting or racing."],
+      ["barrier-under-condition", 5, "threadgroup_barrier is under a condition (the switch at line 5): threads that skip it leave the others waiting or racing."],
+      ["barrier-under-condition", 6, "threadgroup_barrier is under a condition (the do-while at line 6): threads that skip it leave the others waiting or racing."],
+      ["barrier-in-varying-loop", 7, "threadgroup_barrier is inside the for loop at line 7, whose bounds are not integer literals: threads may reach it a different number of times."],
+      ["collective-divergent", 7, "simd_max is not reached by all lanes (the for loop at line 7, whose bounds are not integer literals); a SIMD collective must be uniform."],
+      ["collective-divergent", 8, "simd_min is not reached by all lanes (an operand of ?:, && or || on the same line); a SIMD collective must be uniform."],
+      ["barrier-under-condition", 10, "threadgroup_barrier is under a condition (code after the return at line 9 that only some threads take): threads that skip it leave the others waiting or racing."],
+      ["barrier-count", 0, "found 6 threadgroup_barrier calls, expected 0."],
+    ]);
+  });
+});

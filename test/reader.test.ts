@@ -271,6 +271,22 @@ describe("unicode", () => {
     expect(quote("é😀")).toBe('"é😀"');
   });
 
+  it("Text: any number of parts, across chunk boundaries, and more parts after toString", () => {
+    for (const n of [0, 1, 63, 64, 65, 127, 128, 129, 200, 1000]) {
+      const t = new Text();
+      const want: string[] = [];
+      for (let i = 0; i < n; i++) {
+        const part = i % 7 === 0 ? "" : "p" + i + (i % 3 === 0 ? "\n" : ",");
+        t.add(part);
+        want.push(part);
+        if (i === 70 || i === 5) expect(t.toString()).toBe(want.join(""));
+      }
+      expect(t.toString()).toBe(want.join(""));
+      t.line("end");
+      expect(t.toString()).toBe(want.join("") + "end\n");
+    }
+  });
+
   it("hexDigits: the one hex writer of JSON escapes, Python escapes and U+ messages", () => {
     expect(hexDigits(0, 4, false)).toBe("0000");
     expect(hexDigits(0x1f, 2, false)).toBe("1f");

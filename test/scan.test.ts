@@ -9,6 +9,7 @@ import {
   TK_IDENT, TK_NUMBER, TK_PUNCT, W_BARRIER, W_CASE, W_COLLECTIVE, W_CONST, W_DEFAULT, W_DEVICE, W_DO, W_DOUBLE, W_ELSE, W_FOR,
   W_IF, W_KERNEL, W_LIVE, W_RETURN, W_SWITCH, W_WHILE, tokenize,
 } from "../core/audit/scan";
+import { Text } from "../core/util/text";
 
 interface Tok { kind: number; text: string; line: number; code: number; word: number }
 /** The tokens of src as plain records (the tokenizer keeps them as numbers in one array). */
@@ -66,3 +67,48 @@ describe("tokenize", () => {
   });
 });
 
+
+describe("tokenize: plain text and its newlines (the emit response quotes the MSL from them)", () => {
+  // the characters a JSON string escapes (but '\n') in every place the tokenizer reads or skips:
+  // code, line and block comments, preprocessor lines, string and character literals
+  const specials = ["\t", "\r", "\u000b", "\u000c", "\u0001", "\"", "\\", "\ud83d\ude00", "\ud800", "\udc00", "\ue000"];
+  // characters above U+001F and below U+D800 other than '"' and '\\' need none
+  const fine = ["\u00e9", "\u20ac", "~", "'"];
+  const places = ["a = b; X c;", "// note X here", "/* X \n */ x;", "#define A X", "s = \"X\";", "c = 'X';", "X", "kernel void f() {}\n  y[0] = X;"];
+  const bases = ["", "a;\n", "x\n\n  y;\n// c\n", "#include <metal_stdlib>\nusing namespace metal;\n\n/* one\ntwo */\nkernel void k(device float* Y [[buffer(0)]]) {\n  Y[0] = 1.0f;\n}\n"];
+
+  function check(src: string): void {
+    const t = tokenize(src);
+    const escapes = /[\u0000-\u0009\u000b-\u001f"\\\ud800-\uffff]/.test(src);
+    // not plain: conservative where the text needs another escape or has a string or
+    // character literal (whose characters the tokenizer does not read)
+    if (!t.plain) {
+      expect(escapes || /["']/.test(src)).toBe(true);
+      return;
+    }
+    expect(escapes).toBe(false);
+    const ends: number[] = [];
+    for (let i = 0; i < src.length; i++) if (src.charCodeAt(i) === 10) ends.push(i);
+    expect(Array.from(t.newlines.subarray(0, t.newlineCount))).toEqual(ends);
+    expect(new Text().quotedLines(src, t.newlines, t.newlineCount).toString()).toBe(new Text().quoted(src).toString());
+  }
+
+  it("is plain exactly when no character but '\\n' needs an escape, with every '\\n' recorded", () => {
+    for (const b of bases) {
+      check(b);
+      expect(tokenize(b).plain).toBe(true);
+      for (const p of places) {
+        check(b + p.replace("X", "q"));
+        for (const c of fine) check(b + p.replace("X", c));
+        for (const c of specials) {
+          const src = b + p.replace("X", c);
+          check(src);
+          expect(tokenize(src).plain).toBe(false);
+        }
+      }
+    }
+    // many lines (the newline list grows)
+    check("x;\n".repeat(5000));
+    check("/*" + "\n".repeat(300) + "*/\n" + "y;\n".repeat(40));
+  });
+});

@@ -82,6 +82,23 @@ describe.each(BUILDS)("%s", (build) => {
     expect(out.diagnostics.map((d: any) => d.code)).toEqual(["TIR026"]);
   });
 
+  it("gives the same text as JSON.parse/stringify wherever a non-ASCII character falls (the ASCII fast paths of the byte interface)", () => {
+    // the request is decoded and the response encoded four code units at a time while they are
+    // ASCII: a non-ASCII character at every offset modulo 4, in the request and in the response
+    for (const ch of ["é", "€", "😀", "\u007f", "\u0080"]) {
+      for (let k = 0; k < 9; k++) {
+        const name = "n".repeat(k) + ch + "x".repeat(k % 4);
+        const doc = JSON.stringify({ tile: 1, name, sizes: {}, params: [], body: [] });
+        for (const pad of ["", " ", "  ", "   "]) {
+          const request = JSON.stringify({ command: "validate", document: doc }) + pad;
+          const text = hosts[build].call(request);
+          expect(JSON.parse(text).name).toBe(name);
+          expect(text).toBe(JSON.stringify(JSON.parse(text)));
+        }
+      }
+    }
+  });
+
   it("survives an empty and a truncated request", () => {
     const e = hosts[build].exports as any;
     e.tile_alloc(0);

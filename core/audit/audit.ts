@@ -70,6 +70,18 @@ export class AuditReport {
   deviceStores: i32 = 0;
   predicatedStores: i32 = 0;
   findings: Array<Finding> = new Array<Finding>();
+  /** The audited text and its tokens (not part of the JSON): quotedText reuses what the
+   *  tokenizer found out about the text's characters. */
+  text: string = "";
+  tokens: Tokens | null = null;
+
+  /** Adds `s` as a JSON string to `out`: the same parts as out.quoted(s), without looking at the
+   *  characters again where `s` is the audited text and the tokenizer found it plain. */
+  quotedText(s: string, out: Text): void {
+    const t = this.tokens;
+    if (t !== null && t.plain && s == this.text) out.quotedLines(s, t.newlines, t.newlineCount);
+    else out.quoted(s);
+  }
 
   /** The ids of the checks that found something, in order of the findings, each once. */
   checks(): Array<string> {
@@ -100,26 +112,53 @@ export class AuditReport {
   }
 }
 
-/** The control context of a statement. */
+// the constructs a Scope's message names (Scope.whyKind)
+const WHY_IF: i32 = 1;
+const WHY_ELSE: i32 = 2;
+const WHY_WHILE: i32 = 3;
+const WHY_SWITCH: i32 = 4;
+const WHY_DO: i32 = 5;
+
+/** The control context of a statement. Its messages are kept as a construct and a line and
+ *  written only where a finding quotes them (most scopes never do). */
 class Scope {
   /** Some enclosing construct lets only some threads reach this point. */
   conditional: bool = false;
-  /** Innermost such construct, for messages. */
-  why: string = "";
-  /** Inside a for loop whose bounds are not integer literals. */
+  /** Innermost such construct (WHY_*) and its line, for messages (why()). */
+  whyKind: i32 = 0;
+  whyLine: i32 = 0;
+  /** Inside a for loop whose bounds are not integer literals (its line: loopWhy()). */
   varyingLoop: bool = false;
-  loopWhy: string = "";
+  loopLine: i32 = 0;
   /** Some enclosing (positive) condition mentions `live`. */
   live: bool = false;
 
   child(): Scope {
     const s = new Scope();
     s.conditional = this.conditional;
-    s.why = this.why;
+    s.whyKind = this.whyKind;
+    s.whyLine = this.whyLine;
     s.varyingLoop = this.varyingLoop;
-    s.loopWhy = this.loopWhy;
+    s.loopLine = this.loopLine;
     s.live = this.live;
     return s;
+  }
+
+  /** The innermost construct that only some threads pass ("" where there is none). */
+  why(): string {
+    const k = this.whyKind;
+    if (k == 0) return "";
+    const at: string = formatI32(this.whyLine);
+    if (k == WHY_IF) return "the if at line " + at;
+    if (k == WHY_ELSE) return "the else of the if at line " + at;
+    if (k == WHY_DO) return "the do-while at line " + at;
+    return "the " + (k == WHY_WHILE ? "while" : "switch") + " at line " + at;
+  }
+
+  /** The varying loop ("" where there is none). */
+  loopWhy(): string {
+    if (!this.varyingLoop) return "";
+    return "the for loop at line " + formatI32(this.loopLine) + ", whose bounds are not integer literals";
   }
 }
 
@@ -151,6 +190,9 @@ class Auditor {
   writable: Array<string> = new Array<string>();
   /** The current function is a `kernel` (collectives are counted there only). */
   inKernel: bool = true;
+  /** expr's stack of flags, one per open bracket (reused: expr does not nest): whether a ?:, && or
+   *  || operand starts at that depth; flags[0, top] are the open ones. */
+  flags: Array<bool> = new Array<bool>();
   /** A return taken by only some threads has been seen in the current function. */
   divergentReturn: bool = false;
   returnLine: i32 = 0;
@@ -347,14 +389,16 @@ class Auditor {
       this.expr(o + 1, c, sc);
       const th = sc.child();
       th.conditional = true;
-      th.why = "the if at line " + formatI32(this.line(here));
+      th.whyKind = WHY_IF;
+      th.whyLine = this.line(here);
       if (this.mentionsLive(o + 1, c)) th.live = true;
       this.pos = c + 1;
       this.statement(th);
       if (this.word(this.pos) == W_ELSE) {
         const el = sc.child();
         el.conditional = true;
-        el.why = "the else of the if at line " + formatI32(this.line(here));
+        el.whyKind = WHY_ELSE;
+        el.whyLine = this.line(here);
         this.pos = this.pos + 1;
         this.statement(el);
       }
@@ -364,7 +408,7 @@ class Auditor {
       const inner = sc.child();
       if (!this.literalBounds(o + 1, c)) {
         inner.varyingLoop = true;
-        inner.loopWhy = "the for loop at line " + formatI32(this.line(here)) + ", whose bounds are not integer literals";
+        inner.loopLine = this.line(here);
       }
       this.expr(o + 1, c, inner);
       this.pos = c + 1;
@@ -374,14 +418,16 @@ class Auditor {
       const c = this.matching(o);
       const inner = sc.child();
       inner.conditional = true;
-      inner.why = "the " + (t == W_WHILE ? "while" : "switch") + " at line " + formatI32(this.line(here));
+      inner.whyKind = t == W_WHILE ? WHY_WHILE : WHY_SWITCH;
+      inner.whyLine = this.line(here);
       this.expr(o + 1, c, inner);
       this.pos = c + 1;
       this.statement(inner);
     } else if (t == W_DO) {
       const inner = sc.child();
       inner.conditional = true;
-      inner.why = "the do-while at line " + formatI32(this.line(here));
+      inner.whyKind = WHY_DO;
+      inner.whyLine = this.line(here);
       this.pos = this.pos + 1;
       this.statement(inner);
       if (this.word(this.pos) == W_WHILE) {
@@ -459,20 +505,24 @@ class Auditor {
 
   /** Scans the tokens [a, b) of an expression or declaration in scope `sc`. */
   expr(a: i32, b: i32, sc: Scope): void {
-    const flags = new Array<bool>();
-    flags.push(false);
+    const flags = this.flags;
+    let top: i32 = 0;
+    if (flags.length == 0) flags.push(false);
+    else flags[0] = false;
     for (let i: i32 = a; i < b; i++) {
       const k: i32 = this.toks.code(i);
       if (k == P_LPAREN || k == P_LBRACKET) {
-        flags.push(false);
+        top = top + 1;
+        if (top == flags.length) flags.push(false);
+        else flags[top] = false;
         continue;
       }
       if (k == P_RPAREN || k == P_RBRACKET) {
-        if (flags.length > 1) flags.pop();
+        if (top > 0) top = top - 1;
         continue;
       }
       if (k == P_QUESTION || k == P_ANDAND || k == P_OROR) {
-        flags[flags.length - 1] = true;
+        flags[top] = true;
         continue;
       }
       if (this.toks.kind(i) != TK_IDENT) continue;
@@ -480,7 +530,7 @@ class Auditor {
       const line: i32 = this.toks.line(i);
       if (this.code(i + 1) == P_LPAREN && (w == W_BARRIER || w == W_COLLECTIVE)) {
         let operand = false;
-        for (let k: i32 = 0; k < flags.length; k++) if (flags[k]) operand = true;
+        for (let k: i32 = 0; k <= top; k++) if (flags[k]) operand = true;
         this.sync(w == W_BARRIER, this.text(i), line, sc, operand);
         continue;
       }
@@ -508,14 +558,14 @@ class Auditor {
     else if (this.inKernel) this.report.collectives = this.report.collectives + 1;
     let why: string = "";
     if (operand) why = "an operand of ?:, && or || on the same line";
-    else if (sc.conditional) why = sc.why;
+    else if (sc.conditional) why = sc.why();
     else if (this.divergentReturn) why = "code after the return at line " + formatI32(this.returnLine) + " that only some threads take";
     if (isBarrier) {
       if (why != "") this.find(CHECK_BARRIER_CONDITION, line, "threadgroup_barrier is under a condition (" + why + "): threads that skip it leave the others waiting or racing.");
-      if (sc.varyingLoop) this.find(CHECK_BARRIER_LOOP, line, "threadgroup_barrier is inside " + sc.loopWhy + ": threads may reach it a different number of times.");
+      if (sc.varyingLoop) this.find(CHECK_BARRIER_LOOP, line, "threadgroup_barrier is inside " + sc.loopWhy() + ": threads may reach it a different number of times.");
     } else {
       let w: string = why;
-      if (w == "" && sc.varyingLoop) w = sc.loopWhy;
+      if (w == "" && sc.varyingLoop) w = sc.loopWhy();
       if (w != "") this.find(CHECK_COLLECTIVE, line, name + " is not reached by all lanes (" + w + "); a SIMD collective must be uniform.");
     }
   }
@@ -537,6 +587,8 @@ export function auditMsl(msl: string, realization: string, expectedBarriers: i32
   report.realization = realization;
   report.expectedBarriers = expectedBarriers;
   const toks = tokenize(msl);
+  report.text = msl;
+  report.tokens = toks;
   let kernels: i32 = 0;
   for (let i: i32 = 0; i < toks.length; i++) {
     if (toks.word(i) == W_KERNEL) kernels++;

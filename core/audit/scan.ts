@@ -37,23 +37,51 @@ const FIELDS: i32 = 5;
 export class Tokens {
   data: Int32Array;
   length: i32 = 0;
+  /** Whether the text has no character that a JSON string must escape but '\n' (none below
+   *  U+0020 but '\n', no '"', no '\\', no UTF-16 surrogate): then `newlines` holds the position
+   *  of every '\n', in order, and Text.quotedLines writes the text's JSON string without
+   *  looking at its characters again (the emit response quotes the MSL the audit tokenized). */
+  plain: bool = true;
+  newlines: Int32Array;
+  newlineCount: i32 = 0;
 
-  constructor(capacity: i32) {
+  constructor(capacity: i32, lines: i32) {
     this.data = new Int32Array((capacity < 16 ? 16 : capacity) * FIELDS);
+    this.newlines = new Int32Array(lines < 16 ? 16 : lines);
   }
 
-  push(kind: i32, start: i32, end: i32, line: i32, cw: i32): void {
-    const at: i32 = this.length * FIELDS;
-    if (at + FIELDS > this.data.length) {
+  /** Records a '\n' at position i. */
+  newline(i: i32): void {
+    if (this.newlineCount == this.newlines.length) {
+      const grown = new Int32Array(this.newlines.length * 2);
+      grown.set(this.newlines);
+      this.newlines = grown;
+    }
+    this.newlines[this.newlineCount] = i;
+    this.newlineCount = this.newlineCount + 1;
+  }
+
+  /** Room for one more token (tokenize calls it before each token it may push): push itself
+   *  calls nothing, so the WebAssembly build can inline it. */
+  reserve(): void {
+    if (this.length * FIELDS + FIELDS > this.data.length) {
       const grown = new Int32Array(this.data.length * 2);
       grown.set(this.data);
       this.data = grown;
     }
-    this.data[at] = kind;
-    this.data[at + 1] = start;
-    this.data[at + 2] = end;
-    this.data[at + 3] = line;
-    this.data[at + 4] = cw;
+  }
+
+  /** Adds a token; reserve() first. */
+  push(kind: i32, start: i32, end: i32, line: i32, cw: i32): void {
+    const at: i32 = this.length * FIELDS;
+    const d = this.data; // one load of the store, not one per field
+    // reserve() made room for these five: no bounds checks (small enough for the WebAssembly
+    // build to inline into tokenize)
+    unchecked(d[at] = kind);
+    unchecked(d[at + 1] = start);
+    unchecked(d[at + 2] = end);
+    unchecked(d[at + 3] = line);
+    unchecked(d[at + 4] = cw);
     this.length = this.length + 1;
   }
 
@@ -147,34 +175,13 @@ function isAlpha(c: i32): bool {
   return (l >= 97 && l <= 122) || c == 95;
 }
 
-/** A character that continues an identifier: a letter, a digit or '_'. */
-function isIdentPart(c: i32): bool {
-  const l: i32 = c | 32;
-  return (l >= 97 && l <= 122) || (c >= 48 && c <= 57) || c == 95;
-}
-
 function isDigit(c: i32): bool {
   return c >= 48 && c <= 57;
 }
 
-/** Whether c d e is a three-character operator: <<= >>= ... (tried before two characters). */
-function isPunct3(c: i32, d: i32, e: i32): bool {
-  if (c == 46) return d == 46 && e == 46; // ...
-  return (c == 60 || c == 62) && d == c && e == 61; // <<= >>=
-}
-
-/** Whether c d is a two-character operator. */
-function isPunct2(c: i32, d: i32): bool {
-  // == != <= >= += -= *= /= %= &= |= ^=
-  if (d == 61) return c == 61 || c == 33 || c == 60 || c == 62 || c == 43 || c == 45 || c == 42 || c == 47 || c == 37 || c == 38 || c == 124 || c == 94;
-  // && || ++ -- << >> ::
-  if (d == c) return c == 38 || c == 124 || c == 43 || c == 45 || c == 60 || c == 62 || c == 58;
-  return c == 45 && d == 62; // ->
-}
-
 export function tokenize(src: string): Tokens {
-  // about one token per five characters of MSL: rarely grown
-  const out = new Tokens(src.length >> 2);
+  // about one token per five characters of MSL and a line per 30: rarely grown
+  const out = new Tokens(src.length >> 2, src.length >> 4);
   const n: i32 = src.length;
   let i: i32 = 0;
   let line: i32 = 1;
@@ -182,19 +189,27 @@ export function tokenize(src: string): Tokens {
   while (i < n) {
     const c: i32 = src.charCodeAt(i);
     if (c == 10) {
+      out.newline(i);
       line = line + 1;
       lineStart = true;
       i = i + 1;
       continue;
     }
-    if (c == 32 || c == 9 || c == 13 || c == 12 || c == 11) {
+    if (c == 32) {
+      i = i + 1;
+      continue;
+    }
+    if (c == 9 || c == 13 || c == 12 || c == 11) {
+      out.plain = false;
       i = i + 1;
       continue;
     }
     if (c == 35 && lineStart) {
       // preprocessor line (with backslash continuations)
       while (i < n && src.charCodeAt(i) != 10) {
-        if (src.charCodeAt(i) == 92 && i + 1 < n && src.charCodeAt(i + 1) == 10) {
+        const d: i32 = src.charCodeAt(i); // not '\n': a JSON escape is c < 32, '"', '\\' or a surrogate
+        if (d < 32 || d == 34 || d == 92 || d >= 0xd800) out.plain = false;
+        if (d == 92 && i + 1 < n && src.charCodeAt(i + 1) == 10) {
           line = line + 1;
           i = i + 1;
         }
@@ -203,20 +218,33 @@ export function tokenize(src: string): Tokens {
       continue;
     }
     lineStart = false;
+    out.reserve(); // what follows pushes at most one token
     if (c == 47 && i + 1 < n && src.charCodeAt(i + 1) == 47) {
-      while (i < n && src.charCodeAt(i) != 10) i = i + 1;
+      while (i < n) {
+        const d: i32 = src.charCodeAt(i);
+        if (d == 10) break;
+        if (d < 32 || d == 34 || d == 92 || d >= 0xd800) out.plain = false; // a JSON escape
+        i = i + 1;
+      }
       continue;
     }
     if (c == 47 && i + 1 < n && src.charCodeAt(i + 1) == 42) {
       i = i + 2;
       while (i < n && !(src.charCodeAt(i) == 42 && i + 1 < n && src.charCodeAt(i + 1) == 47)) {
-        if (src.charCodeAt(i) == 10) line = line + 1;
+        const d: i32 = src.charCodeAt(i);
+        if (d == 10) {
+          out.newline(i);
+          line = line + 1;
+        } else if (d < 32 || d == 34 || d == 92 || d >= 0xd800) out.plain = false; // a JSON escape
         i = i + 1;
       }
       i = i + 2;
       continue;
     }
     if (c == 34 || c == 39) {
+      // a string or character literal (its characters are not looked at, and it may end at a
+      // '\n' it consumes): the text is not plain
+      out.plain = false;
       const q: i32 = c;
       i = i + 1;
       while (i < n && src.charCodeAt(i) != q && src.charCodeAt(i) != 10) {
@@ -228,7 +256,13 @@ export function tokenize(src: string): Tokens {
     }
     if (isAlpha(c)) {
       const s: i32 = i;
-      while (i < n && isIdentPart(src.charCodeAt(i))) i = i + 1;
+      while (i < n) {
+        // a letter, a digit or '_' continues the identifier (this loop sees most of the text)
+        const d: i32 = src.charCodeAt(i);
+        const l: i32 = d | 32;
+        if ((l >= 97 && l <= 122) || (d >= 48 && d <= 57) || d == 95) i = i + 1;
+        else break;
+      }
       out.push(TK_IDENT, s, i, line, wordOf(src, s, i));
       continue;
     }
@@ -247,8 +281,17 @@ export function tokenize(src: string): Tokens {
     // the operator's length from the character codes (no substring until the token is known)
     const d: i32 = i + 1 < n ? src.charCodeAt(i + 1) : 0;
     const e: i32 = i + 2 < n ? src.charCodeAt(i + 2) : 0;
-    const len: i32 = isPunct3(c, d, e) ? 3 : isPunct2(c, d) ? 2 : 1;
-    out.push(TK_PUNCT, i, i + len, line, punctCode(c, d, e, len));
+    if (c < 32 || c == 92 || c >= 0xd800) out.plain = false; // a JSON escape (not '\n' or '"' here)
+    // the operator: three characters (... <<= >>=), two (== != <= >= += -= *= /= %= &= |= ^= && ||
+    // ++ -- << >> :: ->) or one, and its punctCode, written out (a call each per token otherwise)
+    let len: i32 = 1;
+    if (c == 46 ? d == 46 && e == 46 : (c == 60 || c == 62) && d == c && e == 61) len = 3;
+    else if (d == 61) {
+      if (c == 61 || c == 33 || c == 60 || c == 62 || c == 43 || c == 45 || c == 42 || c == 47 || c == 37 || c == 38 || c == 124 || c == 94) len = 2;
+    } else if (d == c) {
+      if (c == 38 || c == 124 || c == 43 || c == 45 || c == 60 || c == 62 || c == 58) len = 2;
+    } else if (c == 45 && d == 62) len = 2;
+    out.push(TK_PUNCT, i, i + len, line, len == 1 ? c : len == 2 ? c | (d << 16) : c | (d << 16) | (e << 24));
     i = i + len;
   }
   return out;

@@ -373,7 +373,7 @@ export function costCooperativeInto(d: Device, w: Work, m: Mapping, cacheBuffers
   if (scratch === null) filled = new Array<string>();
   else {
     filled = changetype<CostScratch>(scratch).filled;
-    filled.length = 0;
+    if (filled.length > 0) filled.length = 0; // setting a length is a runtime call in V8
   }
   for (let i: i32 = 0; i < w.stages.length; i++) {
     const st = w.stages[i];

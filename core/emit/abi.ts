@@ -49,7 +49,11 @@ export function accessOf(doc: Doc, p: i32): string {
   const loads = new Array<string>();
   const stores = new Array<string>();
   collectAccess(doc.body, loads, stores);
-  const name = doc.params[p].name;
+  return accessIn(doc.params[p].name, loads, stores);
+}
+
+/** accessOf for the buffer `name`, from the document's loads and stores (collectAccess). */
+function accessIn(name: string, loads: Array<string>, stores: Array<string>): string {
   const st: bool = stores.indexOf(name) >= 0;
   if (!st) return ACCESS_READ;
   return loads.indexOf(name) >= 0 ? ACCESS_READWRITE : ACCESS_WRITE;
@@ -64,8 +68,12 @@ export function usesThreadArg(realization: string, k: i32): bool {
 /** The bindings of `plan`'s kernel: its buffers, in parameter order. */
 export function bindingsFor(doc: Doc, plan: Plan): Array<Binding> {
   const out = new Array<Binding>();
+  // the document's accesses once, not once per parameter (accessOf walks the whole body)
+  const loads = new Array<string>();
+  const stores = new Array<string>();
+  collectAccess(doc.body, loads, stores);
   for (let p: i32 = 0; p < doc.params.length; p++) {
-    out.push(new Binding(BINDING_BUFFER, p, doc.params[p].name, accessOf(doc, p), doc.elementCount(p) * <f64>ELEMENT_BYTES));
+    out.push(new Binding(BINDING_BUFFER, p, doc.params[p].name, accessIn(doc.params[p].name, loads, stores), doc.elementCount(p) * <f64>ELEMENT_BYTES));
   }
   return out;
 }

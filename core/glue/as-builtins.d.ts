@@ -1,6 +1,7 @@
 // AssemblyScript builtins that only core/glue/wasm.ts uses and that the portable type
 // definitions do not declare. The JS build never sees them (rollup swaps in glue/js.ts).
 declare type i64 = number;
+declare type u64 = number;
 declare function reinterpret<T>(value: any): T;
 // Used by core/index-wasm.ts only (the WebAssembly byte interface).
 declare function __alloc(size: usize): usize;

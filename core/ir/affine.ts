@@ -3,10 +3,22 @@
 
 import { Expr } from "./ast";
 
+/** The variable lists of every constant form affineOf returns (never pushed into). */
+const NO_VARS: Array<string> = new Array<string>();
+const NO_COEFS: Array<f64> = new Array<f64>();
+
+/** c + sum(coefs[i] * vars[i]). `new Affine()` has lists of its own, to push into; a constant form
+ *  from affineOf (constantForm) shares two empty lists: code that adds terms builds a new Affine
+ *  (addScaled) and never pushes into a form it did not make. */
 export class Affine {
-  vars: Array<string> = new Array<string>();
-  coefs: Array<f64> = new Array<f64>();
+  vars: Array<string>;
+  coefs: Array<f64>;
   c: f64 = 0.0;
+
+  constructor(shared: bool = false) {
+    this.vars = shared ? NO_VARS : new Array<string>();
+    this.coefs = shared ? NO_COEFS : new Array<f64>();
+  }
 
   coef(v: string): f64 {
     const i = this.vars.indexOf(v);
@@ -69,9 +81,33 @@ export function addScaled(a: Affine, b: Affine, k: f64): Affine | null {
   return r;
 }
 
+/** k * a: addScaled(0, a, k) without the zero form. */
 function scale(a: Affine, k: f64): Affine | null {
-  const zero = new Affine();
-  return addScaled(zero, a, k);
+  const r = new Affine();
+  const kc: f64 = k * a.c;
+  if (!inRange(kc)) return null;
+  r.c = 0.0 + kc; // as addScaled: 0 + -0 is 0
+  if (!inRange(r.c)) return null;
+  for (let i: i32 = 0; i < a.vars.length; i++) {
+    const j = r.vars.indexOf(a.vars[i]);
+    const add: f64 = k * a.coefs[i];
+    if (!inRange(add)) return null;
+    if (j < 0) {
+      r.vars.push(a.vars[i]);
+      r.coefs.push(add);
+    } else {
+      r.coefs[j] = r.coefs[j] + add;
+      if (!inRange(r.coefs[j])) return null;
+    }
+  }
+  return r;
+}
+
+/** The constant form c (shared empty lists: never pushed into). */
+function constantForm(c: f64): Affine {
+  const a = new Affine(true);
+  a.c = c;
+  return a;
 }
 
 /** How names are resolved while building affine forms. */
@@ -89,11 +125,7 @@ export class AffineEnv {
 /** The affine form of `e`, or null when `e` is not affine in the environment's symbols. */
 export function affineOf(e: Expr, env: AffineEnv, depth: i32): Affine | null {
   if (depth > 64) return null;
-  if (e.op == "int") {
-    const a = new Affine();
-    a.c = <f64>e.ival;
-    return a;
-  }
+  if (e.op == "int") return constantForm(<f64>e.ival);
   if (e.op == "name") {
     if (env.symbols.indexOf(e.name) >= 0) {
       const a = new Affine();
@@ -102,11 +134,7 @@ export function affineOf(e: Expr, env: AffineEnv, depth: i32): Affine | null {
       return a;
     }
     const ci = env.constNames.indexOf(e.name);
-    if (ci >= 0) {
-      const a = new Affine();
-      a.c = <f64>env.constValues[ci];
-      return a;
-    }
+    if (ci >= 0) return constantForm(<f64>env.constValues[ci]);
     const li = env.letNames.lastIndexOf(e.name);
     if (li >= 0) return affineOf(env.letValues[li], env, depth + 1);
     return null;

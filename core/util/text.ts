@@ -1,15 +1,22 @@
 // A string builder that stays linear in both builds (AssemblyScript's join is quadratic with
 // shrinkLevel >= 1, so parts are folded into chunks of bounded count).
 
+/** Parts joined into one chunk at a time. */
+const CHUNK_PARTS: i32 = 64;
+
 export class Text {
-  parts: Array<string> = new Array<string>();
+  /** The parts since the last chunk: parts[0, count) (the array keeps its CHUNK_PARTS slots, so
+   *  adding a part is one store, not a push that may grow the array). */
+  parts: Array<string> = new Array<string>(CHUNK_PARTS);
+  count: i32 = 0;
   chunks: Array<string> = new Array<string>();
 
   add(s: string): Text {
-    this.parts.push(s);
-    if (this.parts.length >= 64) {
+    this.parts[this.count] = s;
+    this.count = this.count + 1;
+    if (this.count == CHUNK_PARTS) {
       this.chunks.push(this.parts.join(""));
-      this.parts = new Array<string>();
+      this.count = 0;
     }
     return this;
   }
@@ -44,16 +51,33 @@ export class Text {
     return this.add("\"");
   }
 
+  /** The same parts as quoted(s) for a string whose only character that needs an escape is
+   *  '\n', found at positions ends[0, count) (every one, in order; audit/scan.ts Tokens.plain):
+   *  no character of s is looked at. */
+  quotedLines(s: string, ends: Int32Array, count: i32): Text {
+    this.add("\"");
+    let run: i32 = 0;
+    for (let k: i32 = 0; k < count; k++) {
+      const i: i32 = ends[k];
+      if (i > run) this.add(s.substring(run, i));
+      this.add("\\n");
+      run = i + 1;
+    }
+    if (s.length > run) this.add(run == 0 ? s : s.substring(run, s.length));
+    return this.add("\"");
+  }
+
   line(s: string): Text {
     this.add(s);
     return this.add("\n");
   }
 
   toString(): string {
-    if (this.chunks.length == 0) return this.parts.join("");
+    const rest: string = this.count == 0 ? "" : this.parts.slice(0, this.count).join("");
+    if (this.chunks.length == 0) return rest;
     const all = new Array<string>();
     for (let i: i32 = 0; i < this.chunks.length; i++) all.push(this.chunks[i]);
-    all.push(this.parts.join(""));
+    all.push(rest);
     return all.join("");
   }
 }

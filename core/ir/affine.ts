@@ -122,8 +122,31 @@ export class AffineEnv {
   letValues: Array<Expr> = new Array<Expr>();
 }
 
-/** The affine form of `e`, or null when `e` is not affine in the environment's symbols. */
+/**
+ * The affine form of `e`, or null when `e` is not affine in the environment's symbols. A let's
+ * form is computed once per call (`LetMemo`): a chain of lets that each name the one before
+ * several times (`i2 = i1 + i1 - i1`) would otherwise be expanded once per path, 3^n times
+ * (red team, session 33: 14 such lets took 9 s and 2 GB, and the WebAssembly core trapped).
+ */
 export function affineOf(e: Expr, env: AffineEnv, depth: i32): Affine | null {
+  // one memo for every call (affineIn never calls affineOf), emptied here: no allocation per call
+  const memo = LET_MEMO;
+  if (memo.done.length > 0) {
+    memo.done.length = 0;
+    memo.forms.length = 0;
+  }
+  return affineIn(e, env, depth, memo);
+}
+
+/** Per call of affineOf: each let's form (by its index in the environment), once computed. */
+class LetMemo {
+  done: Array<bool> = new Array<bool>();
+  forms: Array<Affine | null> = new Array<Affine | null>();
+}
+
+const LET_MEMO: LetMemo = new LetMemo();
+
+function affineIn(e: Expr, env: AffineEnv, depth: i32, memo: LetMemo): Affine | null {
   if (depth > 64) return null;
   if (e.op == "int") return constantForm(<f64>e.ival);
   if (e.op == "name") {
@@ -136,23 +159,33 @@ export function affineOf(e: Expr, env: AffineEnv, depth: i32): Affine | null {
     const ci = env.constNames.indexOf(e.name);
     if (ci >= 0) return constantForm(<f64>env.constValues[ci]);
     const li = env.letNames.lastIndexOf(e.name);
-    if (li >= 0) return affineOf(env.letValues[li], env, depth + 1);
-    return null;
+    if (li < 0) return null;
+    if (memo.done.length == 0) {
+      for (let i: i32 = 0; i < env.letNames.length; i++) {
+        memo.done.push(false);
+        memo.forms.push(null);
+      }
+    }
+    if (memo.done[li]) return memo.forms[li];
+    const f = affineIn(env.letValues[li], env, depth + 1, memo);
+    memo.done[li] = true;
+    memo.forms[li] = f;
+    return f;
   }
   if (e.op == "add" || e.op == "sub") {
-    const a = affineOf(e.args[0], env, depth + 1);
-    const b = affineOf(e.args[1], env, depth + 1);
+    const a = affineIn(e.args[0], env, depth + 1, memo);
+    const b = affineIn(e.args[1], env, depth + 1, memo);
     if (a === null || b === null) return null;
     return addScaled(changetype<Affine>(a), changetype<Affine>(b), e.op == "add" ? 1.0 : -1.0);
   }
   if (e.op == "neg") {
-    const a = affineOf(e.args[0], env, depth + 1);
+    const a = affineIn(e.args[0], env, depth + 1, memo);
     if (a === null) return null;
     return scale(changetype<Affine>(a), -1.0);
   }
   if (e.op == "mul") {
-    const a = affineOf(e.args[0], env, depth + 1);
-    const b = affineOf(e.args[1], env, depth + 1);
+    const a = affineIn(e.args[0], env, depth + 1, memo);
+    const b = affineIn(e.args[1], env, depth + 1, memo);
     if (a === null || b === null) return null;
     const aa = changetype<Affine>(a);
     const bb = changetype<Affine>(b);

@@ -108,6 +108,28 @@ describe("programs on lanes: column reductions", () => {
     expect(mutate(three, (m) => m.replace(`< ${W}; ++tile_w`, `< ${W - 1}; ++tile_w`))).toBe(false);
   });
 
+  it("threadgroup memory is what the combine touches: S * P * P partials per reduce where P divides 32, else T (red team, session 33)", () => {
+    // nine sums over a row: at P = 2, T = 1024 (S = 16) the SIMD-group combine writes slot sg * 2 +
+    // program for 32 SIMD groups, 64 partials; 9 * T * 4 = 36,864 bytes was declared and refused
+    const sums = Array.from({ length: 9 }, (_, k) => ({ reduce: `s${k}`, combiner: "sum", over: ["c", 0, "C"], value: ["mul", ["load", "X", ["r", "c"]], ["f32", k + 1]] }));
+    const stores = Array.from({ length: 9 }, (_, k) => ({ store: "Y", at: ["r", k], value: `s${k}` }));
+    const doc = JSON.stringify({
+      tile: 1, name: "nine_sums", attrs: { noalias: true }, sizes: { R: 67, C: 33 },
+      params: [{ name: "X", dtype: "f32", shape: ["R", "C"] }, { name: "Y", dtype: "f32", shape: ["R", 9] }],
+      body: [{ for: "r", in: [0, "R"], kind: "parallel", body: [...sums, ...stores] }],
+    });
+    const { emitted } = validate(doc, { layout: LANES, programsPerGroup: 2, threads: 1024 });
+    expect(emitted.plan.mapping.S).toBe(16);
+    expect(emitted.msl.match(/threadgroup float tg\d+\[64\];/g)?.length).toBe(9);
+    const t512 = validate(doc, { layout: LANES, programsPerGroup: 8, threads: 512 }).emitted;
+    expect(t512.msl).toContain("threadgroup float tg0[128];"); // S = 2: 2 * 8 * 8
+    // P = 3 does not divide 32: one partial per thread
+    const p3 = validate(doc, { layout: LANES, programsPerGroup: 3, threads: 96 }).emitted;
+    expect(p3.msl).toContain("threadgroup float tg0[96];");
+    const rule = JSON.stringify(h.wasm.call({ command: "plan", document: doc, options: { layout: LANES, programsPerGroup: 2, threads: 1024, candidates: true } }));
+    expect(rule).toContain("9 reductions * S * P * P partials of 4 bytes need 2304 bytes");
+  });
+
   it("max and min over columns holding NaN, -0 and +0 give the oracle's values (NaN wins; -0 below +0)", () => {
     const doc = text("colmax.json");
     const { R, C } = JSON.parse(doc).sizes;

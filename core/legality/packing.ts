@@ -13,7 +13,7 @@ import { Doc, Expr, Stmt } from "../ir/ast";
 import { sameExpr } from "../analysis/vectors";
 import { idiv } from "../util/text";
 import { Affine, AffineEnv, addScaled, affineOf } from "../ir/affine";
-import { RuleResult } from "../plan/plan";
+import { RuleResult, lanesCombineInSimd } from "../plan/plan";
 import { LegalityContext } from "./context";
 import { Facts, LOOP_PROGRAM, LoopInfo, Site, addRanges, affineEqual, affineRange, affineSub, loopLevel, renameApart } from "./facts";
 import { Verdict, num, quoted } from "./verdict";
@@ -1224,10 +1224,13 @@ export function checkThreadLimit(ctx: LegalityContext): RuleResult {
 export function checkThreadgroupMemory(ctx: LegalityContext): RuleResult {
   const v = new Verdict("threadgroup-memory");
   const n: i32 = ctx.structure.reduces.length;
-  // one partial per SIMD group of each program, or (programs on lanes) one per thread
-  const per: f64 = ctx.lanes ? <f64>ctx.T : <f64>ctx.P * <f64>ctx.S;
+  // one partial per SIMD group of each program; programs on lanes, one per SIMD group and program
+  // where each SIMD group first combines its lanes of a program (P divides 32: S * P groups, slot
+  // sg * P + program), else one per thread (as partialsPerGroup, which the emitter declares)
+  const simd: bool = ctx.lanes && lanesCombineInSimd(ctx.P);
+  const per: f64 = ctx.lanes ? (simd ? <f64>ctx.S * <f64>ctx.P * <f64>ctx.P : <f64>ctx.T) : <f64>ctx.P * <f64>ctx.S;
   const bytes: f64 = <f64>n * per * 4.0;
-  const what: string = (n == 1 ? " reduction" : " reductions") + (ctx.lanes ? " * T partials" : " * P * S partials");
+  const what: string = (n == 1 ? " reduction" : " reductions") + (ctx.lanes ? (simd ? " * S * P * P partials" : " * T partials") : " * P * S partials");
   const cap: i32 = ctx.device.threadgroupMemoryBytes;
   if (bytes > <f64>cap) {
     v.fail(n.toString() + what + " of 4 bytes need " + num(bytes) + " bytes of threadgroup memory; the device has " + cap.toString() + ".", programPtr(ctx));

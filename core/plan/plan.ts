@@ -109,10 +109,14 @@ export class Mapping {
   lanes: bool = false;
 }
 
-/** Threadgroup partials per reduce: one per SIMD group of each program (workers on lanes, P * S),
- *  or one per worker (programs on lanes, P * W = T). */
+/** Threadgroup partials per reduce: one per SIMD group of each program (workers on lanes, P * S);
+ *  programs on lanes, one per SIMD group and program where a SIMD group first combines each
+ *  program's workers (lanesCombineInSimd: slot sg * P + program over the T / 32 = S * P groups,
+ *  S * P * P; before session 33 this declared T, 32 / P times what the kernel touches: red team),
+ *  else one per worker (P * W = T). */
 export function partialsPerGroup(P: i32, S: i32, lanes: bool): i32 {
-  return lanes ? 32 * S * P : P * S;
+  if (!lanes) return P * S;
+  return lanesCombineInSimd(P) ? S * P * P : 32 * S * P;
 }
 
 /** Programs on lanes: whether each SIMD group first combines the 32 / P workers it holds of each

@@ -18,7 +18,7 @@ const ADVICE: Array<string> = [
   "reduction-loop-shape", "put each reduce directly in the program body (no serial loop with an extent other than 1 around it); fold such a loop into the parallel loops above",
   "tail-read-write", "use a program count that is a multiple of the programs per group, or do not load and store the same buffer",
   "thread-limit", "request fewer threads per group (32 * S * P within the device's limit and any --max-threads cap)",
-  "threadgroup-memory", "use fewer reductions per program or fewer threads per group (the partials must fit the device's threadgroup memory: 4 bytes per reduction for each SIMD group, P * S, or with programs on lanes for each thread, T)",
+  "threadgroup-memory", "use fewer reductions per program or fewer threads per group (the partials must fit the device's threadgroup memory: 4 bytes per reduction for each SIMD group, P * S; with programs on lanes, for each SIMD group and program, S * P * P, where P divides 32, else for each thread, T)",
   "same-domain", "store every output inside the same nest of parallel loops, with identical constant ranges",
   "injective-compact-store", "store each output exactly once, unconditionally, with one loop variable per dimension covering the whole buffer (e.g. Y[r, c]); a flattened index such as r*C + c is not proven injective, give the buffer a 2-D shape; an index read from a buffer at run time is not proven either: a value known when the kernel is planned (a position, an offset) can be a size",
   "no-read-of-written", "load a buffer the kernel stores only at the element its one store writes (an update in place before the store, or a read of the thread's own write after it); otherwise keep the value in a `let`, or split the kernel in two",

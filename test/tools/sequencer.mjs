@@ -102,6 +102,7 @@ export const WEIGHTS = {
   "test/web.test.ts": 1,
   "test/zerosign.test.ts": 1,
   "test/fiber-arm64.test.ts": 1,
+  "test/prefetch.test.ts": 1,
 };
 
 /** The expected seconds of `file` (absolute): vitest's last duration, else WEIGHTS, else Infinity. */

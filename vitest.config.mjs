@@ -17,6 +17,7 @@ const env = {};
 if (!process.env.TILE_CXX && process.env.TILE_TEST_O1 !== "1") {
   env.TILE_TEST_CXX = process.platform === "darwin" ? "clang++" : "g++";
   env.TILE_CXX = path.join(root, "test", "tools", "cxx-O0.sh");
+  env.TILE_TEST_UNAME = os.type(); // `uname -s`, which cxx-O0.sh would otherwise run per unit
 }
 
 // Core sources imported by tests run on the JS glue, as in the JS build (rollup.config.mjs): the

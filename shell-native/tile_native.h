@@ -72,6 +72,11 @@ int tile_compile(tile_device *dev, const char *src, tile_library **out);
  * term registerLimit); a limit below 16 is raised to 16 and one above 255 means none. Host and
  * Metal: the same as tile_compile (their compilers take no such limit). */
 int tile_compile_limited(tile_device *dev, const char *src, int max_registers, tile_library **out);
+/* Host runtime only: compiles the sources that tile_compile would compile (not cached) in one
+ * compiler run, so that a later tile_compile of each is served from the cache; faster than one
+ * run per source where many are compiled (tests). Best effort: a source it leaves out, or a run
+ * that fails, is compiled by tile_compile as before. Returns how many sources it compiled. */
+int tile_prefetch(tile_device *dev, const char *const *srcs, int n);
 void tile_library_free(tile_library *lib);
 /* How many times this device invoked an external compiler (host: g++; Metal: the number of
  * newLibraryWithSource calls). A compile served from the host cache does not count. */

@@ -419,6 +419,8 @@ const HOST = process.env.TILE_SKIP_HOST !== "1" && hostAvailable();
 describe.skipIf(!HOST)("emitMsl: kernels compute the oracle's values on the host runtime", () => {
   beforeAll(() => {
     rt = openRuntime("host");
+    // every variant's kernel compiled in one g++ run first; each test still compiles its own (cached)
+    rt.prefetch?.(VARIANTS.map((v) => emitVariant(v).msl));
   });
   afterAll(() => rt?.close());
 

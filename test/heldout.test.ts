@@ -110,12 +110,12 @@
 //                                now order -0 below +0 everywhere (docs/tile-ir.md, "Signed zeros")
 // (and, not fixtures here: a loop variable past 2^31 is TIR030 (test/fixtures/validate); the f32
 // overflow note, below)
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import fs from "node:fs";
 import path from "node:path";
 import { runAndValidate } from "../shell-node/src/validate-run";
 import { ROOT } from "./helpers/files";
-import { hostContext, validatesOnHost } from "./helpers/host";
+import { hostContext, prefetchKernels, validatesOnHost } from "./helpers/host";
 
 const DIR = path.join(ROOT, "test", "fixtures", "heldout");
 
@@ -190,6 +190,11 @@ const CASES: Record<string, Expect> = {
 };
 
 describe("held-out documents: both engines agree, and every variant validates on the host runtime", () => {
+  // every variant's kernel compiled in one g++ run first; each test below still compiles its own
+  beforeAll(() => {
+    prefetchKernels(h.runtime, h.wasm, Object.entries(CASES).flatMap(([name, want]) => want.variants.map((options) => ({ doc: text(name), options }))));
+  });
+
   it("every fixture in the folder is listed here", () => {
     const files = fs.readdirSync(DIR).filter((f) => f.endsWith(".json")).map((f) => f.replace(/\.json$/, "")).sort();
     expect(files).toEqual(Object.keys(CASES).sort());

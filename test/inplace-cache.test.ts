@@ -5,9 +5,9 @@
 // of its own iteration, and every read comes before the first store or is part of a store's value
 // at that store's element. The registers then hold what memory holds wherever they are read.
 // Each refused form below would read a value the registers do not hold.
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { runAndValidate } from "../shell-node/src/validate-run";
-import { emitBothChecked, hostContext } from "./helpers/host";
+import { emitBothChecked, hostContext, prefetchKernels } from "./helpers/host";
 
 const h = hostContext();
 const X = (...i: unknown[]) => ["load", "X", i];
@@ -42,7 +42,14 @@ const CASES: Record<string, { rest: unknown[]; cached: boolean }> = {
   "a store at the next element": { rest: [loop([store("X", ["r", ["add", "c", 1]], val)], [0, ["sub", "C", 1]]), fillY], cached: false },
 };
 
+const WIDTHS = [{}, { vector: 4 }, { threads: 32 }, { sizes: { C: 33 }, vector: 4 }, { programsPerGroup: 7 }, { vector: 8, unroll: 2 }];
+
 describe("an in-place row keeps its stripe in registers where the registers hold what memory holds", () => {
+  // every case's kernels compiled in one g++ run first; each test still compiles its own (cached)
+  beforeAll(() => {
+    prefetchKernels(h.runtime, h.wasm, Object.values(CASES).flatMap((c) => WIDTHS.map((options) => ({ doc: doc(c.rest), options }))));
+  });
+
   for (const [name, c] of Object.entries(CASES)) {
     it(`${name}: ${c.cached ? "cached" : "not cached"}, and it runs as the oracle says`, () => {
       const text = doc(c.rest);
@@ -51,7 +58,7 @@ describe("an in-place row keeps its stripe in registers where the registers hold
       expect((p.mapping.cacheBuffers ?? []).includes("X")).toBe(c.cached);
       const own = p.rules.find((r: any) => r.id === "private-ownership");
       if (c.cached) expect(own.reason).toContain("A cached buffer that the program also writes");
-      for (const options of [{}, { vector: 4 }, { threads: 32 }, { sizes: { C: 33 }, vector: 4 }, { programsPerGroup: 7 }, { vector: 8, unroll: 2 }]) {
+      for (const options of WIDTHS) {
         const emitted = emitBothChecked(h, text, options);
         const r = runAndValidate({ engine: h.wasm, runtime: h.runtime, text, options, seed: 4, emitted });
         expect(r.passed && r.guards === "intact", `${JSON.stringify(options)} ${r.error ?? ""}`).toBe(true);

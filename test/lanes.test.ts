@@ -17,7 +17,7 @@ import os from "node:os";
 import path from "node:path";
 import { runAndValidate } from "../shell-node/src/validate-run";
 import { exportManifest, exportRunProblems, emitTargets, fakeRun, type Emitted } from "./export/check";
-import { hostContext } from "./helpers/host";
+import { hostContext, prefetchKernels } from "./helpers/host";
 import { ROOT } from "./helpers/files";
 
 const h = hostContext();
@@ -56,6 +56,17 @@ describe("programs on lanes: column reductions", () => {
       const wide = h.wasm.call({ command: "plan", document: doc, options: { sizes: { R: 1024, C: 4096 } } });
       expect(wide.mapping.layout).toBe(LANES);
       expect(wide.mapping.V).toBe(1);
+      const R = JSON.parse(doc).sizes.R;
+      const mappings = [
+        { layout: LANES, programsPerGroup: 3, threads: 96 },
+        { layout: LANES, programsPerGroup: 16, threads: 512 },
+        { layout: LANES, programsPerGroup: 32, threads: 1024, unroll: 2 },
+        { layout: LANES, programsPerGroup: 8, threads: 1024, sizes: { R: 3 } },
+        { layout: LANES, programsPerGroup: 8, threads: 256, sizes: { R: R + 1, C: 9 } },
+        { layout: "workers-on-lanes" },
+      ];
+      // this test's kernels compiled in one g++ run first; each validate still compiles its own (cached)
+      prefetchKernels(h.runtime, h.wasm, [{}, ...mappings].map((options) => ({ doc, options })));
       const { emitted } = validate(doc, {});
       if (p.mapping.layout === LANES) {
         expect(emitted.msl).toContain("layout=programs-on-lanes");
@@ -64,15 +75,7 @@ describe("programs on lanes: column reductions", () => {
       // explicit mappings: P not a divisor of 32 (3), P = 16 and 32, unrolled stripes, a stripe
       // longer than the reduce axis (R = 3 rows for 128 workers: most workers add nothing), and a
       // program count that leaves the last group partial
-      const R = JSON.parse(doc).sizes.R;
-      for (const options of [
-        { layout: LANES, programsPerGroup: 3, threads: 96 },
-        { layout: LANES, programsPerGroup: 16, threads: 512 },
-        { layout: LANES, programsPerGroup: 32, threads: 1024, unroll: 2 },
-        { layout: LANES, programsPerGroup: 8, threads: 1024, sizes: { R: 3 } },
-        { layout: LANES, programsPerGroup: 8, threads: 256, sizes: { R: R + 1, C: 9 } },
-        { layout: "workers-on-lanes" },
-      ]) {
+      for (const options of mappings) {
         const { emitted: e } = validate(doc, options);
         expect(e.plan.mapping.layout).toBe(options.layout);
         if (options.programsPerGroup !== undefined) {

@@ -12,7 +12,7 @@ import { builtinEntries, loadMatrix } from "../shell-node/src/matrix";
 import { f32ProgramOrder, illConditioned, runAndValidate } from "../shell-node/src/validate-run";
 import { evaluate } from "../shell-node/src/oracle";
 import { ROOT } from "./helpers/files";
-import { ensureHostLibrary } from "./helpers/host";
+import { ensureHostLibrary, prefetchKernels } from "./helpers/host";
 
 let wasm: Engine;
 let runtime: Runtime;
@@ -28,6 +28,8 @@ const caseText = (name: string): string => fs.readFileSync(path.join(ROOT, "case
 describe("the validation matrix on the host runtime (through koffi)", () => {
   it("every matrix entry and built-in case passes: oracle tolerance, guards intact", () => {
     const entries = [...builtinEntries(wasm), ...loadMatrix(wasm, false)];
+    // every entry's kernel compiled in one g++ run first; runAndValidate still compiles each (cached)
+    prefetchKernels(runtime, wasm, entries.map((e) => ({ doc: e.text, options: e.options })));
     expect(entries.filter((e) => e.kind === "reduction")).toHaveLength(48);
     expect(entries.filter((e) => e.kind === "element")).toHaveLength(8);
     const failures: string[] = [];

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadEngine, type Engine } from "../shell-node/src/engine";
 import { openRuntime, type Runtime } from "../shell-node/src/native";
 import { runAndValidate } from "../shell-node/src/validate-run";
+import { prefetchKernels } from "./helpers/host";
 
 let wasm: Engine;
 let js: Engine;
@@ -52,6 +53,8 @@ function run(text: string, options: object = {}): { passed: boolean; realization
 /** Runs the document under each option set; every run must pass. Returns the realizations. */
 function runAll(text: string, sets: object[]): string[] {
   const seen: string[] = [];
+  // the sets' kernels compiled in one g++ run first; each run below still compiles its own (cached)
+  prefetchKernels(runtime, wasm, sets.map((options) => ({ doc: text, options })));
   for (const o of sets) {
     // explicit widths that are impossible for this document (a width rule such as
     // tail-read-write fails) are refused with TPL009 rather than replaced (issue 21)

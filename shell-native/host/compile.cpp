@@ -11,6 +11,10 @@
 //               extern "C" trampoline per kernel; g++ -std=c++17 -O1 -shared -fPIC. On Linux the
 //               shim is a header given by -include and read precompiled (shim_header).
 //   5. load     dlopen(RTLD_LOCAL), tile_kernel_init(runtime table).
+//
+// tile_prefetch compiles several sources in one g++ run (prefetch_libraries, below): each source
+// in a namespace of its own, its entry symbols prefixed; <key>.batch then names that unit for the
+// source's key, and a later tile_compile of the same source loads it as a cached unit.
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <spawn.h>
@@ -18,6 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdint>
@@ -428,14 +433,227 @@ std::string shim_header(tile_device *dev, const std::string &dir, const std::vec
 #endif
 }
 
-int compile_library(tile_device *dev, const char *src_c, tile_library **out) {
-  const std::string src = src_c;
+namespace {
+
+std::vector<std::string> unit_flags(std::string *flag_text) {
   std::vector<std::string> flags(std::begin(kFlags), std::end(kFlags));
 #ifndef __APPLE__
   flags.push_back("-fstack-usage"); // <so>-<unit>.su: every function's frame, to size fiber stacks
 #endif
+  flag_text->clear();
+  for (auto &f : flags) *flag_text += f + " ";
+  return flags;
+}
+
+// <key>.batch: "<unit file name>\n<entry symbol prefix>\n", written by prefetch_libraries.
+void batch_unit(const std::string &dir, const std::string &key, std::string *load_path, std::string *prefix) {
+  std::string link;
+  if (!tile_sys::read_file(dir + "/" + key + ".batch", &link)) return;
+  const size_t a = link.find('\n');
+  const size_t b = a == std::string::npos ? a : link.find('\n', a + 1);
+  if (b == std::string::npos || link.find('/') != std::string::npos) return;
+  const std::string unit = dir + "/" + link.substr(0, a);
+  if (!file_exists(unit)) return;
+  *load_path = unit;
+  *prefix = link.substr(a + 1, b - a - 1);
+}
+
+// Every identifier of the shim's text (a source that declares one of them is not batched).
+const std::vector<std::string> &shim_words() {
+  static const std::vector<std::string> words = [] {
+    std::vector<std::string> w;
+    const std::string t = kShimText;
+    for (size_t i = 0; i < t.size();) {
+      if (word_char(t[i]) && !std::isdigit((unsigned char)t[i]) && (i == 0 || !word_char(t[i - 1]))) {
+        size_t j = i;
+        while (j < t.size() && word_char(t[j])) ++j;
+        w.push_back(t.substr(i, j - i));
+        i = j;
+      } else {
+        ++i;
+      }
+    }
+    std::sort(w.begin(), w.end());
+    w.erase(std::unique(w.begin(), w.end()), w.end());
+    return w;
+  }();
+  return words;
+}
+
+// Whether `clean` (comments blanked) means the same inside a namespace of its own as at file
+// scope, judged conservatively: no preprocessor line but `#include <metal_stdlib>`, none of the
+// keywords that declare at file scope in ways this does not follow (template, namespace, enum,
+// operator, extern, a leading `::`), and no name declared at file scope (a declarator before
+// `(`, `[`, `=`, `;` or `,`, or after struct/class/union/typedef/using) that the shim's text also
+// has: inside a namespace such a name would hide the shim's instead of overloading or clashing.
+bool batchable(const std::string &clean) {
+  const std::vector<std::string> &shim = shim_words();
+  size_t line_start = 0;
+  for (size_t i = 0; i <= clean.size(); ++i) {
+    if (i < clean.size() && clean[i] != '\n') continue;
+    std::string line = clean.substr(line_start, i - line_start);
+    line_start = i + 1;
+    size_t b = line.find_first_not_of(" \t\r");
+    if (b == std::string::npos || line[b] != '#') continue;
+    size_t e = line.find_last_not_of(" \t\r");
+    if (line.substr(b, e + 1 - b) != "#include <metal_stdlib>") return false;
+  }
+  // `::name` (the global scope) would name another scope inside the namespace; `metal::`,
+  // `precise::` and `mem_flags::` name the shim's, as at file scope
+  for (size_t at = clean.find("::"); at != std::string::npos; at = clean.find("::", at + 2)) {
+    size_t k = at;
+    while (k > 0 && std::isspace((unsigned char)clean[k - 1])) --k;
+    if (k == 0 || !word_char(clean[k - 1])) return false;
+  }
+  int brace = 0, paren = 0;
+  std::string prev; // the previous identifier at file scope
+  for (size_t i = 0; i < clean.size();) {
+    const char c = clean[i];
+    if (c == '{') ++brace;
+    else if (c == '}') --brace;
+    else if (c == '(') ++paren;
+    else if (c == ')') --paren;
+    if (!word_char(c) || std::isdigit((unsigned char)c)) {
+      if (std::isdigit((unsigned char)c)) while (i < clean.size() && word_char(clean[i])) ++i;
+      else ++i;
+      continue;
+    }
+    size_t j = i;
+    while (j < clean.size() && word_char(clean[j])) ++j;
+    const std::string w = clean.substr(i, j - i);
+    if (w == "template" || w == "enum" || w == "operator" || w == "extern") return false;
+    if (w == "namespace" && prev != "using") return false;
+    if (brace == 0 && paren == 0) {
+      size_t k = j;
+      while (k < clean.size() && std::isspace((unsigned char)clean[k])) ++k;
+      const char next = k < clean.size() ? clean[k] : ';';
+      const bool declarator = next == '(' || next == '[' || next == '=' || next == ';' || next == ',' ||
+                              prev == "struct" || prev == "class" || prev == "union" || prev == "typedef" || prev == "using";
+      // `using namespace metal;` declares nothing
+      if (declarator && w != "namespace" && prev != "namespace" && std::binary_search(shim.begin(), shim.end(), w)) return false;
+      prev = w;
+    }
+    i = j;
+  }
+  return true;
+}
+
+} // namespace
+
+// Compiles the sources that tile_compile would compile (not cached, no error of their own, and
+// `batchable`) in one g++ run, each in a namespace of its own with its entry symbols prefixed,
+// and writes <key>.batch (and <key>.su, its share of the frames) for each, so that a later
+// tile_compile of the same source loads that unit. Best effort: a source left out, or a unit that
+// fails, only means that tile_compile compiles the source alone, as without the prefetch.
+// Returns how many sources the unit holds (0 when none was compiled).
+int prefetch_libraries(tile_device *dev, const char *const *srcs, int n) {
   std::string flag_text;
-  for (auto &f : flags) flag_text += f + " ";
+  const std::vector<std::string> flags = unit_flags(&flag_text);
+  const std::string dir = dev->cache_dir;
+  if (!mkdirs(dir + "/include")) return 0;
+  const bool detect = dev->detect;
+  struct Part { std::string key, metal_path, body, entries; };
+  std::vector<Part> parts;
+  std::vector<std::string> keys;
+  for (int i = 0; i < n; ++i) {
+    if (!srcs[i]) continue;
+    const std::string src = srcs[i];
+    const std::string clean = blank_comments(src);
+    const std::string metal_path = dir + "/" + hash_key({src}) + ".metal";
+    std::string log = check_source(clean, metal_path);
+    std::vector<KernelSig> kernels =
+        parse_kernels(clean, metal_path, &log, TILE_MAX_BUFFERS, TILE_MAX_THREADGROUP_BINDINGS);
+    if (kernels.empty() || !log.empty() || !batchable(clean)) continue;
+    std::string entries;
+    for (const KernelSig &k : kernels) entries += detect ? detect_trampoline(k) : trampoline(k);
+    const std::string key =
+        hash_key({kGeneratorVersion, kShimText, src, entries, dev->cxx, flag_text, detect ? "detect" : "plain"});
+    std::string load_path = dir + "/" + key + ".so", prefix;
+    if (!file_exists(load_path)) batch_unit(dir, key, &load_path, &prefix);
+    if (file_exists(load_path) || std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
+    if (!file_exists(metal_path) && !write_file(metal_path, src)) return 0;
+    std::string body = blank_attributes(src);
+    if (detect) body = instrument_body(src, clean, body);
+    rewrite_threadgroup_locals(detect ? blank_comments(body) : clean, &body);
+    keys.push_back(key);
+    parts.push_back({key, metal_path, body, entries});
+  }
+  if (parts.empty()) return 0;
+  const std::string stdlib = dir + "/include/metal_stdlib";
+  if (!file_exists(stdlib)) write_file(stdlib, "// the Tile shim is prepended to each unit\n");
+  const std::string tag = std::to_string(getpid()) + "-" + std::to_string(dev->compiler_invocations);
+  const std::string shim = shim_header(dev, dir, flags, flag_text, tag);
+  std::ostringstream unit;
+  if (shim.empty()) unit << kShimText << "\n";
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const Part &p = parts[i];
+    // the entry symbols are tile_entry_<prefix><name> and tile_sizes_<prefix><name>
+    std::string entries = p.entries;
+    const std::string prefix = "b" + std::to_string(i) + "_";
+    for (const char *sym : {"tile_entry_", "tile_sizes_"})
+      for (size_t at = entries.find(sym); at != std::string::npos; at = entries.find(sym, at + 1))
+        entries.insert(at + std::strlen(sym), prefix);
+    unit << "namespace __tile_batch_" << i << " {\n#line 1 \"" << p.metal_path << "\"\n" << p.body
+         << "\n#line 1 \"" << dir << "/" << p.key << ".entry.cpp\"\n" << entries << "}\n";
+  }
+  const std::string text = unit.str();
+  const std::string name = "batch-" + hash_key({kGeneratorVersion, text, dev->cxx, flag_text}) + ".so";
+  const std::string cpp_path = dir + "/" + name.substr(0, name.size() - 3) + ".cpp";
+  const std::string tmp_so = dir + "/" + name + "." + tag + ".tmp";
+  const std::string log_path = dir + "/" + name + "." + tag + ".log";
+  if (!write_file(cpp_path, text)) return 0;
+  std::vector<std::string> argv = {dev->cxx};
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  argv.insert(argv.end(), {"-I", dir + "/include"});
+  if (!shim.empty()) argv.insert(argv.end(), {"-include", shim});
+  argv.insert(argv.end(), {"-o", tmp_so, cpp_path});
+  dev->compiler_invocations++;
+  const int rc = tile_sys::run_logged(argv, log_path, true);
+  std::remove(log_path.c_str());
+  // g++ -fstack-usage wrote <tmp_so>-<unit>.su: each line "<file>:<line>:<col>:<function>\t<bytes>\t<kind>"
+  const std::string su_path = tmp_so + "-" + name.substr(0, name.size() - 3) + ".su";
+  std::string su;
+  tile_sys::read_file(su_path, &su);
+  std::remove(su_path.c_str());
+  if (rc != 0 || std::rename(tmp_so.c_str(), (dir + "/" + name).c_str()) != 0) {
+    std::remove(tmp_so.c_str());
+    return 0;
+  }
+  // each source's share of the frames: its own functions and trampolines, and every function of
+  // the shim that the unit instantiated (for any of its sources: at least what it alone would)
+  std::vector<std::string> lines;
+  {
+    std::istringstream in(su);
+    std::string line;
+    while (std::getline(in, line)) lines.push_back(line);
+  }
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const Part &p = parts[i];
+    std::string own;
+    for (const std::string &line : lines) {
+      bool other = false;
+      for (size_t j = 0; j < parts.size() && !other; ++j)
+        if (j != i && (line.compare(0, parts[j].metal_path.size() + 1, parts[j].metal_path + ":") == 0 ||
+                       line.compare(0, dir.size() + 1 + parts[j].key.size(), dir + "/" + parts[j].key) == 0))
+          other = true;
+      if (!other) own += line + "\n";
+    }
+    const std::string su_tmp = dir + "/" + p.key + ".su." + tag + ".tmp";
+    const std::string link_tmp = dir + "/" + p.key + ".batch." + tag + ".tmp";
+    if (!write_file(su_tmp, own) || std::rename(su_tmp.c_str(), (dir + "/" + p.key + ".su").c_str()) != 0 ||
+        !write_file(link_tmp, name + "\nb" + std::to_string(i) + "_\n") ||
+        std::rename(link_tmp.c_str(), (dir + "/" + p.key + ".batch").c_str()) != 0) {
+      std::remove(su_tmp.c_str());
+      std::remove(link_tmp.c_str());
+    }
+  }
+  return (int)parts.size();
+}
+
+int compile_library(tile_device *dev, const char *src_c, tile_library **out) {
+  const std::string src = src_c;
+  std::string flag_text;
+  const std::vector<std::string> flags = unit_flags(&flag_text);
   const std::string clean = blank_comments(src);
   const std::string dir = dev->cache_dir;
   // Messages name the source by its hash, the cache key by everything that makes the unit.
@@ -458,9 +676,13 @@ int compile_library(tile_device *dev, const char *src_c, tile_library **out) {
       hash_key({kGeneratorVersion, kShimText, src, entries, dev->cxx, flag_text, detect ? "detect" : "plain"});
 
   const std::string so_path = dir + "/" + key + ".so";
+  // a unit that tile_prefetch compiled with other sources: <key>.batch names it and the prefix of
+  // this source's entry symbols
+  std::string load_path = so_path, prefix;
+  if (!file_exists(so_path)) batch_unit(dir, key, &load_path, &prefix);
 
   // 3.-4. compile unless cached
-  if (!file_exists(so_path)) {
+  if (!file_exists(load_path)) {
     const std::string stdlib = dir + "/include/metal_stdlib";
     if (!file_exists(stdlib)) write_file(stdlib, "// the Tile shim is prepended to each unit\n");
     const std::string tag = std::to_string(getpid()) + "-" + std::to_string(dev->compiler_invocations);
@@ -517,19 +739,20 @@ int compile_library(tile_device *dev, const char *src_c, tile_library **out) {
   }
 
   // 5. load
-  void *dl = dlopen(so_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  void *dl = dlopen(load_path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!dl) return fail(dev, TILE_E_COMPILE, std::string("dlopen failed: ") + dlerror());
   typedef int (*InitFn)(const tile_rt_table *);
   InitFn init = (InitFn)dlsym(dl, "tile_kernel_init");
   if (!init || init(runtime_table()) != TILE_KERNEL_ABI) {
     dlclose(dl);
-    return fail(dev, TILE_E_COMPILE, "kernel unit " + so_path + " has a different ABI; delete the cache");
+    return fail(dev, TILE_E_COMPILE, "kernel unit " + load_path + " has a different ABI; delete the cache");
   }
   tile_library *lib = new tile_library();
   lib->dev = dev;
   device_retain(dev);
   lib->dl = dl;
   lib->key = key;
+  lib->prefix = prefix;
   lib->kernels = kernels;
   lib->rendezvous = names_rendezvous(clean);
   lib->detect = detect;

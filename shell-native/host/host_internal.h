@@ -44,6 +44,7 @@ struct tile_library {
   tile_device *dev = nullptr;
   void *dl = nullptr;
   std::string key; // source hash
+  std::string prefix; // entry symbols are tile_entry_<prefix><name> (a unit of tile_prefetch: "b<i>_")
   std::vector<tile_host::KernelSig> kernels;
   bool rendezvous = false; // the source names a barrier or a simd_* collective
   bool detect = false;     // compiled with the race and bounds detector (instrument.cpp)
@@ -87,6 +88,7 @@ int pipeline_thread_limit();
 // compile.cpp
 std::string builtin_argument(const KernelParam &p); // trampoline argument of a builtin parameter
 int compile_library(tile_device *dev, const char *src, tile_library **out);
+int prefetch_libraries(tile_device *dev, const char *const *srcs, int n);
 std::string default_cache_dir();
 std::string default_compiler();
 

@@ -102,6 +102,11 @@ int tile_compile(tile_device *dev, const char *src, tile_library **out) {
   return compile_library(dev, src, out);
 }
 
+int tile_prefetch(tile_device *dev, const char *const *srcs, int n) {
+  if (!dev || !srcs || n <= 0) return 0;
+  return prefetch_libraries(dev, srcs, n);
+}
+
 void tile_library_free(tile_library *lib) {
   if (!lib || --lib->refs > 0) return;
   if (lib->dl) dlclose(lib->dl);
@@ -118,7 +123,7 @@ int tile_pipeline(tile_library *lib, const char *entry, struct tile_pipeline **o
   const KernelSig *sig = nullptr;
   for (const KernelSig &k : lib->kernels)
     if (k.name == entry) sig = &k;
-  std::string sym = std::string("tile_entry_") + entry;
+  std::string sym = std::string("tile_entry_") + lib->prefix + entry;
   EntryFn fn = sig ? (EntryFn)dlsym(lib->dl, sym.c_str()) : nullptr;
   if (!sig || !fn) {
     std::string names;
@@ -133,7 +138,7 @@ int tile_pipeline(tile_library *lib, const char *entry, struct tile_pipeline **o
   p->entry = fn;
   p->max_threads = pipeline_thread_limit();
   if (max_threads) *max_threads = p->max_threads;
-  if (lib->detect) p->elem_sizes = (const unsigned *)dlsym(lib->dl, (std::string("tile_sizes_") + entry).c_str());
+  if (lib->detect) p->elem_sizes = (const unsigned *)dlsym(lib->dl, (std::string("tile_sizes_") + lib->prefix + entry).c_str());
   *out = p;
   return TILE_OK;
 }

@@ -17,15 +17,28 @@ export function roundBf16(x: number): number {
   return roundNarrow(x, -126, 7, BF16_OVERFLOW);
 }
 
+// The exponent of a double from its bits (little- or big-endian host), and the powers of two a
+// rounding quantum takes (2^-133 .. 2^127), made exactly by halving and doubling: no Math.log2 and
+// no Math.pow per value, which were most of the time of a 16-bit oracle or input draw.
+const d64 = new Float64Array(1);
+const d64Words = new Uint32Array(d64.buffer);
+const HIGH_WORD = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 1 : 0;
+const POW2_MIN = -140;
+const POW2 = new Float64Array(128 - POW2_MIN + 1);
+POW2[-POW2_MIN] = 1;
+for (let k = 1; k <= 128; k++) POW2[k - POW2_MIN] = POW2[k - 1 - POW2_MIN] * 2;
+for (let k = -1; k >= POW2_MIN; k--) POW2[k - POW2_MIN] = POW2[k + 1 - POW2_MIN] / 2;
+
 /** Rounds to a binary format with minimum normal exponent `emin` and `p` fraction bits. */
 function roundNarrow(x: number, emin: number, p: number, overflow: number): number {
   if (Number.isNaN(x) || x === 0 || !Number.isFinite(x)) return x;
   const a = Math.abs(x);
   if (a >= overflow) return x > 0 ? Infinity : -Infinity;
-  let e = Math.floor(Math.log2(a));
-  if (2 ** e > a) e--;
-  else if (2 ** (e + 1) <= a) e++;
-  const quantum = 2 ** (Math.max(e, emin) - p);
+  // e with 2^e <= a < 2^(e+1): the biased exponent field; a subnormal double (field 0) is far
+  // below either format's emin, which then decides the quantum
+  d64[0] = a;
+  const e = ((d64Words[HIGH_WORD] >>> 20) & 0x7ff) - 1023;
+  const quantum = POW2[Math.max(e, emin) - p - POW2_MIN];
   const y = a / quantum;
   const n = Math.floor(y);
   const d = y - n;
@@ -54,9 +67,9 @@ export function numberToF16(x: number): number {
   if (r === Infinity) return sign | 0x7c00;
   if (r === 0) return sign;
   if (r < 2 ** -14) return sign | (r / 2 ** -24);
-  const e = Math.floor(Math.log2(r));
-  const ee = 2 ** e > r ? e - 1 : e;
-  return sign | ((ee + 15) << 10) | ((r / 2 ** ee - 1) * 1024);
+  d64[0] = r; // a normal f16 value: its exponent ee is the double's
+  const ee = ((d64Words[HIGH_WORD] >>> 20) & 0x7ff) - 1023;
+  return sign | ((ee + 15) << 10) | ((r / POW2[ee - POW2_MIN] - 1) * 1024);
 }
 
 /** The value of bf16 bits `b`. */

@@ -30,6 +30,11 @@ export interface Runtime {
    *  runtime's compiler takes such a limit (CUDA; registerLimitFor gives a plan's). Host and
    *  Metal compile as without it. */
   compile(src: string, registerLimit?: number): Library;
+  /** Host: compiles the sources that compile() would compile (not cached) in one compiler run,
+   *  each then served from the cache by compile(); faster where many kernels are compiled (tests).
+   *  Best effort: a source it leaves out is compiled by compile() as before. Returns how many it
+   *  compiled. Absent on the other runtimes. */
+  prefetch?(srcs: string[]): number;
   pipeline(lib: Library, entry: string): Pipeline;
   buffer(bytes: number): DeviceBuffer;
   /** Later dispatches bind the buffer from this byte offset (guard regions before the view). */
@@ -93,6 +98,7 @@ interface Api {
   lastTimes: NativeFn; timesAreGpu: NativeFn;
   setDetector: NativeFn | null; detectorEnabled: NativeFn | null;
   compileLimited: NativeFn | null;
+  prefetch: NativeFn | null;
 }
 
 /** The register limit a plan's kernel is compiled with on a runtime of this kind: the plan's cost
@@ -156,6 +162,7 @@ function loadApi(file: string): Api {
     setDetector: optional(() => lib.func("int tile_set_detector(tile_device *dev, int on)")),
     detectorEnabled: optional(() => lib.func("int tile_detector_enabled(tile_device *dev)")),
     compileLimited: optional(() => lib.func("int tile_compile_limited(tile_device *dev, const char *src, int maxRegisters, _Out_ tile_library **out)")),
+    prefetch: optional(() => lib.func("int tile_prefetch(tile_device *dev, const char **srcs, int n)")),
   };
   apis.set(file, api);
   return api;
@@ -205,6 +212,12 @@ class NativeRuntime implements Runtime {
     }
     this.check(this.api.compile(this.live(), src, out) as number, "compile");
     return { handle: out[0] };
+  }
+
+  prefetch(srcs: string[]): number {
+    const dev = this.live();
+    if (!this.api.prefetch || srcs.length === 0) return 0;
+    return this.api.prefetch(dev, srcs, srcs.length) as number;
   }
 
   pipeline(lib: Library, entry: string): Pipeline {

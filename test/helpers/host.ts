@@ -52,3 +52,19 @@ export function validatesOnHost(h: HostContext, doc: string, options: object, se
   const r = runAndValidate({ engine: h.wasm, runtime: h.runtime, text: doc, options, seed, emitted, mslOverride, inputs });
   return r.passed && r.guards === "intact";
 }
+
+/** Compiles the kernels that `engine` emits for these documents and options in one host compiler
+ *  run (Runtime.prefetch), so that the tests' own compiles of the same MSL are served from the
+ *  kernel cache instead of one g++ run each. It changes no test: each test still emits, compiles
+ *  (a cache hit), runs and validates its kernel; one that is not prefetched (another text, a
+ *  source the runtime does not batch, a failed batch) compiles when the test compiles it, as
+ *  before. Returns how many kernels the batch compiled. */
+export function prefetchKernels(runtime: Runtime, engine: Engine, requests: { doc: string; options: object }[]): number {
+  if (!runtime.prefetch) return 0;
+  const msls: string[] = [];
+  for (const r of requests) {
+    const e = engine.call({ command: "emit", document: r.doc, options: r.options });
+    if (e.ok && typeof e.msl === "string") msls.push(e.msl);
+  }
+  return runtime.prefetch(msls);
+}

@@ -10,8 +10,10 @@
 # --no-undefined so that a unit needing anything more fails that link; it is then compiled again
 # exactly as the runtime would (its default libraries). Either way the .so needs the libraries and
 # versioned symbols the runtime's own link gives it (test/test-settings.test.ts checks).
+# vitest.config.mjs passes the system's name as TILE_TEST_UNAME (os.type(), what `uname -s` prints),
+# which saves a uname process per unit; run alone, the script asks uname.
 cxx="${TILE_TEST_CXX:-g++}"
-if [ "$(uname -s)" = Linux ] && "$cxx" "$@" -O0 -nodefaultlibs -lm -Wl,--no-undefined 2>/dev/null; then
+if [ "${TILE_TEST_UNAME:-$(uname -s)}" = Linux ] && "$cxx" "$@" -O0 -nodefaultlibs -lm -Wl,--no-undefined 2>/dev/null; then
   exit 0
 fi
 exec "$cxx" "$@" -O0

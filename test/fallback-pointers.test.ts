@@ -16,15 +16,19 @@ const colsum = JSON.stringify({ tile: 1, name: "colsum", attrs: { noalias: true 
     { store: "Y", at: ["c"], value: "s" }] }] });
 
 describe("explicit widths", () => {
-  it("--threads 128 with programs on lanes on a device of 256 bytes of threadgroup memory is TPL009 naming the rule, not the serial program", () => {
+  it("--threads 128 with programs on lanes on a device of 8 bytes of threadgroup memory is TPL009 naming the rule, not the serial program", () => {
     for (const e of engines) {
-      const p = e.call({ command: "plan", document: colsum, options: { layout: "programs-on-lanes", threads: 128, device: { threadgroupMemoryBytes: 256 } } });
+      // every P that fits T = 128 (1, 2, 4: each divides 32) needs S * P * P partials, 16 bytes at the least
+      const p = e.call({ command: "plan", document: colsum, options: { layout: "programs-on-lanes", threads: 128, device: { threadgroupMemoryBytes: 8 } } });
       expect(p.ok).toBe(false);
       const d = p.diagnostics.find((x: any) => x.code === "TPL009");
       expect(d.pointer).toBe("/options/threads");
-      expect(d.message).toMatch(/threadgroup-memory fails: 1 reduction \* T partials of 4 bytes need 512 bytes/);
-      expect(d.message).toMatch(/with programs on lanes for each thread, T/);
+      expect(d.message).toMatch(/threadgroup-memory fails: 1 reduction \* S \* P \* P partials of 4 bytes need 16 bytes/);
+      expect(d.message).toMatch(/with programs on lanes, for each SIMD group and program, S \* P \* P, where P divides 32, else for each thread, T/);
       expect(p.rules.find((r: any) => r.id === "threadgroup-memory").verdict).toBe("fails");
+      // P = 3 does not divide 32: one partial per thread
+      const p3 = e.call({ command: "plan", document: colsum, options: { layout: "programs-on-lanes", programsPerGroup: 3, threads: 96, device: { threadgroupMemoryBytes: 256 } } });
+      expect(p3.diagnostics.find((x: any) => x.code === "TPL009").message).toMatch(/threadgroup-memory fails: 1 reduction \* T partials of 4 bytes need 384 bytes/);
       // the same request on the default device is honoured as asked
       const q = e.call({ command: "plan", document: colsum, options: { layout: "programs-on-lanes", threads: 128 } });
       expect([q.realization, q.mapping.T, q.mapping.layout]).toEqual(["cooperative-reduction", 128, "programs-on-lanes"]);

@@ -129,13 +129,9 @@ export class AffineEnv {
  * (red team, session 33: 14 such lets took 9 s and 2 GB, and the WebAssembly core trapped).
  */
 export function affineOf(e: Expr, env: AffineEnv, depth: i32): Affine | null {
-  // one memo for every call (affineIn never calls affineOf), emptied here: no allocation per call
-  const memo = LET_MEMO;
-  if (memo.done.length > 0) {
-    memo.done.length = 0;
-    memo.forms.length = 0;
-  }
-  return affineIn(e, env, depth, memo);
+  // a memo of its own per call where there are lets (a module-level one would be module data that
+  // a request mutates, which the WebAssembly arena forbids); without lets it is never touched
+  return affineIn(e, env, depth, env.letNames.length > 0 ? new LetMemo() : NO_LETS);
 }
 
 /** Per call of affineOf: each let's form (by its index in the environment), once computed. */
@@ -144,7 +140,8 @@ class LetMemo {
   forms: Array<Affine | null> = new Array<Affine | null>();
 }
 
-const LET_MEMO: LetMemo = new LetMemo();
+/** Passed where the environment has no lets: affineIn returns before it reads or writes it. */
+const NO_LETS: LetMemo = new LetMemo();
 
 function affineIn(e: Expr, env: AffineEnv, depth: i32, memo: LetMemo): Affine | null {
   if (depth > 64) return null;

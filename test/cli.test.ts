@@ -446,5 +446,11 @@ describe("small things a user hit (session 10)", () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("has shape (2, 3)");
     expect(tile("eval", sum, "--size", "R=2", "--size", "C=3", "--input", `Y=${x}`).code).toBe(2);
+    // a one-dimensional shape as NumPy writes it, (4,) (red team, session 33: it printed (4))
+    const v = path.join(tmp, "vec4.npy");
+    fs.writeFileSync(v, encodeNpy("<f4", [4], new Uint8Array(new Float32Array(4).buffer)));
+    const one = tile("eval", sum, "--size", "R=2", "--size", "C=3", "--input", `X=${v}`);
+    expect(one.code).toBe(2);
+    expect(one.stderr).toContain(`${v} has shape (4,); X has shape (2, 3)`);
   });
 });

@@ -45,7 +45,7 @@ export function loadUserInputs(doc: any, specs: string[]): UserInputs | string {
     if (arr.descr !== want) return `--input ${name}: ${file} holds ${arr.descr} elements; ${name} is ${param.dtype}, which needs ${want} (numpy: a.astype(numpy.${param.dtype === "i32" ? "int32" : param.dtype === "f16" ? "float16" : "float32"}))`;
     const shape = shapeOf(doc, name);
     if (arr.shape.length !== shape.length || arr.shape.some((d, i) => d !== shape[i])) {
-      return `--input ${name}: ${file} has shape (${arr.shape.join(", ")}); ${name} has shape (${shape.join(", ")}) with these sizes`;
+      return `--input ${name}: ${file} has shape ${tupleText(arr.shape)}; ${name} has shape ${tupleText(shape)} with these sizes`;
     }
     const buf = arr.data.buffer.slice(arr.data.byteOffset, arr.data.byteOffset + arr.data.byteLength);
     if (param.dtype === "bf16") {
@@ -66,4 +66,9 @@ export function loadUserInputs(doc: any, specs: string[]): UserInputs | string {
     out.files.set(name, file);
   }
   return out;
+}
+
+/** A shape as NumPy writes it: (4,) for one dimension, (2, 3) for more, () for none. */
+function tupleText(shape: readonly number[]): string {
+  return shape.length === 1 ? `(${shape[0]},)` : `(${shape.join(", ")})`;
 }

@@ -87,6 +87,10 @@ describe("auditMsl: bad kernels", () => {
     expect(auditMsl(bare, COOP, 1).findings.map((f) => f.check)).toEqual(["unpredicated-replay-store"]);
     const later = withRead.replace("(device const packed_float4*)(&X[", "(device const packed_float4*)(1 + &X[");
     expect(auditMsl(later, COOP, 1).findings.map((f) => f.check)).toEqual(["unpredicated-replay-store"]);
+    // a const pointer cast again to a writable one is not a read
+    const castAway = withRead.replace("(*((device const packed_float4*)(&X[r * 1536 + (k * 32 + worker) * 4])))[j]", "(*((device packed_float4*)(device const packed_float4*)(&X[r * 1536 + (k * 32 + worker) * 4])))[j]");
+    expect(castAway).not.toBe(withRead);
+    expect(auditMsl(castAway, COOP, 1).findings.map((f) => f.check)).toEqual(["unpredicated-replay-store"]);
   });
 
   it("a barrier is wrong in a realization that expects none", () => {

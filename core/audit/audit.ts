@@ -545,12 +545,14 @@ class Auditor {
     }
   }
 
-  /** Whether the element at token i is the operand of `(device const T*)(&` (a packed read). */
+  /** Whether the element at token i is read as `*((device const T*)(&X[...]))` (a packed read:
+   *  dereferenced at once, so no other cast can take the const away). */
   constPointerRead(i: i32): bool {
-    if (i < 8) return false;
+    if (i < 10) return false;
     const t = this.toks;
     return this.code(i - 2) == P_LPAREN && this.code(i - 3) == P_RPAREN && this.code(i - 4) == P_STAR &&
-      t.kind(i - 5) == TK_IDENT && t.word(i - 6) == W_CONST && t.word(i - 7) == W_DEVICE && this.code(i - 8) == P_LPAREN;
+      t.kind(i - 5) == TK_IDENT && t.word(i - 6) == W_CONST && t.word(i - 7) == W_DEVICE && this.code(i - 8) == P_LPAREN &&
+      this.code(i - 9) == P_LPAREN && this.code(i - 10) == P_STAR;
   }
 
   sync(isBarrier: bool, name: string, line: i32, sc: Scope, operand: bool): void {

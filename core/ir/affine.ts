@@ -81,24 +81,18 @@ export function addScaled(a: Affine, b: Affine, k: f64): Affine | null {
   return r;
 }
 
-/** k * a: addScaled(0, a, k) without the zero form. */
+/** k * a: addScaled(0, a, k) without the zero form (a form's variables are distinct, so each
+ *  term is scaled in place of being merged). */
 function scale(a: Affine, k: f64): Affine | null {
   const r = new Affine();
   const kc: f64 = k * a.c;
   if (!inRange(kc)) return null;
   r.c = 0.0 + kc; // as addScaled: 0 + -0 is 0
-  if (!inRange(r.c)) return null;
   for (let i: i32 = 0; i < a.vars.length; i++) {
-    const j = r.vars.indexOf(a.vars[i]);
     const add: f64 = k * a.coefs[i];
     if (!inRange(add)) return null;
-    if (j < 0) {
-      r.vars.push(a.vars[i]);
-      r.coefs.push(add);
-    } else {
-      r.coefs[j] = r.coefs[j] + add;
-      if (!inRange(r.coefs[j])) return null;
-    }
+    r.vars.push(a.vars[i]);
+    r.coefs.push(add);
   }
   return r;
 }

@@ -13,7 +13,7 @@ import { Doc, Expr, Stmt } from "../ir/ast";
 import { sameExpr } from "../analysis/vectors";
 import { idiv } from "../util/text";
 import { Affine, AffineEnv, addScaled, affineOf } from "../ir/affine";
-import { RuleResult, lanesCombineInSimd } from "../plan/plan";
+import { RuleResult, lanesCombineInSimd, partialsPerGroup } from "../plan/plan";
 import { LegalityContext } from "./context";
 import { Facts, LOOP_PROGRAM, LoopInfo, Site, addRanges, affineEqual, affineRange, affineSub, loopLevel, renameApart } from "./facts";
 import { Verdict, num, quoted } from "./verdict";
@@ -1226,9 +1226,9 @@ export function checkThreadgroupMemory(ctx: LegalityContext): RuleResult {
   const n: i32 = ctx.structure.reduces.length;
   // one partial per SIMD group of each program; programs on lanes, one per SIMD group and program
   // where each SIMD group first combines its lanes of a program (P divides 32: S * P groups, slot
-  // sg * P + program), else one per thread (as partialsPerGroup, which the emitter declares)
+  // sg * P + program), else one per thread: partialsPerGroup, what the emitter declares
   const simd: bool = ctx.lanes && lanesCombineInSimd(ctx.P);
-  const per: f64 = ctx.lanes ? (simd ? <f64>ctx.S * <f64>ctx.P * <f64>ctx.P : <f64>ctx.T) : <f64>ctx.P * <f64>ctx.S;
+  const per: f64 = <f64>partialsPerGroup(ctx.P, ctx.S, ctx.lanes);
   const bytes: f64 = <f64>n * per * 4.0;
   const what: string = (n == 1 ? " reduction" : " reductions") + (ctx.lanes ? (simd ? " * S * P * P partials" : " * T partials") : " * P * S partials");
   const cap: i32 = ctx.device.threadgroupMemoryBytes;
